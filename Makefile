@@ -1,0 +1,96 @@
+# wafertop - build, test, bench, run.
+#
+#   make          build ./wafertop
+#   make deps     install the missing Debian packages (as root), else say how
+#   make test     deps, build, every test, then every test again under ASan+UBSan
+#   make run      deps, build, open the main job on layouts/default.yaml
+#   make bench    print the performance figures of DESIGN.md section 10
+#   make clean
+
+CC       ?= cc
+BUILD    ?= build
+BIN      ?= wafertop
+OPT      ?= -O2 -g
+EXTRA    ?=
+PKGS      = ncursesw yaml-0.1 lua5.4 cmocka
+APT_PKGS  = libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev pkg-config tmux
+SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+WARN      = -std=c11 -Wall -Wextra -Wpedantic -Werror
+DEFS      = -D_POSIX_C_SOURCE=200809L
+# Expanded when a recipe runs, so that `make deps` can install them first.
+YAML_CF   = $(shell pkg-config --cflags yaml-0.1)
+YAML_LD   = $(shell pkg-config --libs yaml-0.1)
+CMOCKA_CF = $(shell pkg-config --cflags cmocka)
+CMOCKA_LD = $(shell pkg-config --libs cmocka)
+CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine $(YAML_CF)
+LDLIBS_ALL = $(YAML_LD) -lm -lpthread
+
+ENGINE_SRC = $(wildcard engine/*.c)
+TUI_SRC    = $(wildcard tui/*.c)
+TEST_SRC   = $(wildcard tests/test_*.c)
+ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+TUI_OBJ    = $(TUI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+ENGINE_LIB = $(BUILD)/libwtengine.a
+
+.PHONY: all deps test check run bench clean
+
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(ENGINE_LIB): $(ENGINE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(TUI_OBJ) $(ENGINE_LIB)
+	$(CC) $(OPT) $(EXTRA) -o $@ $(TUI_OBJ) $(ENGINE_LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(ENGINE_LIB)
+	$(CC) $(OPT) $(EXTRA) -o $@ $< $(ENGINE_LIB) $(CMOCKA_LD) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CMOCKA_CF) -c $< -o $@
+
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "missing:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PKGS); \
+	else \
+	    echo "run as root: apt-get install -y $(APT_PKGS)"; exit 1; \
+	fi
+
+# Every test binary, then the end-to-end command tests against $(BIN).
+check: $(BIN) $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; ./$$t; done
+	@set -e; for s in tests/e2e_*.sh; do [ -e "$$s" ] || continue; echo "== $$s"; sh $$s ./$(BIN); done
+
+test: deps
+	$(MAKE) check
+	$(MAKE) BUILD=build/san BIN=build/san/wafertop OPT="-O1 -g" EXTRA="$(SAN)" check
+
+run: deps
+	$(MAKE) all
+	./$(BIN) eval --layout default --model gpt3-6.7b --strategy DP8,TATP16
+
+bench: deps
+	$(MAKE) all $(BUILD)/bench
+	./$(BUILD)/bench
+
+$(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
+	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)
+
+clean:
+	rm -rf build $(BIN)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,366 @@
+#include "coll.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {"tatp.rows", "tatp.cols", "tp", "sp", "dp", "pp"};
+
+const char *coll_kind_name(int kind)
+{
+    return kind_names[kind];
+}
+
+/* How a kind's members sit in rank space: member m of a group is the base
+ * rank plus m_lo * stride_lo + m_hi * stride_hi, m = m_lo + n_lo * m_hi.
+ * Only CG_DP has two parts (SP inner, DP outer). */
+typedef struct kind_layout {
+    int n_lo, stride_lo, n_hi, stride_hi;
+} kind_layout;
+
+static kind_layout layout_of(const plan *p, int kind)
+{
+    int stride[NDIM], s = 1;
+    for (int d = 0; d < NDIM; d++) {
+        stride[d] = s;
+        s *= p->size[d];
+    }
+    switch (kind) {
+    case CG_TATP_ROW: return (kind_layout){p->tatp_w, 1, 1, 0};
+    case CG_TATP_COL: return (kind_layout){p->tatp_h, p->tatp_w, 1, 0};
+    case CG_TP: return (kind_layout){p->size[DIM_TP], stride[DIM_TP], 1, 0};
+    case CG_SP: return (kind_layout){p->size[DIM_SP], stride[DIM_SP], 1, 0};
+    case CG_PP: return (kind_layout){p->size[DIM_PP], stride[DIM_PP], 1, 0};
+    default: return (kind_layout){p->size[DIM_SP], stride[DIM_SP], p->size[DIM_DP], stride[DIM_DP]};
+    }
+}
+
+/* 1 when rank r is the first member of its group. */
+static int is_base(const kind_layout *k, int r)
+{
+    return (r / k->stride_lo) % k->n_lo == 0 && (k->n_hi == 1 || (r / k->stride_hi) % k->n_hi == 0);
+}
+
+/* Grid cell of member m: the tiles layout, else a near-square split of rank order. */
+static void member_cell(const coll_groups *g, const plan *p, int m, int *cx, int *cy)
+{
+    if (!p->tiled || g->kind == CG_TATP_ROW || g->kind == CG_TATP_COL) {
+        *cx = m % g->gw;
+        *cy = m / g->gw;
+        return;
+    }
+    static const int dim_of[] = {DIM_TATP, DIM_TATP, DIM_TP, DIM_SP, DIM_DP, DIM_PP};
+    if (g->kind != CG_DP) {
+        place_tile_pos(p, dim_of[g->kind], m, cx, cy);
+        return;
+    }
+    int sx, sy, dx, dy, nsp = p->size[DIM_SP];
+    place_tile_pos(p, DIM_SP, m % nsp, &sx, &sy);
+    place_tile_pos(p, DIM_DP, m / nsp, &dx, &dy);
+    *cx = sx + p->tw[DIM_SP] * dx;
+    *cy = sy + p->th[DIM_SP] * dy;
+}
+
+static void grid_shape(coll_groups *g, const plan *p)
+{
+    int n = g->size;
+    if (g->kind == CG_TATP_ROW || g->kind == CG_TATP_COL) {
+        g->gw = g->kind == CG_TATP_ROW ? n : 1;
+        g->gh = g->kind == CG_TATP_ROW ? 1 : n;
+    } else if (p->tiled) {
+        static const int dim_of[] = {0, 0, DIM_TP, DIM_SP, DIM_DP, DIM_PP};
+        int d = dim_of[g->kind];
+        g->gw = p->tw[d] * (g->kind == CG_DP ? p->tw[DIM_SP] : 1);
+        g->gh = p->th[d] * (g->kind == CG_DP ? p->th[DIM_SP] : 1);
+    } else {
+        /* Rows of consecutive ranks, as wide as the squarest split allows. */
+        int w = (int)ceil(sqrt((double)n));
+        while (n % w)
+            w++;
+        g->gw = w;
+        g->gh = n / w;
+    }
+}
+
+/* Appends the cells of a line of n cells, folded: 0, 2, 4, ..., 5, 3, 1. */
+static int fold_line(int n, int *order)
+{
+    int k = 0;
+    for (int i = 0; i < n; i += 2)
+        order[k++] = i;
+    for (int i = (n % 2 ? n - 2 : n - 1); i >= 1; i -= 2)
+        order[k++] = i;
+    return k;
+}
+
+/* A Hamiltonian cycle on a w x h grid with h even and w >= 2, as cell indices. */
+static void hamiltonian(int w, int h, int transpose, int gw, int *order)
+{
+    int k = 0;
+#define CELL(x, y) (transpose ? (y) + (x) * gw : (x) + (y) * gw)
+    for (int x = 0; x < w; x++)
+        order[k++] = CELL(x, 0);
+    for (int y = 1; y < h; y++)
+        for (int i = 1; i < w; i++)
+            order[k++] = CELL((y & 1) ? w - i : i, y);
+    for (int y = h - 1; y >= 1; y--)
+        order[k++] = CELL(0, y);
+#undef CELL
+}
+
+/* Ring order of the grid cells (see the header). */
+static void ring_cells(const coll_groups *g, int tiled, int *order)
+{
+    int w = g->gw, h = g->gh, n = w * h;
+    if (!tiled || n <= 2) {
+        for (int i = 0; i < n; i++)
+            order[i] = i;
+    } else if (w == 1 || h == 1) {
+        fold_line(n, order);
+    } else if (h % 2 == 0) {
+        hamiltonian(w, h, 0, w, order);
+    } else if (w % 2 == 0) {
+        hamiltonian(h, w, 1, w, order);
+    } else {
+        for (int y = 0, k = 0; y < h; y++)
+            for (int i = 0; i < w; i++)
+                order[k++] = ((y & 1) ? w - 1 - i : i) + y * w;
+    }
+}
+
+int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e)
+{
+    memset(g, 0, sizeof *g);
+    kind_layout kl = layout_of(p, kind);
+    g->kind = kind;
+    g->size = kl.n_lo * kl.n_hi;
+    g->ngroups = p->nranks / g->size;
+    grid_shape(g, p);
+    g->unit = malloc(sizeof *g->unit * (size_t)p->nranks);
+    g->cell = malloc(sizeof *g->cell * (size_t)g->size);
+    g->ring = malloc(sizeof *g->ring * (size_t)g->size);
+    int *offset = malloc(sizeof *offset * (size_t)g->size);
+    if (!g->unit || !g->cell || !g->ring || !offset) {
+        free(offset);
+        coll_groups_free(g);
+        return wt_oom(e, "groups");
+    }
+    for (int m = 0; m < g->size; m++)
+        offset[m] = (m % kl.n_lo) * kl.stride_lo + (m / kl.n_lo) * kl.stride_hi;
+    int k = 0;
+    for (int r = 0; r < p->nranks; r++) {
+        if (!is_base(&kl, r))
+            continue;
+        int w0 = -1;
+        for (int m = 0; m < g->size; m++) {
+            int u = p->unit[r + offset[m]];
+            g->unit[k * g->size + m] = u;
+            int wid = (wafer_x(wf, u) / wf->wafer_w) + (wafer_y(wf, u) / wf->wafer_h) * wf->wafers_x;
+            if (w0 >= 0 && wid != w0)
+                g->wafers = 1;
+            w0 = wid;
+        }
+        k++;
+    }
+    free(offset);
+    for (int m = 0; m < g->size; m++) {
+        int cx, cy;
+        member_cell(g, p, m, &cx, &cy);
+        g->cell[cx + cy * g->gw] = m;
+    }
+    g->tiled = p->tiled && kind != CG_PP;
+    ring_cells(g, g->tiled, g->ring);
+    for (int i = 0; i < g->size; i++)
+        g->ring[i] = g->cell[g->ring[i]];
+    return WT_OK;
+}
+
+void coll_groups_free(coll_groups *g)
+{
+    free(g->unit);
+    free(g->cell);
+    free(g->ring);
+    g->unit = g->cell = g->ring = NULL;
+}
+
+/* Links each sequence seq[0..n) into a cycle of next[] (offset base). */
+static void close_cycle(int *next, int base, const int *seq, int n)
+{
+    for (int i = 0; i < n; i++)
+        next[base + seq[i]] = seq[(i + 1) % n];
+}
+
+/* Subgroup of unit u: its aligned sub_w x sub_h window, or its wafer. */
+static int subgroup_of(const wafer *wf, int u, int by_wafer, int sub_w, int sub_h)
+{
+    int x = wafer_x(wf, u), y = wafer_y(wf, u);
+    int sw = by_wafer ? wf->wafer_w : sub_w, sh = by_wafer ? wf->wafer_h : sub_h;
+    int per_row = (wf->w + sw - 1) / sw;
+    return (x / sw) + (y / sh) * per_row;
+}
+
+/* Splits each group, in ring order, into subgroups of equal size q and links
+ * the inner rings (same subgroup) or outer rings (same rank within the
+ * subgroup). Returns q, or -1 when a split is uneven or trivial. */
+static int hier_next(const coll_groups *g, int outer, const wafer *wf, int sub_w, int sub_h, int *next)
+{
+    int n = g->size, q = -1, rc = -1;
+    int *sub = malloc(sizeof *sub * (size_t)n), *seq = malloc(sizeof *seq * (size_t)n);
+    int *first = malloc(sizeof *first * (size_t)n);
+    if (!sub || !seq || !first)
+        goto out;
+    for (int grp = 0; grp < g->ngroups; grp++) {
+        const int *unit = g->unit + (size_t)grp * n;
+        /* Subgroups in order of first appearance along the ring. */
+        int nsub = 0;
+        for (int i = 0; i < n; i++) {
+            int id = subgroup_of(wf, unit[g->ring[i]], g->wafers, sub_w, sub_h), s;
+            for (s = 0; s < nsub && first[s] != id; s++)
+                ;
+            if (s == nsub)
+                first[nsub++] = id;
+            sub[i] = s;
+        }
+        if (nsub < 2 || n % nsub || (q > 0 && n / nsub != q))
+            goto out;
+        q = n / nsub;
+        for (int s = 0; s < nsub; s++) {
+            int k = 0;
+            for (int i = 0; i < n; i++)
+                if (sub[i] == s)
+                    k++;
+            if (k != q)
+                goto out;
+        }
+        int base = grp * n;
+        if (!outer) {
+            for (int s = 0; s < nsub; s++) {
+                int k = 0;
+                for (int i = 0; i < n; i++)
+                    if (sub[i] == s)
+                        seq[k++] = g->ring[i];
+                close_cycle(next, base, seq, k);
+            }
+        } else {
+            for (int j = 0; j < q; j++) {
+                for (int s = 0; s < nsub; s++) {
+                    int k = 0;
+                    for (int i = 0; i < n; i++)
+                        if (sub[i] == s && k++ == j)
+                            seq[s] = g->ring[i];
+                }
+                close_cycle(next, base, seq, nsub);
+            }
+        }
+    }
+    rc = q > 1 ? q : -1;
+out:
+    free(sub);
+    free(seq);
+    free(first);
+    return rc;
+}
+
+int coll_pass_next(const coll_groups *g, int pass, const wafer *wf, int sub_w, int sub_h, int *next)
+{
+    int n = g->size;
+    for (int grp = 0; grp < g->ngroups; grp++)
+        for (int m = 0; m < n; m++)
+            next[grp * n + m] = m;
+    if (pass == PASS_INNER || pass == PASS_OUTER)
+        return hier_next(g, pass == PASS_OUTER, wf, sub_w, sub_h, next);
+    int *seq = malloc(sizeof *seq * 2 * (size_t)(n + g->gw + g->gh));
+    if (!seq)
+        return -2;
+    for (int grp = 0; grp < g->ngroups; grp++) {
+        int base = grp * n;
+        switch (pass) {
+        case PASS_RING:
+        case PASS_BIDIR:
+            close_cycle(next, base, g->ring, n);
+            break;
+        case PASS_ROWS: /* rings along grid rows (or columns), folded on tiles */
+        case PASS_COLS: {
+            int rows = pass == PASS_ROWS, len = rows ? g->gw : g->gh, lines = rows ? g->gh : g->gw;
+            int *folded = seq, *cells = seq + len;
+            if (g->tiled)
+                fold_line(len, folded);
+            else
+                for (int i = 0; i < len; i++)
+                    folded[i] = i;
+            for (int l = 0; l < lines; l++) {
+                for (int i = 0; i < len; i++)
+                    cells[i] = rows ? g->cell[folded[i] + l * g->gw] : g->cell[l + folded[i] * g->gw];
+                close_cycle(next, base, cells, len);
+            }
+            break;
+        }
+        case PASS_SHIFT:
+            for (int m = 0; m + 1 < n; m++)
+                next[base + m] = m + 1;
+            break;
+        default:
+            break;
+        }
+    }
+    free(seq);
+    return 0;
+}
+
+int coll_pass_two_way(int pass)
+{
+    return pass == PASS_BIDIR || pass == PASS_SHIFT;
+}
+
+double coll_ring_bytes(int op, int p, double M)
+{
+    if (p <= 1)
+        return 0;
+    double f = (double)(p - 1) / p * M;
+    return op == OP_ALLREDUCE ? 2 * f : f;
+}
+
+/* Latency-bound steps of op on a ring of p. */
+static int ring_steps(int op, int p)
+{
+    if (p <= 1)
+        return 0;
+    return op == OP_ALLREDUCE ? 2 * (p - 1) : p - 1;
+}
+
+/* Two-level op: along `in_pass` groups of q, then `out_pass` groups of o.
+ * An all-reduce reduce-scatters inside, all-reduces M/q across, gathers
+ * inside; an all-gather (or reduce-scatter) moves M/q across and M inside. */
+static int two_level(int op, double M, int in_pass, int q, int out_pass, int o, coll_term *out)
+{
+    int k = 0;
+    if (q > 1)
+        out[k++] = (coll_term){in_pass, coll_ring_bytes(op, q, M), ring_steps(op, q)};
+    if (o > 1)
+        out[k++] = (coll_term){out_pass, coll_ring_bytes(op, o, M / q), ring_steps(op, o)};
+    return k;
+}
+
+int coll_expand(const coll_groups *g, coll_algo a, int op, double M, int inner, coll_term *out)
+{
+    int p = g->size;
+    if (p <= 1 || M <= 0)
+        return 0;
+    switch (a) {
+    case COLL_BIDIR:
+        out[0] = (coll_term){PASS_BIDIR, coll_ring_bytes(op, p, M / 2), ring_steps(op, p)};
+        return 1;
+    case COLL_2D:
+        if (g->gw > 1 && g->gh > 1)
+            return two_level(op, M, PASS_ROWS, g->gw, PASS_COLS, g->gh, out);
+        break;
+    case COLL_HIER:
+        if (inner > 1 && inner < p)
+            return two_level(op, M, PASS_INNER, inner, PASS_OUTER, p / inner, out);
+        break;
+    default:
+        break;
+    }
+    out[0] = (coll_term){PASS_RING, coll_ring_bytes(op, p, M), ring_steps(op, p)};
+    return 1;
+}

@@ -1,0 +1,422 @@
+/*
+ * layout.c - wafer layouts from YAML (schema in layout.h).
+ *
+ * The handlers only collect values into a layout_in; the wafer is built once
+ * the whole file has been read, so mesh, wafers and faults may come in any
+ * order. Faults are checked for syntax where they are read and applied after
+ * the wafer exists, when their coordinates can be checked against the mesh.
+ */
+#include "layout.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "qty.h"
+#include "ydoc.h"
+
+/* Everything the file says, before a wafer exists. */
+typedef struct layout_in {
+    char name[sizeof(((wafer *)0)->name)];
+    int mesh_w, mesh_h, wafers_x, wafers_y;
+    yaml_node_t *mesh_node;
+    double compute, sram, dram, dram_bw, efficiency;
+    double bw, lat, overhead, chunk_overhead;
+    double iw_bw, iw_lat;
+    int has_iw_bw, has_iw_lat;
+    yaml_node_t *fault_units, *fault_links; /* sequence nodes, or NULL */
+} layout_in;
+
+/* Largest units per wafer side and wafers per side we accept; wafer_init
+ * bounds the whole mesh. */
+#define LAYOUT_MAX_SIDE 65536
+
+enum layout_sign { LAYOUT_POSITIVE, LAYOUT_NONNEGATIVE };
+
+/* The text of scalar v, or an error naming key. */
+static int layout_text(ydoc *d, yaml_node_t *v, const char *key, const char **out, wt_err *e)
+{
+    if (!v || v->type != YAML_SCALAR_NODE ||
+        (v->data.scalar.length == 0 && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE))
+        return ydoc_fail(d, v, e, "%s: expected a single value, found %s", key, ydoc_kind(v));
+    if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length)
+        return ydoc_fail(d, v, e, "%s: a value must not contain a NUL character", key);
+    *out = (const char *)v->data.scalar.value;
+    return WT_OK;
+}
+
+/* Reads the quantity of kind k at v into *out, enforcing its sign. */
+static int layout_qty(ydoc *d, yaml_node_t *v, const char *key, qty_kind k, enum layout_sign sign,
+                      double *out, wt_err *e)
+{
+    const char *s = NULL;
+    int rc = layout_text(d, v, key, &s, e);
+    if (rc)
+        return rc;
+    char why[200];
+    if (qty_parse(s, k, out, why, sizeof why) != 0)
+        return ydoc_fail(d, v, e, "%s: %s", key, why);
+    if (sign == LAYOUT_POSITIVE && !(*out > 0))
+        return ydoc_fail(d, v, e, "%s: must be greater than 0", key);
+    if (sign == LAYOUT_NONNEGATIVE && *out < 0)
+        return ydoc_fail(d, v, e, "%s: must not be negative", key);
+    return WT_OK;
+}
+
+/* Reads a whole number of at most 9 digits with an optional '-' at *p,
+ * advancing *p. Returns 0 when there is none. */
+static int layout_scan_int(const char **p, int *out)
+{
+    const char *s = *p;
+    int neg = *s == '-';
+    s += neg;
+    int v = 0, nd = 0;
+    for (; *s >= '0' && *s <= '9'; s++, nd++) {
+        if (nd == 9)
+            return 0;
+        v = v * 10 + (*s - '0');
+    }
+    if (nd == 0)
+        return 0;
+    *out = neg ? -v : v;
+    *p = s;
+    return 1;
+}
+
+static void layout_skip_blanks(const char **p)
+{
+    while (**p == ' ' || **p == '\t')
+        (*p)++;
+}
+
+/* Reads "WxH" (blanks around the x allowed) with both sides in
+ * [1, LAYOUT_MAX_SIDE]. */
+static int layout_dims(ydoc *d, yaml_node_t *v, const char *key, int *w, int *h, wt_err *e)
+{
+    const char *s = NULL;
+    int rc = layout_text(d, v, key, &s, e);
+    if (rc)
+        return rc;
+    const char *p = s;
+    int a, b;
+    int ok = *p != '-' && layout_scan_int(&p, &a);
+    if (ok) {
+        layout_skip_blanks(&p);
+        ok = *p == 'x' || *p == 'X';
+        p++;
+    }
+    if (ok) {
+        layout_skip_blanks(&p);
+        ok = *p != '-' && layout_scan_int(&p, &b) && *p == '\0';
+    }
+    if (!ok)
+        return ydoc_fail(d, v, e, "%s: expected WxH with whole numbers, such as 16x16", key);
+    if (a < 1 || b < 1 || a > LAYOUT_MAX_SIDE || b > LAYOUT_MAX_SIDE)
+        return ydoc_fail(d, v, e, "%s: each side must be from 1 to %d", key, LAYOUT_MAX_SIDE);
+    *w = a;
+    *h = b;
+    return WT_OK;
+}
+
+/* Parses fault item n: "x,y" for a unit, or "x,y,D" for a link when dir is
+ * not NULL. Coordinates are not checked against the mesh here. */
+static int layout_fault(ydoc *d, yaml_node_t *n, const char *key, int *x, int *y, int *dir,
+                        wt_err *e)
+{
+    if (!n || n->type != YAML_SCALAR_NODE)
+        return ydoc_fail(d, n, e, "%s: expected \"%s\" in quotes, found %s", key,
+                         dir ? "x,y,D" : "x,y", ydoc_kind(n));
+    const char *s = (const char *)n->data.scalar.value;
+    const char *p = s;
+    layout_skip_blanks(&p);
+    int ok = layout_scan_int(&p, x);
+    layout_skip_blanks(&p);
+    ok = ok && *p++ == ',';
+    layout_skip_blanks(&p);
+    ok = ok && layout_scan_int(&p, y);
+    layout_skip_blanks(&p);
+    if (ok && dir) {
+        ok = *p++ == ',';
+        layout_skip_blanks(&p);
+        if (ok && *p && (p[1] == '\0' || p[1] == ' ' || p[1] == '\t')) {
+            *dir = wafer_dir_parse(*p);
+            if (*dir < 0)
+                return ydoc_fail(d, n, e, "%s: unknown direction '%c', expected E, W, N or S", key,
+                                 *p);
+            p++;
+            layout_skip_blanks(&p);
+        } else {
+            ok = 0;
+        }
+    }
+    if (!ok || *p != '\0') {
+        if (dir)
+            return ydoc_fail(d, n, e,
+                             "%s: expected \"x,y,D\" such as \"3,4,E\" (D is E, W, N or S), found '%.40s'",
+                             key, s);
+        return ydoc_fail(d, n, e, "%s: expected \"x,y\" such as \"3,4\", found '%.40s'", key, s);
+    }
+    return WT_OK;
+}
+
+/* Checks the syntax of every item of fault list v. */
+static int layout_fault_list(ydoc *d, yaml_node_t *v, const char *key, int links,
+                             yaml_node_t **keep, wt_err *e)
+{
+    if (!v || v->type != YAML_SEQUENCE_NODE)
+        return ydoc_fail(d, v, e, "%s: expected a list such as [\"%s\"], found %s", key,
+                         links ? "3,4,E" : "3,4", ydoc_kind(v));
+    for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+         it++) {
+        int x, y, dir;
+        int rc = layout_fault(d, yaml_document_get_node(&d->doc, *it), key, &x, &y,
+                              links ? &dir : NULL, e);
+        if (rc)
+            return rc;
+    }
+    *keep = v;
+    return WT_OK;
+}
+
+/* Handlers: each stores one value into the layout_in passed as ctx. */
+
+static int on_name(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    layout_in *in = ctx;
+    const char *s = NULL;
+    int rc = layout_text(d, v, "name", &s, e);
+    if (rc)
+        return rc;
+    if (*s == '\0')
+        return ydoc_fail(d, v, e, "name: must not be empty");
+    if (strlen(s) >= sizeof in->name)
+        return ydoc_fail(d, v, e, "name: longer than %zu characters", sizeof in->name - 1);
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return ydoc_fail(d, v, e, "name: must not contain control characters");
+    memcpy(in->name, s, strlen(s) + 1);
+    return WT_OK;
+}
+
+static int on_mesh(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    layout_in *in = ctx;
+    in->mesh_node = v;
+    return layout_dims(d, v, "mesh", &in->mesh_w, &in->mesh_h, e);
+}
+
+static int on_wafers(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    layout_in *in = ctx;
+    return layout_dims(d, v, "wafers", &in->wafers_x, &in->wafers_y, e);
+}
+
+static int on_compute(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "unit.compute", QTY_FLOPS, LAYOUT_POSITIVE,
+                      &((layout_in *)ctx)->compute, e);
+}
+
+static int on_sram(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "unit.sram", QTY_BYTES, LAYOUT_POSITIVE, &((layout_in *)ctx)->sram, e);
+}
+
+static int on_dram(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "unit.dram", QTY_BYTES, LAYOUT_NONNEGATIVE, &((layout_in *)ctx)->dram,
+                      e);
+}
+
+static int on_dram_bw(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "unit.dram_bandwidth", QTY_BANDWIDTH, LAYOUT_NONNEGATIVE,
+                      &((layout_in *)ctx)->dram_bw, e);
+}
+
+static int on_efficiency(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    layout_in *in = ctx;
+    const char *s = NULL;
+    int rc = layout_text(d, v, "unit.efficiency", &s, e);
+    if (rc)
+        return rc;
+    if (qty_number(s, &in->efficiency) != 0)
+        return ydoc_fail(d, v, e, "unit.efficiency: expected a plain number such as 0.8");
+    if (!(in->efficiency > 0 && in->efficiency <= 1))
+        return ydoc_fail(d, v, e, "unit.efficiency: must be greater than 0 and at most 1");
+    return WT_OK;
+}
+
+static int on_bw(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "link.bandwidth", QTY_BANDWIDTH, LAYOUT_POSITIVE,
+                      &((layout_in *)ctx)->bw, e);
+}
+
+static int on_lat(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "link.latency", QTY_TIME, LAYOUT_NONNEGATIVE, &((layout_in *)ctx)->lat,
+                      e);
+}
+
+static int on_overhead(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "link.overhead", QTY_TIME, LAYOUT_NONNEGATIVE,
+                      &((layout_in *)ctx)->overhead, e);
+}
+
+static int on_chunk_overhead(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "link.chunk_overhead", QTY_TIME, LAYOUT_NONNEGATIVE,
+                      &((layout_in *)ctx)->chunk_overhead, e);
+}
+
+static int on_iw_bw(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    layout_in *in = ctx;
+    in->has_iw_bw = 1;
+    return layout_qty(d, v, "interwafer.bandwidth", QTY_BANDWIDTH, LAYOUT_POSITIVE, &in->iw_bw, e);
+}
+
+static int on_iw_lat(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    layout_in *in = ctx;
+    in->has_iw_lat = 1;
+    return layout_qty(d, v, "interwafer.latency", QTY_TIME, LAYOUT_NONNEGATIVE, &in->iw_lat, e);
+}
+
+static int on_fault_units(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_fault_list(d, v, "faults.units", 0, &((layout_in *)ctx)->fault_units, e);
+}
+
+static int on_fault_links(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_fault_list(d, v, "faults.links", 1, &((layout_in *)ctx)->fault_links, e);
+}
+
+static const ydoc_key layout_unit_keys[] = {
+    {"compute", on_compute, 1}, {"sram", on_sram, 1},
+    {"dram", on_dram, 0},       {"dram_bandwidth", on_dram_bw, 0},
+    {"efficiency", on_efficiency, 0}, {NULL, NULL, 0},
+};
+
+static const ydoc_key layout_link_keys[] = {
+    {"bandwidth", on_bw, 1},         {"latency", on_lat, 1},
+    {"overhead", on_overhead, 0},    {"chunk_overhead", on_chunk_overhead, 0},
+    {NULL, NULL, 0},
+};
+
+static const ydoc_key layout_iw_keys[] = {
+    {"bandwidth", on_iw_bw, 0}, {"latency", on_iw_lat, 0}, {NULL, NULL, 0},
+};
+
+static const ydoc_key layout_fault_keys[] = {
+    {"units", on_fault_units, 0}, {"links", on_fault_links, 0}, {NULL, NULL, 0},
+};
+
+static int on_unit(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return ydoc_map_at(d, v, "unit", layout_unit_keys, ctx, e);
+}
+
+static int on_link(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return ydoc_map_at(d, v, "link", layout_link_keys, ctx, e);
+}
+
+static int on_interwafer(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return ydoc_map_at(d, v, "interwafer", layout_iw_keys, ctx, e);
+}
+
+static int on_faults(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return ydoc_map_at(d, v, "faults", layout_fault_keys, ctx, e);
+}
+
+static const ydoc_key layout_keys[] = {
+    {"name", on_name, 1},     {"mesh", on_mesh, 1},
+    {"wafers", on_wafers, 0}, {"unit", on_unit, 1},
+    {"link", on_link, 1},     {"interwafer", on_interwafer, 0},
+    {"faults", on_faults, 0}, {NULL, NULL, 0},
+};
+
+/* Marks every fault of list (already checked for syntax) on wf; a fault off
+ * the mesh is an error at its item. */
+static int layout_apply_faults(ydoc *d, yaml_node_t *list, int links, wafer *wf, wt_err *e)
+{
+    if (!list)
+        return WT_OK;
+    const char *key = links ? "faults.links" : "faults.units";
+    for (yaml_node_item_t *it = list->data.sequence.items.start;
+         it < list->data.sequence.items.top; it++) {
+        yaml_node_t *n = yaml_document_get_node(&d->doc, *it);
+        int x, y, dir = 0;
+        int rc = layout_fault(d, n, key, &x, &y, links ? &dir : NULL, e);
+        if (rc)
+            return rc;
+        wt_err why;
+        rc = links ? wafer_fail_link(wf, x, y, dir, &why) : wafer_fail_unit(wf, x, y, &why);
+        if (rc)
+            return ydoc_fail(d, n, e, "%s: %s", key, why.msg);
+    }
+    return WT_OK;
+}
+
+/* Builds out from what the file said. On failure out is freed. */
+static int layout_build(ydoc *d, const layout_in *in, wafer *out, wt_err *e)
+{
+    wt_err why;
+    int rc = wafer_init(out, in->mesh_w, in->mesh_h, in->wafers_x, in->wafers_y, &why);
+    if (rc == WT_EINPUT)
+        return ydoc_fail(d, in->mesh_node, e, "mesh: %s", why.msg);
+    if (rc) {
+        if (e)
+            *e = why;
+        return rc;
+    }
+    memcpy(out->name, in->name, sizeof out->name);
+    out->peak_flops = in->compute;
+    out->efficiency = in->efficiency;
+    out->sram_bytes = in->sram;
+    out->dram_bytes = in->dram;
+    out->dram_bw = in->dram_bw;
+    out->link_bw = in->bw;
+    out->link_lat = in->lat;
+    out->link_overhead = in->overhead;
+    out->chunk_overhead = in->chunk_overhead;
+    /* By default a wafer edge is as fast as the on-wafer links it replaces,
+     * the same rule wafer_init applies to its own default links. */
+    int edge = in->mesh_w > in->mesh_h ? in->mesh_w : in->mesh_h;
+    out->iw_bw = in->has_iw_bw ? in->iw_bw : in->bw * edge;
+    out->iw_lat = in->has_iw_lat ? in->iw_lat : in->lat;
+
+    rc = layout_apply_faults(d, in->fault_units, 0, out, e);
+    if (!rc)
+        rc = layout_apply_faults(d, in->fault_links, 1, out, e);
+    if (rc)
+        wafer_free(out);
+    return rc;
+}
+
+int layout_load(const char *path, wafer *out, wt_err *e)
+{
+    memset(out, 0, sizeof *out);
+    layout_in in;
+    memset(&in, 0, sizeof in);
+    in.wafers_x = in.wafers_y = 1;
+    in.efficiency = 0.8;
+    in.overhead = 1e-6;
+    in.chunk_overhead = 100e-9;
+
+    ydoc d;
+    int rc = ydoc_load(&d, path, e);
+    if (rc)
+        return rc;
+    rc = ydoc_map(&d, ydoc_root(&d), layout_keys, &in, e);
+    if (!rc)
+        rc = layout_build(&d, &in, out, e);
+    ydoc_free(&d);
+    return rc;
+}

@@ -1,0 +1,28 @@
+/*
+ * layout.h - wafer layouts from YAML files (the hardware of a scenario).
+ *
+ *   name: default
+ *   mesh: 16x16              # units per wafer, W x H (required)
+ *   wafers: 1x1              # grid of wafers (optional, default 1x1)
+ *   unit: {compute: 362 TFLOPS, sram: 440 MB, dram: 0 GB, dram_bandwidth: 0 TB/s, efficiency: 0.8}
+ *   link: {bandwidth: 2 TB/s, latency: 50 ns, overhead: 1 us, chunk_overhead: 100 ns}
+ *   interwafer: {bandwidth: 9 TB/s, latency: 1.5 us}   # per wafer edge, shared by its links
+ *   faults: {units: ["3,4"], links: ["3,4,E"]}
+ *
+ * Required: name, mesh, unit.compute, unit.sram, link.bandwidth, link.latency.
+ * Defaults: wafers 1x1, dram 0, dram_bandwidth 0, efficiency 0.8, overhead
+ * 1 us, chunk_overhead 100 ns, interwafer = as fast as the links it replaces
+ * (bandwidth = link bandwidth x edge length, latency = link latency), no faults.
+ * Every error is one line "file:line:col: message".
+ */
+#ifndef WT_LAYOUT_H
+#define WT_LAYOUT_H
+
+#include "err.h"
+#include "wafer.h"
+
+/* Parses the layout file at path into out (initialised by this call; the
+ * caller frees with wafer_free on success). */
+int layout_load(const char *path, wafer *out, wt_err *e);
+
+#endif

@@ -1,0 +1,55 @@
+#include "mem.h"
+
+int mem_act_table(const model *m, int b, mem_tensor *out)
+{
+    double s = m->seq, h = m->hidden, a = m->heads, f = m->ffn;
+    double hkv = h / a * m->kv_heads;
+    double sbh = s * b * h, as2b = a * s * s * b, sbf = s * b * f;
+    int n = 0;
+#define T(nm, el, by, fl) out[n++] = (mem_tensor){nm, el, by, fl}
+    /* Attention block: 11sbh + 5as^2b at a = kv_heads. */
+    T("ln1.input", sbh, 2, MEM_SHARD_SEQPAR | MEM_INPUT);
+    T("qkv.input", sbh, 2, MEM_SHARD_SEQPAR);
+    T("q", sbh, 2, MEM_SHARD_TP);
+    T("k", s * b * hkv, 2, MEM_SHARD_TP);
+    T("v", s * b * hkv, 2, MEM_SHARD_TP);
+    T("softmax.output", as2b, 2, MEM_SHARD_TP | MEM_CORE);
+    T("softmax.dropout_mask", as2b, 1, MEM_SHARD_TP | MEM_CORE);
+    T("softmax.dropout_output", as2b, 2, MEM_SHARD_TP | MEM_CORE);
+    T("proj.input", sbh, 2, MEM_SHARD_TP);
+    T("attn.dropout_mask", sbh, 1, MEM_SHARD_SEQPAR);
+    /* MLP block: 19sbh at f = 4h (gelu); swiglu keeps gate, up and product. */
+    T("ln2.input", sbh, 2, MEM_SHARD_SEQPAR);
+    T("mlp_in.input", sbh, 2, MEM_SHARD_SEQPAR);
+    if (m->mlp == MODEL_SWIGLU) {
+        T("gate.output", sbf, 2, MEM_SHARD_TP);
+        T("up.output", sbf, 2, MEM_SHARD_TP);
+    } else {
+        T("gelu.input", sbf, 2, MEM_SHARD_TP);
+    }
+    T("mlp_out.input", sbf, 2, MEM_SHARD_TP);
+    T("mlp.dropout_mask", sbh, 1, MEM_SHARD_SEQPAR);
+#undef T
+    return n;
+}
+
+double mem_act_layer(const model *m, const mem_act_opts *o)
+{
+    mem_tensor t[MEM_MAX_TENSORS];
+    int n = mem_act_table(m, m->microbatch, t);
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        if (o->recompute == RECOMPUTE_FULL && !(t[i].flags & MEM_INPUT))
+            continue;
+        if (o->recompute == RECOMPUTE_SELECTIVE && (t[i].flags & MEM_CORE))
+            continue;
+        double el = t[i].elems;
+        if ((t[i].flags & MEM_SHARD_TP) || ((t[i].flags & MEM_SHARD_SEQPAR) && o->seqpar))
+            el /= o->tp;
+        /* The sequence split and the TATP grid shard every stored tensor. */
+        el /= (double)o->sp * o->tatp;
+        int bytes = (o->int8 && t[i].bytes == 2) ? 1 : t[i].bytes;
+        total += el * bytes;
+    }
+    return total;
+}

@@ -1,0 +1,73 @@
+/*
+ * route.h - flows to link loads.
+ *
+ * A flow moves bytes from unit src to unit dst. Routing is dimension order:
+ * ROUTE_XY goes along x first (E or W on the source row), then along y (N or
+ * S on the destination column); ROUTE_YX the other way round; ROUTE_BALANCED
+ * sends half the bytes each way. Around faults (docs/MODEL.md, "Routing"):
+ *   1. the flow takes its own dimension order when every link on that path is
+ *      usable (wafer_link_usable);
+ *   2. else the other dimension order when that path is usable;
+ *   3. else a shortest path over usable links: from each unit on the way, the
+ *      first direction, in the order E, W, N, S for an x-first flow and
+ *      N, S, E, W for a y-first flow, that brings it one hop closer to dst;
+ *   4. else there is no route: an error naming both units.
+ * A balanced flow is two half flows, one x-first and one y-first, each
+ * following these rules.
+ *
+ * Clean dimension-order paths cost O(1) each through difference arrays along
+ * rows and columns, and checking a path for faults is O(1) through prefix
+ * counts; only detoured flows (rule 3) are walked hop by hop. A call costs
+ * O(flows + links).
+ *
+ * Also (route.c): the ctx borrows wf, which must outlive it; faults are read
+ * by route_ctx_new, link_lat and iw_lat at every call. A ctx is scratch for
+ * one caller at a time. On any error load[] is left as it was. Loads carry a
+ * compensated sum, so a link's load matches a link-by-link sum to about
+ * 1e-15 relative, and a link no flow crosses stays exactly as it was. A flow
+ * naming a unit outside the mesh, or with bytes negative or not finite, is
+ * WT_EINTERNAL (a caller's bug). Rule 3 uses one backward search per
+ * distinct destination, grown only as far as its sources need.
+ */
+#ifndef WT_ROUTE_H
+#define WT_ROUTE_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "wafer.h"
+
+typedef enum route_mode { ROUTE_XY = 0, ROUTE_YX = 1, ROUTE_BALANCED = 2 } route_mode;
+
+typedef struct route_flow {
+    int src, dst;   /* unit indices */
+    double bytes;
+} route_flow;
+
+/* What a call learned about the paths it routed. */
+typedef struct route_stats {
+    int max_hops;          /* longest path taken, in links */
+    double max_latency;    /* largest sum of link latencies on a path, s */
+    int detoured;          /* flows (or half flows) that needed rule 2 or 3 */
+} route_stats;
+
+/* Scratch space bound to one wafer: difference arrays, prefix counts of
+ * unusable links, BFS buffers. Build it after the faults are set and rebuild
+ * it (route_ctx_free + route_ctx_init) when they change. */
+typedef struct route_ctx route_ctx;
+
+int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e);
+void route_ctx_free(route_ctx *rc);
+
+/* Adds the bytes of n flows to load[], one double per directed link slot
+ * (wafer_nlinks, index u * 4 + dir), and fills st (which it resets first).
+ * Flows with src == dst add nothing. Returns WT_OK, WT_EINPUT with
+ * "no route from x,y to x,y" when faults cut a flow off, or WT_EINTERNAL. */
+int route_flows(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode, double *load,
+                route_stats *st, wt_err *e);
+
+/* "xy", "yx", "balanced" <-> route_mode; parse returns -1 for anything else. */
+int route_mode_parse(const char *s);
+const char *route_mode_name(route_mode m);
+
+#endif

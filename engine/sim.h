@@ -1,0 +1,148 @@
+/*
+ * sim.h - one training step of a strategy on a wafer (DESIGN.md section 6).
+ *
+ * (wafer, model, strategy) -> plan -> phases -> result. A phase is a piece of
+ * a step that all groups run at the same time: some compute (FLOPs per unit)
+ * and a sequence of collectives, each a weighted pass over one group kind
+ * (coll.h) whose routed link loads are computed once per evaluation.
+ *
+ *   T_comp = FLOPs per unit / (peak * efficiency)
+ *   T_comm = sum over the phase's collectives of max over links (load / bandwidth)
+ *            + steps * (overhead + path latency)
+ *   T      = T_comp + T_comm, or with streaming in n chunks
+ *            max(T_comp, T_comm) + min(T_comp, T_comm) / n + n * chunk_overhead
+ *   step   = (m + PP - 1) * (forward + backward of the slowest stage, p2p included)
+ *            + exposed DP all-reduce + optimizer
+ *
+ * Every formula, and the source it reproduces, is in docs/MODEL.md.
+ */
+#ifndef WT_SIM_H
+#define WT_SIM_H
+
+#include <stddef.h>
+
+#include "coll.h"
+#include "mem.h"
+#include "model.h"
+#include "place.h"
+#include "route.h"
+#include "strategy.h"
+#include "wafer.h"
+
+/* How often a phase runs. */
+enum sim_scope {
+    SIM_LAYER = 0, /* once per layer of a stage per micro-batch (times rep) */
+    SIM_LAST,      /* once per micro-batch on the last stage (the logits) */
+    SIM_MB,        /* once per micro-batch (pipeline transfers) */
+    SIM_STEP       /* once per step (gradient all-reduce, optimizer) */
+};
+
+/* A collective of a phase before it is resolved into passes. */
+typedef struct sim_op {
+    int kind;      /* enum coll_kind */
+    int op;        /* enum coll_op, or -1 for the pipeline shift */
+    double bytes;  /* the collective's size M (see coll_expand) */
+} sim_op;
+
+/* A resolved pass: pattern index into the result, bytes per byte of the
+ * pattern, latency-bound steps. */
+typedef struct sim_term {
+    int pattern;
+    double coef;
+    int steps;
+} sim_term;
+
+#define SIM_MAX_OPS 6
+#define SIM_MAX_TERMS 12
+#define SIM_MAX_PHASES 24
+
+typedef struct sim_phase {
+    char name[24];
+    int scope;            /* enum sim_scope */
+    double rep;           /* repeats per layer (SIM_LAYER) or 1 */
+    double flops;         /* per unit and occurrence */
+    int nops;
+    sim_op ops[SIM_MAX_OPS];
+    int nterms;
+    sim_term terms[SIM_MAX_TERMS];
+    /* figures, per occurrence unless said */
+    double count;         /* occurrences per step on the slowest stage */
+    double compute_s, comm_s, time_s;
+    double send_bytes;    /* bytes each unit sends */
+    double max_link_util; /* busiest link's busy time / time_s */
+    double bw_ratio;      /* bandwidth part of comm_s / injection lower bound */
+    double start_s;       /* first start within the step's first micro-batch, for timelines */
+} sim_phase;
+
+/* A pass routed over the mesh, stored sparsely: only the links it loads. */
+typedef struct sim_pattern {
+    int kind, pass;
+    route_mode mode;
+    int nnz;              /* links with a load */
+    int *link;            /* nnz link slots, ascending, owned */
+    float *load;          /* nnz loads: bytes per byte of coef, owned */
+    double max_busy;      /* max over links of load / bandwidth, s per byte */
+    double max_lat;       /* largest path latency, s */
+    int max_hops;
+    double send_factor;   /* links each member sends on (2 for bidir and shift) */
+    double step_coef;     /* sum of coef * count over the step (for link totals) */
+} sim_pattern;
+
+#define SIM_MAX_PATTERNS 32
+
+typedef struct sim_result {
+    const wafer *wf;           /* borrowed: must outlive the result */
+    model m;
+    strategy s;                /* resolved */
+    plan plan;
+
+    int units_total, units_live, units_used, units_idle;
+    int micro_batches;         /* m = B / (DP * b) */
+    int stage_layers_max;      /* layers on the slowest stage */
+    double params, flops_per_step, model_flops_per_step;
+    double step_time_s, tokens_per_s, mfu, hfu, idle_fraction;
+    double stage_time_s;       /* forward + backward of one micro-batch, slowest stage */
+    double dp_time_s, dp_exposed_s, optimizer_s;
+    double max_link_util, mean_link_util;
+    int hot_links;             /* links at or above SIM_HOT */
+    int bottleneck;            /* phase index */
+    mem_usage mem;             /* the fullest unit */
+    double *stage_mem;         /* PP entries: memory total of a unit of each stage */
+    double *stage_busy;        /* PP entries: compute seconds per step of a unit of each stage */
+
+    int nphases;
+    sim_phase phases[SIM_MAX_PHASES];
+    int npatterns;
+    sim_pattern patterns[SIM_MAX_PATTERNS];
+    double *link_bytes;        /* wafer_nlinks: bytes over the whole step, owned */
+    double *inv_bw;            /* wafer_nlinks: 1 / bandwidth, 0 on unusable links, owned */
+} sim_result;
+
+#define SIM_HOT 0.90
+
+/* What evaluations on one wafer share (router tables, link bandwidths,
+ * scratch). Rebuild it when the wafer's faults change. Not thread-safe: one
+ * context per thread. */
+typedef struct sim_ctx sim_ctx;
+
+int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e);
+void sim_ctx_free(sim_ctx *c);
+
+/* Evaluates s (resolved here against m and the wafer) into r. r->wf borrows
+ * the context's wafer, which must outlive r; r owns everything else. */
+int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, wt_err *e);
+/* The same with a context made and freed for this one call. */
+int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);
+void sim_free(sim_result *r);
+
+/* Utilisation over the step of link slot l (busy time / step time). */
+double sim_link_util(const sim_result *r, size_t l);
+/* Phase index by name, or -1. */
+int sim_phase_find(const sim_result *r, const char *name);
+/* Bytes one phase moves over each link during the whole step (count times
+ * one occurrence), into out[wafer_nlinks]. */
+void sim_phase_link_bytes(const sim_result *r, int phase, double *out);
+/* Stage of unit u, or -1 when idle. */
+int sim_unit_stage(const sim_result *r, int u);
+
+#endif

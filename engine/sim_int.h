@@ -1,0 +1,47 @@
+/*
+ * sim_int.h - what the pieces of the simulator share (not a public API).
+ *
+ * sim_phases.c turns model and strategy into phase specs (names, FLOPs,
+ * collectives); sim_pattern.c routes the passes those collectives use;
+ * sim.c resolves collectives into passes, times the phases and fills the
+ * figures.
+ */
+#ifndef WT_SIM_INT_H
+#define WT_SIM_INT_H
+
+#include "sim.h"
+
+struct sim_ctx {
+    const wafer *wf;
+    route_ctx *rc;
+    double *inv_bw;            /* wafer_nlinks: 1 / bandwidth, 0 on unusable links */
+    double inj_bw;             /* largest bandwidth a unit can inject */
+    double *scratch;           /* wafer_nlinks doubles, all zero between uses */
+    int *next;                 /* cap_ranks entries */
+    route_flow *flows;         /* 2 * cap_ranks entries */
+    int cap_ranks;
+};
+
+/* Scratch of one evaluation. */
+typedef struct sim_build {
+    sim_result *r;
+    sim_ctx *c;
+    coll_groups groups[CG_NKIND];
+    int built[CG_NKIND];
+    int inner[CG_NKIND];       /* hierarchical inner size per kind, 0 = unknown, -1 = none */
+} sim_build;
+
+/* Fills r->phases with names, scopes, FLOPs and collectives (no timing). */
+void sim_phases_build(sim_result *r);
+
+/* Index of the routed pattern for (kind, pass, mode), routing it on first
+ * use; -1 when the pass does not exist for these groups (uneven
+ * hierarchical split); WT_EINTERNAL/WT_EINPUT (< -1) on errors. */
+int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, wt_err *e);
+
+/* The groups of a kind, built on first use (NULL on out of memory). */
+const coll_groups *sim_groups(sim_build *b, int kind, wt_err *e);
+
+void sim_build_free(sim_build *b);
+
+#endif

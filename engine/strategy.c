@@ -1,0 +1,336 @@
+#include "strategy.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "qty.h"
+
+#define DIM_MAX (1 << 24)
+
+static const char *const dim_names[] = {"DP", "TP", "SP", "PP", "TATP"};
+static const char *const place_names[] = {"linear", "snake", "tiles", NULL};
+static const char *const coll_names[] = {"ring", "bidir", "2d", "hier", "auto", NULL};
+static const char *const route_names[] = {"xy", "yx", "balanced", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const grad_names[] = {"none", "fp8", "1bit", NULL};
+static const char *const mem_names[] = {"zero", "act_int8", "grad_fp8", NULL};
+
+void strategy_defaults(strategy *s)
+{
+    memset(s, 0, sizeof *s);
+    s->dp = s->tp = s->sp = s->pp = s->tatp = 1;
+    s->tatp_w = s->tatp_h = 1;
+    s->placement = PLACE_TILES;
+    s->collective = COLL_RING;
+    s->routing = ROUTE_XY;
+    s->checkpoint = RECOMPUTE_NONE;
+    s->sub_w = s->sub_h = 8;
+    s->tp_seqpar = 1;
+}
+
+static int *dim_slot(strategy *s, int d)
+{
+    int *slots[] = {&s->dp, &s->tp, &s->sp, &s->pp, &s->tatp};
+    return slots[d];
+}
+
+/* Reads a positive integer at *p, advancing it. 0 on success. */
+static int read_count(const char **p, int *out)
+{
+    if (!isdigit((unsigned char)**p))
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(*p, &end, 10);
+    if (errno || v <= 0 || v > DIM_MAX)
+        return -1;
+    *p = end;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_tuple(const char *text, const char *p, strategy *s, wt_err *e)
+{
+    p++; /* '(' */
+    for (int d = 0; d < 5; d++) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (read_count(&p, dim_slot(s, d)) != 0)
+            return wt_fail(e, "strategy '%s': %s must be a positive whole number", text, dim_names[d]);
+        while (isspace((unsigned char)*p))
+            p++;
+        if (d < 4 && *p++ != ',')
+            return wt_fail(e, "strategy '%s': expected five numbers (DP,TP,SP,PP,TATP)", text);
+    }
+    if (*p++ != ')')
+        return wt_fail(e, "strategy '%s': expected ')' after five numbers", text);
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p)
+        return wt_fail(e, "strategy '%s': unexpected text after ')'", text);
+    s->dp_given = 1;
+    return WT_OK;
+}
+
+int strategy_parse(const char *text, strategy *s, wt_err *e)
+{
+    s->dp = s->tp = s->sp = s->pp = s->tatp = 1;
+    s->tatp_w = s->tatp_h = 1;
+    s->dp_given = s->grid_given = 0;
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '(')
+        return parse_tuple(text, p, s, e);
+    if (!*p)
+        return wt_fail(e, "strategy is empty: expected e.g. DP8,TATP16 or (8,1,1,1,16)");
+    unsigned seen = 0;
+    while (*p) {
+        const char *name = p;
+        while (isalpha((unsigned char)*p))
+            p++;
+        size_t len = (size_t)(p - name);
+        int d = -1;
+        for (int i = 0; i < 5; i++)
+            if (strlen(dim_names[i]) == len && strncasecmp(name, dim_names[i], len) == 0)
+                d = i;
+        if (d < 0)
+            return wt_fail(e, "strategy '%s': unknown dimension '%.*s' (expected DP, TP, SP, PP, TATP)", text,
+                           (int)(len ? len : 1), name);
+        if (seen & (1u << d))
+            return wt_fail(e, "strategy '%s': %s given twice", text, dim_names[d]);
+        seen |= 1u << d;
+        if (read_count(&p, dim_slot(s, d)) != 0)
+            return wt_fail(e, "strategy '%s': %s needs a positive whole number", text, dim_names[d]);
+        if (*p == 'x' || *p == 'X') {
+            p++;
+            int gh;
+            if (d != 4 || read_count(&p, &gh) != 0)
+                return wt_fail(e, "strategy '%s': only TATP takes a grid, as TATP4x8", text);
+            s->tatp_w = s->tatp;
+            s->tatp_h = gh;
+            if ((long long)s->tatp_w * gh > DIM_MAX)
+                return wt_fail(e, "strategy '%s': TATP grid too large", text);
+            s->tatp *= gh;
+            s->grid_given = 1;
+        }
+        if (*p && *p != ',' && !isspace((unsigned char)*p))
+            return wt_fail(e, "strategy '%s': unexpected '%c' after %s", text, *p, dim_names[d]);
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+    }
+    s->dp_given = (seen & 1u) != 0;
+    return WT_OK;
+}
+
+/* Index of value in a NULL-terminated name list, or -1. */
+static int name_index(const char *const *names, const char *value)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcasecmp(names[i], value) == 0)
+            return i;
+    return -1;
+}
+
+static int bad_choice(wt_err *e, const char *what, const char *value, const char *const *names)
+{
+    char list[160] = "";
+    for (int i = 0; names[i]; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, names[i], sizeof list - strlen(list) - 1);
+    }
+    return wt_fail(e, "%s '%s' is not one of %s", what, value, list);
+}
+
+static int parse_mem(strategy *s, const char *value, wt_err *e)
+{
+    unsigned mem = 0;
+    char buf[128];
+    if (strlen(value) >= sizeof buf)
+        return wt_fail(e, "memory switches '%.40s...' too long", value);
+    strcpy(buf, value);
+    for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        if (strcasecmp(tok, "none") == 0)
+            continue;
+        int i = name_index(mem_names, tok);
+        if (i < 0)
+            return bad_choice(e, "memory switch", tok, mem_names);
+        mem |= 1u << i;
+    }
+    s->mem = mem;
+    return WT_OK;
+}
+
+static int parse_subgroup(strategy *s, const char *value, wt_err *e)
+{
+    const char *p = value;
+    int w, h;
+    if (read_count(&p, &w) != 0 || (*p != 'x' && *p != 'X'))
+        return wt_fail(e, "subgroup '%s' must be WxH, as 8x8", value);
+    p++;
+    if (read_count(&p, &h) != 0 || *p)
+        return wt_fail(e, "subgroup '%s' must be WxH, as 8x8", value);
+    s->sub_w = w;
+    s->sub_h = h;
+    return WT_OK;
+}
+
+static int parse_chunk(strategy *s, const char *value, wt_err *e)
+{
+    if (strcmp(value, "0") == 0) {
+        s->chunk = 0;
+        return WT_OK;
+    }
+    char why[128];
+    double v;
+    if (qty_parse(value, QTY_BYTES, &v, why, sizeof why) != 0)
+        return wt_fail(e, "chunk '%s': %s", value, why);
+    if (v < 0)
+        return wt_fail(e, "chunk '%s' must not be negative", value);
+    s->chunk = v;
+    return WT_OK;
+}
+
+int strategy_set_option(strategy *s, const char *name, const char *value, wt_err *e)
+{
+    int i;
+    if (strcmp(name, "placement") == 0) {
+        if ((i = name_index(place_names, value)) < 0)
+            return bad_choice(e, "placement", value, place_names);
+        s->placement = (place_kind)i;
+    } else if (strcmp(name, "collective") == 0) {
+        if ((i = name_index(coll_names, value)) < 0)
+            return bad_choice(e, "collective", value, coll_names);
+        s->collective = (coll_algo)i;
+    } else if (strcmp(name, "routing") == 0) {
+        if ((i = name_index(route_names, value)) < 0)
+            return bad_choice(e, "routing", value, route_names);
+        s->routing = (route_mode)i;
+    } else if (strcmp(name, "checkpoint") == 0) {
+        if ((i = name_index(recompute_names, value)) < 0)
+            return bad_choice(e, "checkpoint", value, recompute_names);
+        s->checkpoint = (model_recompute)i;
+    } else if (strcmp(name, "grad-compress") == 0) {
+        if ((i = name_index(grad_names, value)) < 0)
+            return bad_choice(e, "gradient compression", value, grad_names);
+        s->grad = (grad_compress)i;
+    } else if (strcmp(name, "tp-seqpar") == 0) {
+        static const char *const onoff[] = {"off", "on", NULL};
+        if ((i = name_index(onoff, value)) < 0)
+            return bad_choice(e, "tp-seqpar", value, onoff);
+        s->tp_seqpar = i;
+    } else if (strcmp(name, "mem") == 0) {
+        return parse_mem(s, value, e);
+    } else if (strcmp(name, "subgroup") == 0) {
+        return parse_subgroup(s, value, e);
+    } else if (strcmp(name, "chunk") == 0) {
+        return parse_chunk(s, value, e);
+    } else {
+        return wt_fail(e, "unknown strategy option '%s'", name);
+    }
+    return WT_OK;
+}
+
+int strategy_default_grid(int n, int mesh_w, int mesh_h, int *gw, int *gh)
+{
+    int best_w = 0, best_h = 0;
+    for (int w = 1; w <= n; w++) {
+        if (n % w)
+            continue;
+        int h = n / w;
+        if (w > mesh_w || h > mesh_h)
+            continue;
+        int d = abs(w - h), best_d = abs(best_w - best_h);
+        /* Squarest first; between W x H and H x W, the wider one. */
+        if (!best_w || d < best_d || (d == best_d && w > best_w)) {
+            best_w = w;
+            best_h = h;
+        }
+    }
+    *gw = best_w;
+    *gh = best_h;
+    return best_w != 0;
+}
+
+int strategy_units(const strategy *s)
+{
+    return s->dp * s->tp * s->sp * s->pp * s->tatp;
+}
+
+int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e)
+{
+    char name[64];
+    strategy_format(s, name, sizeof name);
+    if (s->grid_given) {
+        if (s->tatp_w > wf->w || s->tatp_h > wf->h)
+            return wt_fail(e, "strategy %s: TATP grid %dx%d does not fit the %dx%d mesh", name, s->tatp_w,
+                           s->tatp_h, wf->w, wf->h);
+    } else if (!strategy_default_grid(s->tatp, wf->w, wf->h, &s->tatp_w, &s->tatp_h)) {
+        return wt_fail(e, "strategy %s: no W x H grid of %d units fits the %dx%d mesh", name, s->tatp, wf->w,
+                       wf->h);
+    }
+    if (m->heads % s->tp || m->kv_heads % s->tp)
+        return wt_fail(e, "strategy %s: TP %d must divide the model's %d heads and %d kv_heads", name, s->tp,
+                       m->heads, m->kv_heads);
+    if (m->seq % s->sp)
+        return wt_fail(e, "strategy %s: SP %d must divide the sequence length %d", name, s->sp, m->seq);
+    if (s->pp > m->layers)
+        return wt_fail(e, "strategy %s: PP %d is more stages than the model's %d layers", name, s->pp,
+                       m->layers);
+    long long live = wafer_live_units(wf);
+    /* In double: each dimension is below 2^24, their product need not fit a
+     * long long. Past 2^53 it rounds, but stays far above any mesh. */
+    double inner = (double)s->tp * s->sp * s->pp * s->tatp;
+    double need = inner * (s->dp_given ? s->dp : 1);
+    if (need > (double)live)
+        return wt_fail(e, "strategy %s needs %.0f units but the layout has %lld live units", name, need, live);
+    if (!s->dp_given) {
+        /* Fill the units left over, down to a DP that divides the batch. */
+        int dp = (int)(live / (long long)inner);
+        while (dp > 1 && m->batch % ((long long)dp * m->microbatch))
+            dp--;
+        s->dp = dp;
+    } else if (m->batch % ((long long)s->dp * m->microbatch)) {
+        return wt_fail(e, "strategy %s: batch %d is not a multiple of DP %d x micro-batch %d", name, m->batch,
+                       s->dp, m->microbatch);
+    }
+    return WT_OK;
+}
+
+char *strategy_format(const strategy *s, char *buf, size_t n)
+{
+    const int v[] = {s->dp, s->tp, s->sp, s->pp, s->tatp};
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < 5 && len < n; d++) {
+        if (v[d] == 1)
+            continue;
+        if (d == 4 && s->grid_given)
+            len += (size_t)snprintf(buf + len, n - len, "%sTATP%dx%d", len ? "," : "", s->tatp_w, s->tatp_h);
+        else
+            len += (size_t)snprintf(buf + len, n - len, "%s%s%d", len ? "," : "", dim_names[d], v[d]);
+    }
+    if (!buf[0])
+        snprintf(buf, n, "DP1");
+    return buf;
+}
+
+const char *place_kind_name(place_kind k) { return place_names[k]; }
+const char *coll_algo_name(coll_algo a) { return coll_names[a]; }
+const char *recompute_name(model_recompute r) { return recompute_names[r]; }
+const char *grad_compress_name(grad_compress g) { return grad_names[g]; }
+
+char *mem_switches_format(unsigned mem, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; mem_names[i]; i++)
+        if (mem & (1u << i))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? "," : "", mem_names[i]);
+    if (!buf[0])
+        snprintf(buf, n, "none");
+    return buf;
+}

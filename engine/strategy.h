@@ -1,0 +1,74 @@
+/*
+ * strategy.h - a point of the 5-D space (DP, TP, SP, PP, TATP) plus the
+ * options of DESIGN.md section 4.
+ *
+ * Text forms (case-insensitive, comma or space separated):
+ *   "DP8,TATP16"   "dp8 tatp16"   "(8,1,1,1,16)"   "TATP4x8"  (grid W x H on the mesh)
+ * Dimensions left out are 1, except DP, which fills the units left over
+ * (strategy_resolve).
+ */
+#ifndef WT_STRATEGY_H
+#define WT_STRATEGY_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "model.h"
+#include "route.h"
+#include "wafer.h"
+
+typedef enum place_kind { PLACE_LINEAR = 0, PLACE_SNAKE = 1, PLACE_TILES = 2 } place_kind;
+typedef enum coll_algo { COLL_RING = 0, COLL_BIDIR, COLL_2D, COLL_HIER, COLL_AUTO } coll_algo;
+typedef enum grad_compress { GRAD_NONE = 0, GRAD_FP8 = 1, GRAD_1BIT = 2 } grad_compress;
+
+/* Memory switches (any subset). */
+enum { MEM_ZERO = 1u, MEM_ACT_INT8 = 2u, MEM_GRAD_FP8 = 4u };
+
+typedef struct strategy {
+    int dp, tp, sp, pp, tatp;
+    int tatp_w, tatp_h;        /* TATP grid: extent in x and in y, tatp_w * tatp_h = tatp */
+    int dp_given, grid_given;  /* set by the text; otherwise strategy_resolve chooses */
+    place_kind placement;
+    coll_algo collective;
+    route_mode routing;
+    model_recompute checkpoint;
+    unsigned mem;              /* MEM_ZERO | MEM_ACT_INT8 | MEM_GRAD_FP8 */
+    grad_compress grad;
+    double chunk;              /* tensor streaming chunk, bytes, 0 = off */
+    int sub_w, sub_h;          /* communication subgroup for hier, units */
+    int tp_seqpar;             /* Megatron sequence parallelism inside TP */
+} strategy;
+
+/* Everything 1 and the default options (tiles, ring, xy, no checkpointing,
+ * no memory switches, no compression, no streaming, 8x8 subgroups, seqpar on). */
+void strategy_defaults(strategy *s);
+
+/* Parses the dimensions of text into s (options untouched). */
+int strategy_parse(const char *text, strategy *s, wt_err *e);
+
+/* Sets one option by name: placement, collective, routing, checkpoint, mem,
+ * grad-compress, chunk, subgroup, tp-seqpar. Errors name the option. */
+int strategy_set_option(strategy *s, const char *name, const char *value, wt_err *e);
+
+/* Fills DP and the TATP grid when not given and checks every constraint of
+ * DESIGN.md section 4 against the model and the live units. */
+int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e);
+
+int strategy_units(const strategy *s); /* DP * TP * SP * PP * TATP */
+
+/* "DP8,TATP16" style: only dimensions > 1, the TATP grid as "TATP4x8" when
+ * the text gave it, "DP1" when everything is 1. */
+char *strategy_format(const strategy *s, char *buf, size_t n);
+
+const char *place_kind_name(place_kind k);
+const char *coll_algo_name(coll_algo a);
+const char *recompute_name(model_recompute r);
+const char *grad_compress_name(grad_compress g);
+/* "zero,act_int8,grad_fp8" subset, or "none". */
+char *mem_switches_format(unsigned mem, char *buf, size_t n);
+
+/* The default TATP grid for n units on a w x h mesh: the squarest W x H with
+ * W >= H that fits; 0 when none does. */
+int strategy_default_grid(int n, int mesh_w, int mesh_h, int *gw, int *gh);
+
+#endif

@@ -1,0 +1,116 @@
+#include "wafer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int wafer_init(wafer *wf, int wafer_w, int wafer_h, int wafers_x, int wafers_y, wt_err *e)
+{
+    memset(wf, 0, sizeof *wf);
+    if (wafer_w <= 0 || wafer_h <= 0 || wafers_x <= 0 || wafers_y <= 0)
+        return wt_fail(e, "mesh sizes must be positive");
+    long long w = (long long)wafer_w * wafers_x, h = (long long)wafer_h * wafers_y;
+    if (w > 65536 || h > 65536 || w * h > (1LL << 26))
+        return wt_fail(e, "mesh of %lld x %lld units is larger than wafertop handles (64 Mi units)", w, h);
+    wf->wafer_w = wafer_w;
+    wf->wafer_h = wafer_h;
+    wf->wafers_x = wafers_x;
+    wf->wafers_y = wafers_y;
+    wf->w = (int)w;
+    wf->h = (int)h;
+    /* Defaults: a Dojo-D1-class die on a 2 TB/s mesh (docs/MODEL.md). */
+    strcpy(wf->name, "unnamed");
+    wf->peak_flops = 362e12;
+    wf->efficiency = 0.8;
+    wf->sram_bytes = 440e6;
+    wf->link_bw = 2e12;
+    wf->link_lat = 50e-9;
+    wf->link_overhead = 1e-6;
+    wf->chunk_overhead = 100e-9;
+    wf->iw_bw = wf->link_bw * (wafer_w > wafer_h ? wafer_w : wafer_h);
+    wf->iw_lat = wf->link_lat;
+    wf->unit_dead = calloc(wafer_nunits(wf), 1);
+    wf->link_dead = calloc(wafer_nlinks(wf), 1);
+    if (!wf->unit_dead || !wf->link_dead) {
+        wafer_free(wf);
+        return wt_oom(e, "wafer");
+    }
+    return WT_OK;
+}
+
+void wafer_free(wafer *wf)
+{
+    free(wf->unit_dead);
+    free(wf->link_dead);
+    wf->unit_dead = wf->link_dead = NULL;
+}
+
+int wafer_copy(wafer *dst, const wafer *src, wt_err *e)
+{
+    *dst = *src;
+    dst->unit_dead = malloc(wafer_nunits(src));
+    dst->link_dead = malloc(wafer_nlinks(src));
+    if (!dst->unit_dead || !dst->link_dead) {
+        wafer_free(dst);
+        return wt_oom(e, "wafer copy");
+    }
+    memcpy(dst->unit_dead, src->unit_dead, wafer_nunits(src));
+    memcpy(dst->link_dead, src->link_dead, wafer_nlinks(src));
+    return WT_OK;
+}
+
+int wafer_dir_opposite(int dir)
+{
+    return dir ^ 1;
+}
+
+char wafer_dir_char(int dir)
+{
+    return "EWNS"[dir & 3];
+}
+
+int wafer_dir_parse(char c)
+{
+    switch (c) {
+    case 'E': case 'e': return WAFER_E;
+    case 'W': case 'w': return WAFER_W;
+    case 'N': case 'n': return WAFER_N;
+    case 'S': case 's': return WAFER_S;
+    default: return -1;
+    }
+}
+
+int wafer_live_units(const wafer *wf)
+{
+    size_t n = wafer_nunits(wf);
+    int live = 0;
+    for (size_t u = 0; u < n; u++)
+        live += !wf->unit_dead[u];
+    return live;
+}
+
+double wafer_unit_capacity(const wafer *wf)
+{
+    return wf->sram_bytes + wf->dram_bytes;
+}
+
+int wafer_fail_unit(wafer *wf, int x, int y, wt_err *e)
+{
+    if (x < 0 || y < 0 || x >= wf->w || y >= wf->h)
+        return wt_fail(e, "unit %d,%d is outside the %dx%d mesh", x, y, wf->w, wf->h);
+    wf->unit_dead[wafer_unit(wf, x, y)] = 1;
+    return WT_OK;
+}
+
+int wafer_fail_link(wafer *wf, int x, int y, int dir, wt_err *e)
+{
+    if (x < 0 || y < 0 || x >= wf->w || y >= wf->h)
+        return wt_fail(e, "link %d,%d,%c starts outside the %dx%d mesh", x, y, wafer_dir_char(dir),
+                       wf->w, wf->h);
+    int u = wafer_unit(wf, x, y);
+    int v = wafer_neighbor(wf, u, dir);
+    if (v < 0)
+        return wt_fail(e, "link %d,%d,%c leaves the %dx%d mesh", x, y, wafer_dir_char(dir), wf->w, wf->h);
+    wf->link_dead[(size_t)u * WAFER_NDIR + (size_t)dir] = 1;
+    wf->link_dead[(size_t)v * WAFER_NDIR + (size_t)wafer_dir_opposite(dir)] = 1;
+    return WT_OK;
+}

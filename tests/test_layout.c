@@ -1,0 +1,461 @@
+/*
+ * test_layout.c - layouts through ydoc: the stock layouts and their numbers,
+ * defaults, inter-wafer links, faults, and every error with its exact
+ * file:line:col. Run from the repository root.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "layout.h"
+#include "wafer.h"
+#include "ydoc.h"
+
+#define FIX "tests/fixtures/layouts/"
+
+/* Loads path or fails the test with the loader's message. */
+static void load_ok(const char *path, wafer *wf)
+{
+    wt_err e = {{0}};
+    int rc = layout_load(path, wf, &e);
+    if (rc != WT_OK)
+        fail_msg("%s: %s", path, e.msg);
+}
+
+/* Relative comparison for derived figures (totals over a wafer). */
+static void assert_near(double got, double want, double rel)
+{
+    if (!(fabs(got - want) <= rel * fabs(want)))
+        fail_msg("got %.17g, want %.17g within %g", got, want, rel);
+}
+
+static int link_dead(const wafer *wf, int x, int y, int dir)
+{
+    return wf->link_dead[(size_t)wafer_unit(wf, x, y) * WAFER_NDIR + (size_t)dir];
+}
+
+static int count_dead_links(const wafer *wf)
+{
+    int n = 0;
+    for (size_t i = 0; i < wafer_nlinks(wf); i++)
+        n += wf->link_dead[i] != 0;
+    return n;
+}
+
+static void test_default(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok("layouts/default.yaml", &wf);
+    assert_string_equal(wf.name, "default");
+    assert_int_equal(wf.w, 16);
+    assert_int_equal(wf.h, 16);
+    assert_int_equal(wf.wafer_w, 16);
+    assert_int_equal(wf.wafer_h, 16);
+    assert_int_equal(wf.wafers_x, 1);
+    assert_int_equal(wf.wafers_y, 1);
+    assert_true(wf.peak_flops == 362e12);
+    assert_true(wf.sram_bytes == 440e6);
+    assert_true(wf.dram_bytes == 0);
+    assert_true(wf.dram_bw == 0);
+    assert_true(wf.efficiency == 0.8);
+    assert_true(wf.link_bw == 2e12);
+    assert_true(wf.link_lat == 50e-9);
+    assert_true(wf.link_overhead == 1e-6);
+    assert_true(wf.chunk_overhead == 100e-9);
+    assert_true(wf.iw_bw == 2e12 * 16);
+    assert_true(wf.iw_lat == 50e-9);
+    assert_int_equal(wafer_live_units(&wf), 256);
+    assert_int_equal(count_dead_links(&wf), 0);
+    wafer_free(&wf);
+}
+
+static void test_wse2(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok("layouts/wse2.yaml", &wf);
+    assert_string_equal(wf.name, "wse2");
+    assert_int_equal(wf.w, 750);
+    assert_int_equal(wf.h, 1134);
+    assert_int_equal(wafer_nunits(&wf), 850500);
+    assert_true(wafer_nunits(&wf) >= 850000);
+    assert_true(wf.sram_bytes == 48e3);
+    assert_true(wf.link_bw == 4.4e9); /* 4 bytes per cycle at 1.1 GHz */
+    assert_true(wf.link_lat == 1e-9);
+    assert_true(wf.peak_flops == 8.8e9);
+    assert_near(wf.peak_flops * (double)wafer_nunits(&wf), 7.5e15, 0.01);
+    assert_near(wf.sram_bytes * (double)wafer_nunits(&wf), 40e9, 0.025);
+    assert_true(wf.dram_bytes == 0);
+    wafer_free(&wf);
+}
+
+static void test_wse3(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok("layouts/wse3.yaml", &wf);
+    assert_string_equal(wf.name, "wse3");
+    assert_int_equal(wafer_nunits(&wf), 900000);
+    assert_int_equal(wf.w, 750);
+    assert_int_equal(wf.h, 1200);
+    assert_true(wf.peak_flops == 138.9e9);
+    assert_true(wf.sram_bytes == 48.9e3);
+    assert_near(wf.peak_flops * 900000, 125e15, 0.001);
+    assert_near(wf.sram_bytes * 900000, 44e9, 0.001);
+    assert_true(wf.link_bw == 4.4e9);
+    assert_true(wf.link_lat == 1e-9);
+    wafer_free(&wf);
+}
+
+static void test_dojo_tile(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok("layouts/dojo-tile.yaml", &wf);
+    assert_string_equal(wf.name, "dojo-tile");
+    assert_int_equal(wf.w, 5);
+    assert_int_equal(wf.h, 5);
+    assert_true(wf.peak_flops == 362e12);
+    assert_true(wf.sram_bytes == 440e6);
+    assert_near(wf.peak_flops * 25, 9e15, 0.01);
+    assert_true(wf.sram_bytes * 25 == 11e9);
+    assert_true(wf.link_bw == 2e12);
+    assert_true(wf.link_lat == 50e-9);
+    wafer_free(&wf);
+}
+
+static void test_wsc_6x9(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok("layouts/wsc-6x9.yaml", &wf);
+    assert_string_equal(wf.name, "wsc-6x9");
+    assert_int_equal(wf.w, 6);
+    assert_int_equal(wf.h, 9);
+    assert_int_equal(wafer_nunits(&wf), 54);
+    assert_true(wf.dram_bytes == 64e9);
+    assert_true(wf.dram_bw == 2e12);
+    assert_true(wf.link_bw == 2e12);
+    assert_true(wf.peak_flops == 500e12);
+    assert_true(wf.sram_bytes == 128e6);
+    assert_true(wafer_unit_capacity(&wf) == 128e6 + 64e9);
+    wafer_free(&wf);
+}
+
+/* 4 x 4 wafers of 16 x 16: a crossing link gets 1/16 of its edge's 9 TB/s. */
+static void test_multiwafer(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok("layouts/multiwafer-4x4.yaml", &wf);
+    assert_string_equal(wf.name, "multiwafer-4x4");
+    assert_int_equal(wf.w, 64);
+    assert_int_equal(wf.h, 64);
+    assert_int_equal(wf.wafer_w, 16);
+    assert_int_equal(wf.wafer_h, 16);
+    assert_int_equal(wf.wafers_x, 4);
+    assert_int_equal(wf.wafers_y, 4);
+    assert_true(wf.iw_bw == 9e12);
+    assert_true(wf.iw_lat == 1.5e-6);
+
+    int u = wafer_unit(&wf, 15, 3);
+    assert_true(wafer_link_crosses(&wf, u, WAFER_E));
+    assert_true(wafer_link_bw(&wf, u, WAFER_E) == 9e12 / 16);
+    assert_true(wafer_link_bw(&wf, u, WAFER_E) == 562.5e9);
+    assert_true(wafer_link_lat(&wf, u, WAFER_E) == 1.5e-6);
+    assert_true(wafer_link_bw(&wf, wafer_unit(&wf, 16, 3), WAFER_W) == 562.5e9);
+    assert_true(wafer_link_bw(&wf, wafer_unit(&wf, 40, 47), WAFER_S) == 562.5e9);
+    assert_true(wafer_link_bw(&wf, wafer_unit(&wf, 40, 48), WAFER_N) == 562.5e9);
+    /* Inside a wafer: the on-wafer link. */
+    assert_false(wafer_link_crosses(&wf, wafer_unit(&wf, 14, 3), WAFER_E));
+    assert_true(wafer_link_bw(&wf, wafer_unit(&wf, 14, 3), WAFER_E) == 2e12);
+    assert_true(wafer_link_lat(&wf, wafer_unit(&wf, 14, 3), WAFER_E) == 50e-9);
+    assert_true(wafer_link_bw(&wf, wafer_unit(&wf, 15, 3), WAFER_W) == 2e12);
+    wafer_free(&wf);
+}
+
+/* Only the required keys: the rest are the documented defaults. */
+static void test_defaults(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "minimal.yaml", &wf);
+    assert_string_equal(wf.name, "t");
+    assert_int_equal(wf.wafers_x, 1);
+    assert_int_equal(wf.wafers_y, 1);
+    assert_int_equal(wf.w, 16);
+    assert_true(wf.efficiency == 0.8);
+    assert_true(wf.dram_bytes == 0);
+    assert_true(wf.dram_bw == 0);
+    assert_true(wf.link_overhead == 1e-6);
+    assert_true(wf.chunk_overhead == 100e-9);
+    /* interwafer: as fast as the links it replaces */
+    assert_true(wf.iw_bw == 2e12 * 16);
+    assert_true(wf.iw_lat == 50e-9);
+    assert_int_equal(wafer_live_units(&wf), 256);
+    assert_int_equal(count_dead_links(&wf), 0);
+    wafer_free(&wf);
+}
+
+static void test_faults(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "faults.yaml", &wf);
+    assert_int_equal(wafer_live_units(&wf), 255);
+    assert_true(wf.unit_dead[wafer_unit(&wf, 3, 4)]);
+    /* A dead unit takes its links out of use without failing them. */
+    assert_false(wafer_link_usable(&wf, wafer_unit(&wf, 2, 4), WAFER_E));
+    assert_false(link_dead(&wf, 2, 4, WAFER_E));
+
+    /* "5,6,E" fails the link both ways. */
+    assert_true(link_dead(&wf, 5, 6, WAFER_E));
+    assert_true(link_dead(&wf, 6, 6, WAFER_W));
+    assert_false(wafer_link_usable(&wf, wafer_unit(&wf, 5, 6), WAFER_E));
+    assert_false(wafer_link_usable(&wf, wafer_unit(&wf, 6, 6), WAFER_W));
+    assert_true(wafer_link_usable(&wf, wafer_unit(&wf, 5, 6), WAFER_W));
+    assert_true(wafer_link_usable(&wf, wafer_unit(&wf, 5, 6), WAFER_S));
+
+    /* " 0 , 0 , s ": blanks and a lower-case direction are accepted. */
+    assert_true(link_dead(&wf, 0, 0, WAFER_S));
+    assert_true(link_dead(&wf, 0, 1, WAFER_N));
+    assert_int_equal(count_dead_links(&wf), 4);
+    wafer_free(&wf);
+}
+
+/* Keys in reverse order and faults that only fit the global mesh of both
+ * wafers: values are collected first, the wafer is built last. */
+static void test_any_key_order(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "order.yaml", &wf);
+    assert_string_equal(wf.name, "reverse order");
+    assert_int_equal(wf.w, 32);
+    assert_int_equal(wf.h, 16);
+    assert_int_equal(wf.wafers_x, 2);
+    assert_int_equal(wf.wafers_y, 1);
+    assert_true(wf.peak_flops == 1e15);
+    assert_true(wf.sram_bytes == 1536000);
+    assert_true(wf.dram_bytes == 16.0 * 1073741824.0);
+    assert_true(wf.dram_bw == 1.5e12);
+    assert_true(wf.efficiency == 1);
+    assert_true(wf.link_bw == 100.0 * 1073741824.0);
+    assert_true(wf.link_lat == 0);
+    assert_true(wf.link_overhead == 0);
+    assert_true(wf.chunk_overhead == 0);
+    assert_true(wf.iw_lat == 2e-6);
+    /* No interwafer bandwidth given: a crossing link is as fast as any. */
+    assert_true(wf.iw_bw == wf.link_bw * 16);
+    assert_true(wafer_link_bw(&wf, wafer_unit(&wf, 15, 0), WAFER_E) == wf.link_bw);
+    assert_true(wf.unit_dead[wafer_unit(&wf, 31, 15)]);
+    assert_true(link_dead(&wf, 16, 2, WAFER_W));
+    assert_true(link_dead(&wf, 15, 2, WAFER_E));
+    assert_true(wafer_link_crosses(&wf, wafer_unit(&wf, 16, 2), WAFER_W));
+    wafer_free(&wf);
+}
+
+typedef struct bad_case {
+    const char *file;
+    const char *msg; /* the whole message, location included */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    /* keys */
+    {"bad-unknown-key.yaml",
+     "3:1: unknown key 'meshh' (allowed: name, mesh, wafers, unit, link, interwafer, faults)"},
+    {"bad-unknown-subkey.yaml",
+     "6:3: unit: unknown key 'sramm' (allowed: compute, sram, dram, dram_bandwidth, efficiency)"},
+    {"bad-missing-mesh.yaml", "1:1: missing required key 'mesh'"},
+    {"bad-missing-bandwidth.yaml", "7:3: link: missing required key 'bandwidth'"},
+    {"bad-missing-compute.yaml", "3:7: unit: missing required key 'compute'"},
+    {"bad-duplicate.yaml", "9:1: duplicate key 'mesh' (first given on line 2)"},
+    {"bad-duplicate-subkey.yaml", "9:3: link: duplicate key 'bandwidth' (first given on line 7)"},
+    {"bad-key-not-scalar.yaml", "9:1: expected a key name, found a list"},
+    {"bad-key-newline.yaml",
+     "2:1: unknown key 'me sh' (allowed: name, mesh, wafers, unit, link, interwafer, faults)"},
+    /* node types */
+    {"bad-list-for-scalar.yaml", "5:9: unit.sram: expected a single value, found a list"},
+    {"bad-map-for-scalar.yaml", "2:7: mesh: expected a single value, found a mapping"},
+    {"bad-scalar-for-map.yaml", "3:7: unit: expected a mapping of keys, found a single value"},
+    {"bad-missing-value.yaml", "5:8: unit.sram: expected a single value, found nothing"},
+    /* units and numbers */
+    {"bad-unit.yaml", "7:14: link.bandwidth: unknown unit 'Tb/s', did you mean 'TB/s'?"},
+    {"bad-unit-bytes-for-bw.yaml", "7:14: link.bandwidth: unknown unit 'TB', did you mean 'TB/s'?"},
+    {"bad-unit-kind.yaml",
+     "8:12: link.latency: unknown unit 'MB', expected one of s, ms, us, \xc2\xb5s, ns"},
+    {"bad-missing-unit.yaml",
+     "5:9: unit.sram: missing unit, expected one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"},
+    {"bad-not-number.yaml", "4:12: unit.compute: not a number"},
+    {"bad-zero-sram.yaml", "5:9: unit.sram: must be greater than 0"},
+    {"bad-zero-compute.yaml", "4:12: unit.compute: must be greater than 0"},
+    {"bad-negative-bw.yaml", "7:14: link.bandwidth: must be greater than 0"},
+    {"bad-negative-latency.yaml", "8:12: link.latency: must not be negative"},
+    {"bad-negative-dram.yaml", "6:9: unit.dram: must not be negative"},
+    {"bad-zero-iw.yaml", "9:25: interwafer.bandwidth: must be greater than 0"},
+    {"bad-efficiency.yaml", "6:15: unit.efficiency: must be greater than 0 and at most 1"},
+    {"bad-efficiency-percent.yaml", "6:15: unit.efficiency: expected a plain number such as 0.8"},
+    {"bad-name-long.yaml", "1:7: name: longer than 63 characters"},
+    {"bad-name-empty.yaml", "1:7: name: must not be empty"},
+    /* mesh */
+    {"bad-mesh.yaml", "2:7: mesh: expected WxH with whole numbers, such as 16x16"},
+    {"bad-mesh-zero.yaml", "2:7: mesh: each side must be from 1 to 65536"},
+    {"bad-wafers.yaml", "3:9: wafers: expected WxH with whole numbers, such as 16x16"},
+    {"bad-mesh-huge.yaml",
+     "2:7: mesh: mesh of 65536 x 65536 units is larger than wafertop handles (64 Mi units)"},
+    /* faults */
+    {"bad-fault-off-mesh.yaml", "10:18: faults.units: unit 16,3 is outside the 16x16 mesh"},
+    {"bad-fault-negative.yaml", "10:11: faults.units: unit -1,3 is outside the 16x16 mesh"},
+    {"bad-fault-syntax.yaml", "10:11: faults.units: expected \"x,y\" such as \"3,4\", found '3;4'"},
+    {"bad-fault-unquoted.yaml", "10:11: faults.units: expected \"x,y\" such as \"3,4\", found '3'"},
+    {"bad-fault-not-list.yaml",
+     "10:10: faults.units: expected a list such as [\"3,4\"], found a single value"},
+    {"bad-fault-dir.yaml", "10:11: faults.links: unknown direction 'Q', expected E, W, N or S"},
+    {"bad-fault-link-syntax.yaml",
+     "10:11: faults.links: expected \"x,y,D\" such as \"3,4,E\" (D is E, W, N or S), found '3,4'"},
+    {"bad-fault-link-leaves.yaml", "10:11: faults.links: link 15,4,E leaves the 16x16 mesh"},
+    {"bad-fault-link-off-mesh.yaml",
+     "10:11: faults.links: link 0,16,N starts outside the 16x16 mesh"},
+    /* not a layout at all */
+    {"bad-tab.yaml", "5:1: tab characters are not allowed in indentation, use spaces"},
+    {"bad-tab-after-spaces.yaml", "8:3: tab characters are not allowed in indentation, use spaces"},
+    {"bad-not-yaml.yaml",
+     "3:5: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence at 2:7)"},
+    {"bad-binary.yaml", "1:1: not a YAML text file: invalid leading UTF-8 octet"},
+    {"bad-c-source.yaml", "1:1: expected a mapping of keys at the top level, found a single value"},
+    {"bad-root-list.yaml", "1:1: expected a mapping of keys at the top level, found a list"},
+    {"bad-empty.yaml", "1:1: empty file, expected a mapping of keys"},
+    {"bad-comment-only.yaml", "1:1: empty file, expected a mapping of keys"},
+    {"bad-two-documents.yaml", "10:1: a second YAML document; a file holds exactly one"},
+};
+
+/* Every bad fixture fails with WT_EINPUT, exactly its one-line message, and
+ * leaves nothing allocated in the wafer. */
+static void test_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        char path[256], want[600];
+        snprintf(path, sizeof path, FIX "%s", bad_cases[i].file);
+        snprintf(want, sizeof want, "%s:%s", path, bad_cases[i].msg);
+        wafer wf;
+        wt_err e = {{0}};
+        int rc = layout_load(path, &wf, &e);
+        if (rc != WT_EINPUT)
+            fail_msg("%s: returned %d (%s)", path, rc, e.msg);
+        assert_string_equal(e.msg, want);
+        assert_null(strchr(e.msg, '\n'));
+        assert_null(wf.unit_dead);
+        assert_null(wf.link_dead);
+    }
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    assert_int_equal(layout_load(FIX "no-such-layout.yaml", &wf, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "no-such-layout.yaml: cannot open: No such file or directory");
+    assert_int_equal(layout_load("tests/fixtures", &wf, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "tests/fixtures: cannot read: Is a directory");
+}
+
+/* The generic helpers, on a file of assorted values. */
+static yaml_node_t *value_of(ydoc *d, const char *key)
+{
+    yaml_node_t *root = ydoc_root(d);
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
+        if (strcmp((const char *)k->data.scalar.value, key) == 0)
+            return yaml_document_get_node(&d->doc, p->value);
+    }
+    fail_msg("no key %s", key);
+    return NULL;
+}
+
+static void test_ydoc_helpers(void **state)
+{
+    (void)state;
+    ydoc d;
+    wt_err e;
+    assert_int_equal(ydoc_load(&d, FIX "ydoc-values.yaml", &e), WT_OK);
+
+    long v = 0;
+    assert_int_equal(ydoc_int(&d, value_of(&d, "n"), 0, 100, &v, &e), WT_OK);
+    assert_int_equal(v, 42);
+    assert_int_equal(ydoc_int(&d, value_of(&d, "neg"), -10, 10, &v, &e), WT_OK);
+    assert_int_equal(v, -7);
+    assert_int_equal(ydoc_int(&d, value_of(&d, "n"), 0, 41, &v, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:2:4: expected a whole number from 0 to 41");
+    assert_int_equal(ydoc_int(&d, value_of(&d, "big"), 0, 100, &v, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:4:6: expected a whole number from 0 to 100");
+    assert_int_equal(ydoc_int(&d, value_of(&d, "hex"), 0, 100, &v, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:9:6: expected a whole number from 0 to 100");
+    assert_int_equal(ydoc_int(&d, value_of(&d, "list"), 0, 100, &v, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:6:7: expected a single value, found a list");
+
+    const char *s = NULL;
+    assert_int_equal(ydoc_scalar(&d, value_of(&d, "word"), &s, &e), WT_OK);
+    assert_string_equal(s, "abc");
+    assert_int_equal(ydoc_scalar(&d, value_of(&d, "map"), &s, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:7:6: expected a single value, found a mapping");
+    assert_int_equal(ydoc_scalar(&d, value_of(&d, "empty"), &s, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:8:7: expected a single value, found nothing");
+
+    yaml_node_item_t *b, *end;
+    assert_int_equal(ydoc_seq(&d, value_of(&d, "list"), &b, &end, &e), WT_OK);
+    assert_int_equal(end - b, 3);
+    assert_string_equal(yaml_document_get_node(&d.doc, b[2])->data.scalar.value, "3");
+    assert_int_equal(ydoc_seq(&d, value_of(&d, "word"), &b, &end, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:5:7: expected a list, found a single value");
+
+    /* A key with no handler is allowed and skipped; messages keep ydoc_map's
+     * wording without a key path. */
+    static const ydoc_key loose[] = {{"n", NULL, 1}, {"neg", NULL, 0}, {"big", NULL, 0},
+                                     {"word", NULL, 0}, {"list", NULL, 0}, {"map", NULL, 0},
+                                     {"empty", NULL, 0}, {"hex", NULL, 0}, {NULL, NULL, 0}};
+    assert_int_equal(ydoc_map(&d, ydoc_root(&d), loose, NULL, &e), WT_OK);
+    static const ydoc_key strict[] = {{"n", NULL, 0}, {"want", NULL, 1}, {NULL, NULL, 0}};
+    assert_int_equal(ydoc_map(&d, ydoc_root(&d), strict, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg,
+                        FIX "ydoc-values.yaml:3:1: unknown key 'neg' (allowed: n, want)");
+    assert_int_equal(ydoc_map(&d, value_of(&d, "list"), strict, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:6:7: expected a mapping of keys, found a list");
+    static const ydoc_key want_b[] = {{"a", NULL, 0}, {"b", NULL, 1}, {NULL, NULL, 0}};
+    assert_int_equal(ydoc_map_at(&d, value_of(&d, "map"), "map", want_b, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:7:6: map: missing required key 'b'");
+
+    assert_int_equal(ydoc_fail(&d, value_of(&d, "word"), &e, "custom %d", 7), WT_EINPUT);
+    assert_string_equal(e.msg, FIX "ydoc-values.yaml:5:7: custom 7");
+    ydoc_free(&d);
+    ydoc_free(&d); /* harmless twice */
+    assert_null(ydoc_root(&d));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default),
+        cmocka_unit_test(test_wse2),
+        cmocka_unit_test(test_wse3),
+        cmocka_unit_test(test_dojo_tile),
+        cmocka_unit_test(test_wsc_6x9),
+        cmocka_unit_test(test_multiwafer),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_any_key_order),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_ydoc_helpers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

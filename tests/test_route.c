@@ -1,0 +1,706 @@
+/*
+ * test_route.c - route_flows against hand-computed loads and against a
+ * brute-force reference that walks every flow hop by hop.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "route.h"
+#include "wafer.h"
+
+/* ---- brute-force reference: one link at a time, no shared code ---- */
+
+static int ref_step(const wafer *wf, int u, int dir)
+{
+    return wafer_neighbor(wf, u, dir);
+}
+
+/* Fills hops[] (link slots) with the dimension-order path; returns its length. */
+static int ref_dor_path(const wafer *wf, int src, int dst, int xfirst, size_t *hops)
+{
+    int u = src, n = 0;
+    int x1 = wafer_x(wf, dst), y1 = wafer_y(wf, dst);
+    for (int phase = 0; phase < 2; phase++) {
+        int along_x = (phase == 0) == (xfirst != 0);
+        for (;;) {
+            int x = wafer_x(wf, u), y = wafer_y(wf, u), d;
+            if (along_x) {
+                if (x == x1)
+                    break;
+                d = x < x1 ? WAFER_E : WAFER_W;
+            } else {
+                if (y == y1)
+                    break;
+                d = y < y1 ? WAFER_S : WAFER_N;
+            }
+            hops[n++] = (size_t)u * 4 + (size_t)d;
+            u = ref_step(wf, u, d);
+        }
+    }
+    return n;
+}
+
+static int ref_path_ok(const wafer *wf, const size_t *hops, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!wafer_link_usable(wf, (int)(hops[i] / 4), (int)(hops[i] % 4)))
+            return 0;
+    return 1;
+}
+
+/* Full BFS from dst over usable links, run backwards; then the tie-broken
+ * walk from src. Returns the path length or -1 when dst is out of reach. */
+static int ref_bfs_path(const wafer *wf, int src, int dst, int xfirst, size_t *hops)
+{
+    size_t nu = wafer_nunits(wf);
+    int *dist = malloc(nu * sizeof *dist), *q = malloc(nu * sizeof *q);
+    assert_non_null(dist);
+    assert_non_null(q);
+    for (size_t i = 0; i < nu; i++)
+        dist[i] = -1;
+    int head = 0, tail = 0;
+    dist[dst] = 0;
+    q[tail++] = dst;
+    while (head < tail) {
+        int v = q[head++];
+        for (size_t u = 0; u < nu; u++) {
+            if (dist[u] >= 0)
+                continue;
+            for (int d = 0; d < 4; d++) {
+                if (wafer_neighbor(wf, (int)u, d) == v && wafer_link_usable(wf, (int)u, d)) {
+                    dist[u] = dist[v] + 1;
+                    q[tail++] = (int)u;
+                    break;
+                }
+            }
+        }
+    }
+    int n = -1;
+    if (dist[src] >= 0) {
+        static const int ox[4] = {WAFER_E, WAFER_W, WAFER_N, WAFER_S};
+        static const int oy[4] = {WAFER_N, WAFER_S, WAFER_E, WAFER_W};
+        const int *order = xfirst ? ox : oy;
+        int u = src;
+        n = 0;
+        while (u != dst) {
+            int j;
+            for (j = 0; j < 4; j++) {
+                int d = order[j], v = wafer_neighbor(wf, u, d);
+                if (v >= 0 && wafer_link_usable(wf, u, d) && dist[v] == dist[u] - 1) {
+                    hops[n++] = (size_t)u * 4 + (size_t)d;
+                    u = v;
+                    break;
+                }
+            }
+            assert_true(j < 4);
+        }
+    }
+    free(dist);
+    free(q);
+    return n;
+}
+
+/* Routes one (half) flow by rules 1-4 and adds its bytes link by link. */
+static int ref_half(const wafer *wf, int src, int dst, int xfirst, double b, double *load,
+                    route_stats *st)
+{
+    size_t *hops = malloc(wafer_nunits(wf) * sizeof *hops);
+    assert_non_null(hops);
+    int n = ref_dor_path(wf, src, dst, xfirst, hops);
+    int detour = 0;
+    if (!ref_path_ok(wf, hops, n)) {
+        detour = 1;
+        n = ref_dor_path(wf, src, dst, !xfirst, hops);
+        if (!ref_path_ok(wf, hops, n))
+            n = ref_bfs_path(wf, src, dst, xfirst, hops);
+    }
+    if (n < 0) {
+        free(hops);
+        return -1;
+    }
+    double lat = 0;
+    for (int i = 0; i < n; i++) {
+        load[hops[i]] += b;
+        lat += wafer_link_lat(wf, (int)(hops[i] / 4), (int)(hops[i] % 4));
+    }
+    if (n > st->max_hops)
+        st->max_hops = n;
+    if (lat > st->max_latency)
+        st->max_latency = lat;
+    st->detoured += detour;
+    free(hops);
+    return 0;
+}
+
+static int ref_route(const wafer *wf, const route_flow *f, size_t n, route_mode mode, double *load,
+                     route_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].src == f[i].dst)
+            continue;
+        int rv;
+        if (mode == ROUTE_BALANCED) {
+            rv = ref_half(wf, f[i].src, f[i].dst, 1, f[i].bytes / 2, load, st);
+            if (rv == 0)
+                rv = ref_half(wf, f[i].src, f[i].dst, 0, f[i].bytes / 2, load, st);
+        } else {
+            rv = ref_half(wf, f[i].src, f[i].dst, mode == ROUTE_XY, f[i].bytes, load, st);
+        }
+        if (rv < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    /* splitmix64: small, seeded, the same on every platform. */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int rng_int(int n)
+{
+    return (int)(rng_next() % (uint64_t)n);
+}
+
+static double rng_unit(void)
+{
+    return (double)(rng_next() >> 11) / 9007199254740992.0;
+}
+
+static size_t slot(const wafer *wf, int x, int y, int dir)
+{
+    return (size_t)wafer_unit(wf, x, y) * 4 + (size_t)dir;
+}
+
+static void mesh(wafer *wf, int w, int h)
+{
+    wt_err e;
+    assert_int_equal(wafer_init(wf, w, h, 1, 1, &e), WT_OK);
+}
+
+/* Routes with a fresh ctx into a zeroed load array the caller frees. */
+static int route_once(const wafer *wf, const route_flow *f, size_t n, route_mode m, double **load,
+                      route_stats *st, wt_err *e)
+{
+    route_ctx *rc;
+    assert_int_equal(route_ctx_new(&rc, wf, e), WT_OK);
+    *load = calloc(wafer_nlinks(wf), sizeof **load);
+    assert_non_null(*load);
+    int rv = route_flows(rc, f, n, m, *load, st, e);
+    route_ctx_free(rc);
+    return rv;
+}
+
+/* Only the listed slots carry load, each exactly its value. */
+static void expect_loads(const wafer *wf, const double *load, const size_t *slots,
+                         const double *vals, int n)
+{
+    for (size_t l = 0; l < wafer_nlinks(wf); l++) {
+        double want = 0;
+        for (int i = 0; i < n; i++)
+            if (slots[i] == l)
+                want += vals[i];
+        if (load[l] != want)
+            fail_msg("slot %zu (unit %zu dir %c): load %.17g, want %.17g", l, l / 4,
+                     wafer_dir_char((int)(l % 4)), load[l], want);
+    }
+}
+
+/* ---- hand-computed cases ---- */
+
+static void test_xy_single(void **state)
+{
+    (void)state;
+    wafer wf;
+    mesh(&wf, 5, 4);
+    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
+    double *load;
+    route_stats st;
+    wt_err e;
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
+    size_t s[] = {slot(&wf, 1, 1, WAFER_E), slot(&wf, 2, 1, WAFER_E), slot(&wf, 3, 1, WAFER_S)};
+    double v[] = {1000, 1000, 1000};
+    expect_loads(&wf, load, s, v, 3);
+    assert_int_equal(st.max_hops, 3);
+    assert_int_equal(st.detoured, 0);
+    assert_true(st.max_latency == 3 * wf.link_lat);
+    free(load);
+    wafer_free(&wf);
+}
+
+static void test_yx_single(void **state)
+{
+    (void)state;
+    wafer wf;
+    mesh(&wf, 5, 4);
+    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
+    double *load;
+    route_stats st;
+    wt_err e;
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_YX, &load, &st, &e), WT_OK);
+    size_t s[] = {slot(&wf, 1, 1, WAFER_S), slot(&wf, 1, 2, WAFER_E), slot(&wf, 2, 2, WAFER_E)};
+    double v[] = {1000, 1000, 1000};
+    expect_loads(&wf, load, s, v, 3);
+    assert_int_equal(st.max_hops, 3);
+    free(load);
+    wafer_free(&wf);
+}
+
+/* W and N moves, and a flow that ends at the mesh edge (no end marker). */
+static void test_west_north_to_edge(void **state)
+{
+    (void)state;
+    wafer wf;
+    mesh(&wf, 5, 4);
+    route_flow f = {wafer_unit(&wf, 4, 3), wafer_unit(&wf, 0, 0), 7.0};
+    double *load;
+    route_stats st;
+    wt_err e;
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
+    size_t s[] = {slot(&wf, 4, 3, WAFER_W), slot(&wf, 3, 3, WAFER_W), slot(&wf, 2, 3, WAFER_W),
+                  slot(&wf, 1, 3, WAFER_W), slot(&wf, 0, 3, WAFER_N), slot(&wf, 0, 2, WAFER_N),
+                  slot(&wf, 0, 1, WAFER_N)};
+    double v[] = {7, 7, 7, 7, 7, 7, 7};
+    expect_loads(&wf, load, s, v, 7);
+    assert_int_equal(st.max_hops, 7);
+    free(load);
+    wafer_free(&wf);
+}
+
+static void test_balanced_halves(void **state)
+{
+    (void)state;
+    wafer wf;
+    mesh(&wf, 5, 4);
+    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
+    double *load;
+    route_stats st;
+    wt_err e;
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_BALANCED, &load, &st, &e), WT_OK);
+    size_t s[] = {slot(&wf, 1, 1, WAFER_E), slot(&wf, 2, 1, WAFER_E), slot(&wf, 3, 1, WAFER_S),
+                  slot(&wf, 1, 1, WAFER_S), slot(&wf, 1, 2, WAFER_E), slot(&wf, 2, 2, WAFER_E)};
+    double v[] = {500, 500, 500, 500, 500, 500};
+    expect_loads(&wf, load, s, v, 6);
+    assert_int_equal(st.max_hops, 3);
+    assert_int_equal(st.detoured, 0);
+    free(load);
+    wafer_free(&wf);
+}
+
+static void test_src_is_dst(void **state)
+{
+    (void)state;
+    wafer wf;
+    mesh(&wf, 5, 4);
+    route_flow f = {wafer_unit(&wf, 2, 2), wafer_unit(&wf, 2, 2), 1000.0};
+    double *load;
+    route_stats st;
+    wt_err e;
+    for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
+        assert_int_equal(route_once(&wf, &f, 1, (route_mode)m, &load, &st, &e), WT_OK);
+        expect_loads(&wf, load, NULL, NULL, 0);
+        assert_int_equal(st.max_hops, 0);
+        assert_true(st.max_latency == 0);
+        assert_int_equal(st.detoured, 0);
+        free(load);
+    }
+    wafer_free(&wf);
+}
+
+static void test_dead_link_takes_other_order(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    mesh(&wf, 5, 4);
+    assert_int_equal(wafer_fail_link(&wf, 2, 1, WAFER_E, &e), WT_OK);
+    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
+    double *load;
+    route_stats st;
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
+    size_t s[] = {slot(&wf, 1, 1, WAFER_S), slot(&wf, 1, 2, WAFER_E), slot(&wf, 2, 2, WAFER_E)};
+    double v[] = {1000, 1000, 1000};
+    expect_loads(&wf, load, s, v, 3);
+    assert_int_equal(st.detoured, 1);
+    assert_int_equal(st.max_hops, 3);
+    free(load);
+
+    /* Balanced: only the x-first half moves over. */
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_BALANCED, &load, &st, &e), WT_OK);
+    double v2[] = {1000, 1000, 1000};
+    expect_loads(&wf, load, s, v2, 3);
+    assert_int_equal(st.detoured, 1);
+    free(load);
+    wafer_free(&wf);
+}
+
+/*
+ * 4x3 mesh, flow (0,1) -> (2,1) with link (1,1)E dead: both orders are the
+ * same blocked straight path. Distances to (2,1): (0,1) 4, (1,1) 3, (0,0) 3,
+ * (1,0) 2, (2,0) 1, (3,0) 2. x-first (E W N S) from (0,1): E to (1,1) [3],
+ * N to (1,0) [2], E to (2,0) [1], S to (2,1). y-first (N S E W): N to (0,0),
+ * E to (1,0), E to (2,0), S to (2,1).
+ */
+static void test_detour_by_hand(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    mesh(&wf, 4, 3);
+    assert_int_equal(wafer_fail_link(&wf, 1, 1, WAFER_E, &e), WT_OK);
+    route_flow f = {wafer_unit(&wf, 0, 1), wafer_unit(&wf, 2, 1), 10.0};
+    double *load;
+    route_stats st;
+
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
+    size_t sx[] = {slot(&wf, 0, 1, WAFER_E), slot(&wf, 1, 1, WAFER_N), slot(&wf, 1, 0, WAFER_E),
+                   slot(&wf, 2, 0, WAFER_S)};
+    double v[] = {10, 10, 10, 10};
+    expect_loads(&wf, load, sx, v, 4);
+    assert_int_equal(st.max_hops, 4);
+    assert_int_equal(st.detoured, 1);
+    assert_true(st.max_latency == 4 * wf.link_lat);
+    free(load);
+
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_YX, &load, &st, &e), WT_OK);
+    size_t sy[] = {slot(&wf, 0, 1, WAFER_N), slot(&wf, 0, 0, WAFER_E), slot(&wf, 1, 0, WAFER_E),
+                   slot(&wf, 2, 0, WAFER_S)};
+    expect_loads(&wf, load, sy, v, 4);
+    assert_int_equal(st.max_hops, 4);
+    assert_int_equal(st.detoured, 1);
+    free(load);
+
+    /* Balanced: each half its own tie-break, both counted. */
+    assert_int_equal(route_once(&wf, &f, 1, ROUTE_BALANCED, &load, &st, &e), WT_OK);
+    size_t sb[] = {sx[0], sx[1], sx[2], sx[3], sy[0], sy[1], sy[2], sy[3]};
+    double vb[] = {5, 5, 5, 5, 5, 5, 5, 5};
+    expect_loads(&wf, load, sb, vb, 8);
+    assert_int_equal(st.detoured, 2);
+    free(load);
+    wafer_free(&wf);
+}
+
+static void test_cut_off(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    mesh(&wf, 3, 3);
+    assert_int_equal(wafer_fail_link(&wf, 0, 0, WAFER_E, &e), WT_OK);
+    assert_int_equal(wafer_fail_link(&wf, 0, 0, WAFER_S, &e), WT_OK);
+    route_flow f[] = {{wafer_unit(&wf, 0, 1), wafer_unit(&wf, 2, 1), 5.0},
+                      {wafer_unit(&wf, 2, 2), wafer_unit(&wf, 0, 0), 5.0},
+                      {wafer_unit(&wf, 0, 0), wafer_unit(&wf, 1, 1), 5.0}};
+    route_ctx *rc;
+    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+    double *load = calloc(wafer_nlinks(&wf), sizeof *load);
+    assert_non_null(load);
+    load[3] = 42.0;
+    route_stats st;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(route_flows(rc, f, 3, ROUTE_XY, load, &st, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "no route from 2,2 to 0,0");
+    /* The failed call leaves load alone and the ctx reusable. */
+    for (size_t l = 0; l < wafer_nlinks(&wf); l++)
+        assert_true(load[l] == (l == 3 ? 42.0 : 0.0));
+    load[3] = 0;
+    assert_int_equal(route_flows(rc, f, 1, ROUTE_XY, load, &st, &e), WT_OK);
+    size_t s[] = {slot(&wf, 0, 1, WAFER_E), slot(&wf, 1, 1, WAFER_E)};
+    double v[] = {5, 5};
+    expect_loads(&wf, load, s, v, 2);
+
+    /* A dead destination unit is cut off too. */
+    route_ctx_free(rc);
+    assert_int_equal(wafer_fail_unit(&wf, 2, 1, &e), WT_OK);
+    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+    assert_int_equal(route_flows(rc, f, 1, ROUTE_BALANCED, load, &st, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "no route from 0,1 to 2,1");
+    route_ctx_free(rc);
+    free(load);
+    wafer_free(&wf);
+}
+
+static void test_bad_flows(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    mesh(&wf, 3, 3);
+    route_ctx *rc;
+    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+    double load[36] = {0};
+    route_stats st;
+    route_flow out = {0, 9, 1.0}, neg = {0, 1, -1.0}, nan = {0, 1, 0.0};
+    nan.bytes = nan.bytes / nan.bytes;
+    assert_int_equal(route_flows(rc, &out, 1, ROUTE_XY, load, &st, &e), WT_EINTERNAL);
+    assert_int_equal(route_flows(rc, &neg, 1, ROUTE_XY, load, &st, &e), WT_EINTERNAL);
+    assert_int_equal(route_flows(rc, &nan, 1, ROUTE_XY, load, &st, &e), WT_EINTERNAL);
+    assert_int_equal(route_flows(rc, NULL, 0, ROUTE_XY, load, &st, &e), WT_OK);
+    assert_int_equal(route_flows(rc, &neg, 1, (route_mode)7, load, &st, &e), WT_EINTERNAL);
+    for (int i = 0; i < 36; i++)
+        assert_true(load[i] == 0);
+    route_ctx_free(rc);
+    wafer_free(&wf);
+}
+
+/* 2 x 1 wafers of 4 x 4: the E link of x = 3 crosses the wafer edge. */
+static void test_multiwafer_latency(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    assert_int_equal(wafer_init(&wf, 4, 4, 2, 1, &e), WT_OK);
+    wf.iw_lat = 1.5e-6;
+    route_flow f[] = {{wafer_unit(&wf, 1, 1), wafer_unit(&wf, 6, 2), 1.0},
+                      {wafer_unit(&wf, 0, 0), wafer_unit(&wf, 3, 3), 1.0}};
+    double *load;
+    route_stats st;
+    for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
+        assert_int_equal(route_once(&wf, f, 2, (route_mode)m, &load, &st, &e), WT_OK);
+        assert_int_equal(st.max_hops, 6);
+        assert_float_equal(st.max_latency, 5 * 50e-9 + 1.5e-6, 1e-18);
+        free(load);
+    }
+    /* Latency, not hops, picks the maximum: 6 hops on one wafer is less. */
+    assert_int_equal(route_once(&wf, f + 1, 1, ROUTE_XY, &load, &st, &e), WT_OK);
+    assert_float_equal(st.max_latency, 6 * 50e-9, 1e-18);
+    free(load);
+    wafer_free(&wf);
+}
+
+static void test_mode_names(void **state)
+{
+    (void)state;
+    assert_int_equal(route_mode_parse("xy"), ROUTE_XY);
+    assert_int_equal(route_mode_parse("yx"), ROUTE_YX);
+    assert_int_equal(route_mode_parse("balanced"), ROUTE_BALANCED);
+    assert_int_equal(route_mode_parse("XYZ"), -1);
+    assert_int_equal(route_mode_parse(""), -1);
+    assert_int_equal(route_mode_parse(NULL), -1);
+    for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++)
+        assert_int_equal(route_mode_parse(route_mode_name((route_mode)m)), m);
+}
+
+/* ---- random flows against the reference ---- */
+
+enum { FAULT_NONE, FAULT_LINKS, FAULT_UNITS, FAULT_BOTH };
+
+static void inject(wafer *wf, int kind)
+{
+    wt_err e;
+    if (kind == FAULT_LINKS || kind == FAULT_BOTH) {
+        int n = (wf->w * wf->h) / 6;
+        for (int i = 0; i < n; i++) {
+            int x = rng_int(wf->w), y = rng_int(wf->h), d = rng_int(4);
+            if (wafer_neighbor(wf, wafer_unit(wf, x, y), d) >= 0)
+                assert_int_equal(wafer_fail_link(wf, x, y, d, &e), WT_OK);
+        }
+    }
+    if (kind == FAULT_UNITS || kind == FAULT_BOTH) {
+        int n = (wf->w * wf->h) / 12;
+        for (int i = 0; i < n; i++)
+            assert_int_equal(wafer_fail_unit(wf, rng_int(wf->w), rng_int(wf->h), &e), WT_OK);
+    }
+}
+
+/* Random flows the reference can route, some with src == dst or 0 bytes. */
+static size_t random_flows(const wafer *wf, route_flow *f, size_t want)
+{
+    int nu = (int)wafer_nunits(wf);
+    double *scratch = calloc(wafer_nlinks(wf), sizeof *scratch);
+    assert_non_null(scratch);
+    size_t n = 0;
+    for (size_t tries = 0; n < want && tries < want * 20; tries++) {
+        route_flow c = {rng_int(nu), rng_int(nu), 0.0};
+        int r = rng_int(20);
+        if (r == 0)
+            c.dst = c.src;
+        /* Bytes over nine decades, so that small loads share rows with big ones. */
+        c.bytes = r == 1 ? 0.0 : (1.0 + rng_unit()) * (double)(1ull << rng_int(30));
+        route_stats st;
+        if (ref_route(wf, &c, 1, ROUTE_XY, scratch, &st) == 0 &&
+            ref_route(wf, &c, 1, ROUTE_YX, scratch, &st) == 0)
+            f[n++] = c;
+    }
+    free(scratch);
+    return n;
+}
+
+static double rel_err(double got, double want)
+{
+    double d = got - want;
+    if (d < 0)
+        d = -d;
+    return d / (want < 0 ? -want : want);
+}
+
+/* Exact zeros where the reference has none, else 1e-9 relative. */
+static void compare(const wafer *wf, const double *got, const double *want)
+{
+    for (size_t l = 0; l < wafer_nlinks(wf); l++) {
+        if (want[l] == 0) {
+            if (got[l] != 0)
+                fail_msg("slot %zu: load %.17g, want exactly 0", l, got[l]);
+        } else if (rel_err(got[l], want[l]) > 1e-9) {
+            fail_msg("slot %zu: load %.17g, want %.17g", l, got[l], want[l]);
+        }
+    }
+}
+
+/* nflows random flows: dense runs load every link many times over, sparse
+ * ones leave gaps where rounding residue would show instead of a zero. */
+static void check_random(int w, int h, int faults, uint64_t seed, size_t nflows)
+{
+    wafer wf;
+    wt_err e;
+    rng_state = seed;
+    mesh(&wf, w, h);
+    inject(&wf, faults);
+    route_flow *f = malloc(nflows * sizeof *f);
+    assert_non_null(f);
+    size_t n = random_flows(&wf, f, nflows);
+    assert_true(n > nflows / 2);
+
+    route_ctx *rc;
+    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+    size_t nl = wafer_nlinks(&wf);
+    double *got = calloc(nl, sizeof *got), *want = calloc(nl, sizeof *want);
+    assert_non_null(got);
+    assert_non_null(want);
+    for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
+        route_stats sg, sw;
+        memset(got, 0, nl * sizeof *got);
+        memset(want, 0, nl * sizeof *want);
+        assert_int_equal(ref_route(&wf, f, n, (route_mode)m, want, &sw), 0);
+        int rv = route_flows(rc, f, n, (route_mode)m, got, &sg, &e);
+        if (rv != WT_OK)
+            fail_msg("%dx%d faults %d mode %s: %s", w, h, faults, route_mode_name((route_mode)m), e.msg);
+        compare(&wf, got, want);
+        assert_int_equal(sg.max_hops, sw.max_hops);
+        assert_int_equal(sg.detoured, sw.detoured);
+        assert_true(rel_err(sg.max_latency, sw.max_latency) < 1e-12);
+        if (faults != FAULT_NONE && nflows > 100)
+            assert_true(sg.detoured > 0);
+
+        /* A second call adds on top, and in small batches gives the same. */
+        for (size_t i = 0; i < n; i += 97) {
+            size_t k = n - i < 97 ? n - i : 97;
+            assert_int_equal(route_flows(rc, f + i, k, (route_mode)m, got, &sg, &e), WT_OK);
+        }
+        for (size_t l = 0; l < nl; l++)
+            want[l] *= 2;
+        compare(&wf, got, want);
+    }
+    free(got);
+    free(want);
+    free(f);
+    route_ctx_free(rc);
+    wafer_free(&wf);
+}
+
+static void test_random_5x7(void **state)
+{
+    (void)state;
+    for (int k = FAULT_NONE; k <= FAULT_BOTH; k++)
+        for (uint64_t s = 1; s <= 3; s++)
+            check_random(5, 7, k, 1000 * s + (uint64_t)k, 3000);
+}
+
+static void test_random_8x8(void **state)
+{
+    (void)state;
+    for (int k = FAULT_NONE; k <= FAULT_BOTH; k++)
+        for (uint64_t s = 1; s <= 3; s++)
+            check_random(8, 8, k, 7000 * s + (uint64_t)k, 3000);
+}
+
+/* Long rows and columns with many dead links: detours far from straight. */
+static void test_random_wide(void **state)
+{
+    (void)state;
+    check_random(31, 3, FAULT_BOTH, 99, 3000);
+    check_random(2, 29, FAULT_LINKS, 100, 3000);
+    check_random(1, 9, FAULT_NONE, 101, 300);
+}
+
+static void test_random_sparse(void **state)
+{
+    (void)state;
+    for (uint64_t s = 1; s <= 40; s++) {
+        check_random(5, 7, (int)(s % 4), 500 + s, 12);
+        check_random(8, 8, (int)(s % 4), 600 + s, 25);
+        check_random(40, 2, (int)(s % 4), 700 + s, 20);
+    }
+}
+
+/*
+ * A tiny flow that shares a row with a huge one: its load is the difference
+ * of running sums near 1e15, where a double's step is 0.125. Links past both
+ * flows must read exactly zero.
+ */
+static void test_precision(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    mesh(&wf, 12, 12);
+    const double big = 1e15 + 0.375, tiny = 0.1;
+    route_flow f[] = {{wafer_unit(&wf, 0, 0), wafer_unit(&wf, 6, 0), big},
+                      {wafer_unit(&wf, 2, 0), wafer_unit(&wf, 9, 0), tiny},
+                      {wafer_unit(&wf, 1, 0), wafer_unit(&wf, 5, 0), 3 * tiny},
+                      {wafer_unit(&wf, 3, 11), wafer_unit(&wf, 3, 5), big},
+                      {wafer_unit(&wf, 3, 7), wafer_unit(&wf, 3, 1), tiny / 3},
+                      {wafer_unit(&wf, 3, 11), wafer_unit(&wf, 3, 9), tiny}};
+    size_t n = sizeof f / sizeof f[0];
+    double *load, *want = calloc(wafer_nlinks(&wf), sizeof *want);
+    assert_non_null(want);
+    route_stats st;
+    assert_int_equal(route_once(&wf, f, n, ROUTE_XY, &load, &st, &e), WT_OK);
+    assert_int_equal(ref_route(&wf, f, n, ROUTE_XY, want, &st), 0);
+    for (int x = 6; x < 9; x++)
+        assert_true(rel_err(load[slot(&wf, x, 0, WAFER_E)], tiny) < 1e-15);
+    for (int y = 2; y < 6; y++)
+        assert_true(rel_err(load[slot(&wf, 3, y, WAFER_N)], tiny / 3) < 1e-15);
+    compare(&wf, load, want);
+    free(load);
+    free(want);
+    wafer_free(&wf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_xy_single),
+        cmocka_unit_test(test_yx_single),
+        cmocka_unit_test(test_west_north_to_edge),
+        cmocka_unit_test(test_balanced_halves),
+        cmocka_unit_test(test_src_is_dst),
+        cmocka_unit_test(test_dead_link_takes_other_order),
+        cmocka_unit_test(test_detour_by_hand),
+        cmocka_unit_test(test_cut_off),
+        cmocka_unit_test(test_bad_flows),
+        cmocka_unit_test(test_multiwafer_latency),
+        cmocka_unit_test(test_mode_names),
+        cmocka_unit_test(test_random_5x7),
+        cmocka_unit_test(test_random_8x8),
+        cmocka_unit_test(test_random_wide),
+        cmocka_unit_test(test_random_sparse),
+        cmocka_unit_test(test_precision),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,394 @@
+/* The simulator: a step timed by hand on a tiny line, invariants on many
+ * scenarios, orderings on the stock layouts (engine/sim.h). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "layout.h"
+#include "sim.h"
+
+#define REL(a, b) (fabs((a) - (b)) <= 1e-9 * fmax(fabs(a), fabs(b)))
+#define assert_rel(a, b)                                                                  \
+    do {                                                                                  \
+        double a_ = (a), b_ = (b);                                                        \
+        if (!REL(a_, b_))                                                                 \
+            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                           \
+    } while (0)
+
+/* A tiny GPT: L=2, h=64, a=4, f=256, V=128, s=16, B=8, b=1 (12h^2 = 49152 per layer). */
+static model tiny_model(void)
+{
+    model m = {"tiny", 2, 64, 4, 4, 256, MODEL_GELU, 128, 1, 16, 8, 1};
+    return m;
+}
+
+/* A w x h mesh with round numbers: 1 TFLOP/s at 0.5 efficiency, 1 GB/s links,
+ * 10 ns per hop, 1 us per collective step, 100 ns per chunk. */
+static void round_wafer(wafer *wf, int w, int h)
+{
+    assert_int_equal(wafer_init(wf, w, h, 1, 1, NULL), WT_OK);
+    wf->peak_flops = 1e12;
+    wf->efficiency = 0.5;
+    wf->link_bw = 1e9;
+    wf->link_lat = 1e-8;
+    wf->link_overhead = 1e-6;
+    wf->chunk_overhead = 1e-7;
+    wf->sram_bytes = 1e9;
+}
+
+static void eval_ok(sim_result *r, const wafer *wf, const model *m, const char *text, void (*opt)(strategy *))
+{
+    strategy s;
+    strategy_defaults(&s);
+    wt_err e;
+    if (strategy_parse(text, &s, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    if (opt)
+        opt(&s);
+    if (sim_eval(r, wf, m, &s, &e) != WT_OK)
+        fail_msg("sim_eval %s: %s", text, e.msg);
+}
+
+static const sim_phase *phase(const sim_result *r, const char *name)
+{
+    int i = sim_phase_find(r, name);
+    if (i < 0)
+        fail_msg("no phase %s", name);
+    return &r->phases[i];
+}
+
+/* DP4 on a 4x1 line, by hand. */
+static void test_dp_line_by_hand(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 1);
+    model m = tiny_model();
+    sim_result r;
+    eval_ok(&r, &wf, &m, "DP4", NULL);
+    double peak = 1e12 * 0.5;
+
+    /* Parameters per unit: 2 layers x (49152 + 4h) + V*h + final 2h = 107136. */
+    double P = 2 * (49152 + 256) + 128 * 64 + 128;
+    assert_rel(r.mem.params, 2 * P);
+    assert_rel(r.mem.grads, 2 * P);
+    assert_rel(r.mem.optimizer, 12 * P);
+    /* Activations: sbh(34 + 5as/h) = 1024 * 39 per layer, 2 layers, 1 in flight. */
+    assert_rel(r.mem.activations_per_layer, 1024.0 * 39);
+    assert_rel(r.mem.activations, 2 * 1024.0 * 39);
+    assert_rel(r.mem.total, 16 * P + 2 * 1024.0 * 39);
+    assert_int_equal(r.micro_batches, 2);
+
+    /* QKV: 2 n k m = 2 * 16 * 64 * 192 FLOPs, no communication. */
+    const sim_phase *qkv = phase(&r, "fwd.attn.qkv");
+    assert_rel(qkv->compute_s, 2.0 * 16 * 64 * 192 / peak);
+    assert_rel(qkv->comm_s, 0);
+    assert_rel(qkv->count, 2 * 2); /* 2 layers x 2 micro-batches */
+
+    /* The folded ring 0,2,3,1 on the line: 0->2 and 2->3 go east, 3->1 and
+     * 1->0 west; each of the six links carries one share, paths are <= 2 hops.
+     * All-reduce of M = 2P bytes: each unit sends 2(3/4)M in 6 steps. */
+    const sim_phase *dp = phase(&r, "dp.allreduce");
+    double sent = 2 * 0.75 * 2 * P;
+    double t_dp = sent / 1e9 + 6 * (1e-6 + 2 * 1e-8);
+    assert_rel(dp->comm_s, t_dp);
+    assert_rel(dp->send_bytes, sent);
+    for (int x = 0; x < 4; x++) {
+        int u = wafer_unit(&wf, x, 0);
+        assert_rel(r.link_bytes[(size_t)u * 4 + WAFER_E], x < 3 ? sent : 0);
+        assert_rel(r.link_bytes[(size_t)u * 4 + WAFER_W], x > 0 ? sent : 0);
+    }
+
+    /* One micro-batch: 3 x (2 layers + logits) forward FLOPs. */
+    double layer = 2.0 * 16 * 49152 + 4.0 * 16 * 16 * 64, logits = 2.0 * 16 * 64 * 128;
+    double mb = 3 * (2 * layer + logits) / peak;
+    assert_rel(r.stage_time_s, mb);
+    /* DP buckets hide behind the last backward's compute (2/3 of it). */
+    double window = 2 * (2 * layer + logits) / peak;
+    assert_rel(r.dp_exposed_s, t_dp - window);
+    double opt = 12 * P / peak;
+    assert_rel(r.optimizer_s, opt);
+    double step = 2 * mb + (t_dp - window) + opt;
+    assert_rel(r.step_time_s, step);
+    assert_rel(r.tokens_per_s, 8.0 * 16 / step);
+    assert_rel(r.mfu, 8 * 3 * (2 * layer + logits) / (step * 4 * 1e12));
+    assert_rel(r.max_link_util, sent / 1e9 / step);
+    assert_rel(r.mean_link_util, sent / 1e9 / step);
+    assert_int_equal(r.hot_links, 0);
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
+static void linear(strategy *s) { s->placement = PLACE_LINEAR; }
+
+/* Megatron TP on a line with linear placement: the ring closes across the
+ * line, so the west links carry the closing hop; two all-reduces of 2nh
+ * bytes forward (projection and MLP out) per layer, seqpar off. */
+static void seqpar_off_linear(strategy *s)
+{
+    s->placement = PLACE_LINEAR;
+    s->tp_seqpar = 0;
+}
+
+static void test_tp_line_by_hand(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 1);
+    model m = tiny_model();
+    sim_result r;
+    eval_ok(&r, &wf, &m, "TP4", seqpar_off_linear);
+    const sim_phase *proj = phase(&r, "fwd.attn.proj");
+    double M = 2.0 * 16 * 64, sent = 2 * 0.75 * M;
+    /* rank order 0->1->2->3 east, 3->0 back west over 3 hops, 6 steps */
+    assert_rel(proj->comm_s, sent / 1e9 + 6 * (1e-6 + 3 * 1e-8));
+    assert_rel(proj->compute_s, 2.0 * 16 * 64 * 64 / 4 / 0.5e12);
+    /* backward all-reduces after QKV and MLP-in; none in fwd.attn.qkv */
+    assert_rel(phase(&r, "fwd.attn.qkv")->comm_s, 0);
+    assert_rel(phase(&r, "bwd.attn.qkv")->comm_s, proj->comm_s);
+    /* each link carries the same: 4 all-reduces per layer, 2 layers, 8 micro-batches */
+    double per_link = sent * 4 * 2 * 8;
+    for (int x = 0; x < 3; x++) {
+        assert_rel(r.link_bytes[(size_t)x * 4 + WAFER_E], per_link);
+        assert_rel(r.link_bytes[(size_t)(x + 1) * 4 + WAFER_W], per_link);
+    }
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
+/* Properties every evaluation keeps, over strategies and options. */
+static void check_invariants(const sim_result *r)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    double *sum = calloc(nl, sizeof *sum), *one = malloc(nl * sizeof *one);
+    for (int p = 0; p < r->nphases; p++) {
+        sim_phase_link_bytes(r, p, one);
+        for (size_t l = 0; l < nl; l++)
+            sum[l] += one[l];
+        assert_true(r->phases[p].max_link_util <= 1 + 1e-9);
+        assert_true(r->phases[p].time_s >= fmax(r->phases[p].compute_s, r->phases[p].comm_s) - 1e-15);
+    }
+    for (size_t l = 0; l < nl; l++) {
+        assert_true(fabs(sum[l] - r->link_bytes[l]) <= 1e-6 * fmax(1, r->link_bytes[l]));
+        assert_true(sim_link_util(r, l) <= 1 + 1e-9);
+        if (r->inv_bw[l] == 0)
+            assert_true(r->link_bytes[l] == 0);
+    }
+    free(sum);
+    free(one);
+    assert_true(r->idle_fraction >= -1e-12 && r->idle_fraction < 1);
+    assert_true(r->mfu > 0 && r->mfu <= r->hfu + 1e-15 && r->hfu <= 1);
+    if (r->s.pp == 1) { /* step = every phase once per its count, DP only where exposed */
+        double t = 0;
+        for (int p = 0; p < r->nphases; p++)
+            if (r->phases[p].scope != SIM_STEP)
+                t += r->phases[p].count * r->phases[p].time_s;
+        assert_rel(r->step_time_s, t + r->dp_exposed_s + r->optimizer_s);
+    }
+}
+
+static const char *const option_sets[][3] = {
+    {"placement", "tiles", NULL},       {"placement", "linear", NULL},   {"placement", "snake", NULL},
+    {"collective", "bidir", NULL},      {"collective", "2d", NULL},      {"collective", "hier", NULL},
+    {"collective", "auto", NULL},       {"routing", "yx", NULL},         {"routing", "balanced", NULL},
+    {"checkpoint", "selective", NULL},  {"checkpoint", "full", NULL},    {"chunk", "256KB", NULL},
+    {"mem", "zero,act_int8,grad_fp8", NULL}, {"grad-compress", "1bit", NULL}, {"tp-seqpar", "off", NULL},
+};
+
+static void test_invariants(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    model m;
+    assert_int_equal(model_preset("gpt3-6.7b", &m), 0);
+    const char *strategies[] = {"DP8,TATP16", "TP16", "TATP32", "DP4,TP4,SP2,PP2,TATP4", "TATP4x8,PP4",
+                                "DP2,TP8,PP8", "SP8,TATP16", "DP16,TP2,PP8"};
+    for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++) {
+        for (size_t o = 0; o < sizeof option_sets / sizeof option_sets[0]; o++) {
+            strategy s;
+            strategy_defaults(&s);
+            wt_err e;
+            assert_int_equal(strategy_parse(strategies[i], &s, &e), WT_OK);
+            assert_int_equal(strategy_set_option(&s, option_sets[o][0], option_sets[o][1], &e), WT_OK);
+            sim_result r;
+            if (sim_eval(&r, &wf, &m, &s, &e) != WT_OK)
+                fail_msg("%s --%s %s: %s", strategies[i], option_sets[o][0], option_sets[o][1], e.msg);
+            check_invariants(&r);
+            sim_free(&r);
+        }
+    }
+    wafer_free(&wf);
+}
+
+/* The issue's ordering: TATP on tiles keeps links cooler than Megatron TP
+ * placed row by row. */
+static void test_tatp_cooler_than_tp(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    model m;
+    assert_int_equal(model_preset("gpt3-6.7b", &m), 0);
+    sim_result tatp, tp;
+    eval_ok(&tatp, &wf, &m, "TATP16", NULL);
+    eval_ok(&tp, &wf, &m, "TP16", linear);
+    assert_true(tatp.max_link_util < tp.max_link_util);
+    assert_true(tatp.step_time_s < tp.step_time_s);
+    /* TATP shards every activation over its grid; so does TP with sequence
+     * parallelism, so memory is no worse */
+    assert_true(tatp.mem.total <= tp.mem.total);
+    sim_free(&tatp);
+    sim_free(&tp);
+    wafer_free(&wf);
+}
+
+/* Recompute repeats forward phases; model FLOPs never count it. */
+static void full_ckpt(strategy *s) { s->checkpoint = RECOMPUTE_FULL; }
+static void sel_ckpt(strategy *s) { s->checkpoint = RECOMPUTE_SELECTIVE; }
+
+static void test_recompute_counts(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 4);
+    model m = tiny_model();
+    sim_result none, full, sel;
+    eval_ok(&none, &wf, &m, "TATP16", NULL);
+    eval_ok(&full, &wf, &m, "TATP16", full_ckpt);
+    eval_ok(&sel, &wf, &m, "TATP16", sel_ckpt);
+    assert_rel(phase(&full, "fwd.attn.qkv")->count, 2 * phase(&none, "fwd.attn.qkv")->count);
+    assert_rel(phase(&sel, "fwd.attn.qkv")->count, phase(&none, "fwd.attn.qkv")->count);
+    assert_rel(phase(&sel, "fwd.attn.core")->count, 2 * phase(&none, "fwd.attn.core")->count);
+    assert_rel(full.model_flops_per_step, none.flops_per_step);
+    assert_true(full.hfu > full.mfu);
+    assert_true(full.mem.activations < sel.mem.activations && sel.mem.activations < none.mem.activations);
+    sim_free(&none);
+    sim_free(&full);
+    sim_free(&sel);
+    wafer_free(&wf);
+}
+
+/* Streaming: each phase overlaps in n = ceil(bytes / chunk) chunks. */
+static void chunk_4k(strategy *s) { s->chunk = 4096; }
+
+static void test_streaming_formula(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 4);
+    model m = tiny_model();
+    sim_result r;
+    eval_ok(&r, &wf, &m, "TATP16", chunk_4k);
+    int checked = 0;
+    for (int p = 0; p < r.nphases; p++) {
+        const sim_phase *ph = &r.phases[p];
+        if (ph->compute_s <= 0 || ph->comm_s <= 0)
+            continue;
+        double n = fmax(1, ceil(ph->send_bytes / 4096));
+        double hi = fmax(ph->compute_s, ph->comm_s), lo = fmin(ph->compute_s, ph->comm_s);
+        assert_rel(ph->time_s, hi + lo / n + n * 1e-7);
+        checked++;
+    }
+    assert_true(checked >= 8);
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
+/* A DP group spread over wafers goes hierarchical by wafer: inside each
+ * wafer, then across. */
+static void test_multiwafer_dp_is_hierarchical(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/multiwafer-4x4.yaml", &wf, NULL), WT_OK);
+    model m;
+    assert_int_equal(model_preset("gpt3-6.7b", &m), 0);
+    sim_result r;
+    eval_ok(&r, &wf, &m, "DP64,TATP64", NULL);
+    const sim_phase *dp = phase(&r, "dp.allreduce");
+    assert_int_equal(dp->nterms, 2);
+    assert_int_equal(r.patterns[dp->terms[0].pattern].pass, PASS_INNER);
+    assert_int_equal(r.patterns[dp->terms[1].pattern].pass, PASS_OUTER);
+    /* 4 members per wafer, 16 wafers: 2(3/4)M inside, 2(15/16)M/4 across */
+    double M = dp->ops[0].bytes;
+    assert_rel(dp->terms[0].coef, 2 * 0.75 * M);
+    assert_rel(dp->terms[1].coef, 2 * 15.0 / 16 * M / 4);
+    /* crossing a wafer edge costs the inter-wafer latency */
+    assert_true(r.patterns[dp->terms[1].pattern].max_lat >= wf.iw_lat);
+    check_invariants(&r);
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
+/* A dead link carries nothing and its traffic detours; the figures move. */
+static void test_dead_link_detours(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 1);
+    model m = tiny_model();
+    sim_result healthy, hurt;
+    eval_ok(&healthy, &wf, &m, "DP2", linear);
+    wafer_fail_link(&wf, 0, 0, WAFER_E, NULL);
+    wt_err e;
+    strategy s;
+    strategy_defaults(&s);
+    strategy_parse("DP2", &s, NULL);
+    s.placement = PLACE_LINEAR;
+    /* on a line, cutting the only link between 0 and 1 leaves no route */
+    assert_int_equal(sim_eval(&hurt, &wf, &m, &s, &e), WT_EINPUT);
+    assert_non_null(strstr(e.msg, "no route from 0,0 to 1,0"));
+    sim_free(&healthy);
+    wafer_free(&wf);
+
+    round_wafer(&wf, 2, 2);
+    eval_ok(&healthy, &wf, &m, "DP2", linear);
+    wafer_fail_link(&wf, 0, 0, WAFER_E, NULL);
+    eval_ok(&hurt, &wf, &m, "DP2", linear);
+    assert_rel(hurt.link_bytes[0 * 4 + WAFER_E], 0);
+    assert_true(hurt.link_bytes[0 * 4 + WAFER_S] > 0); /* 0,0 -> 0,1 -> 1,1 -> 1,0 */
+    assert_true(phase(&hurt, "dp.allreduce")->comm_s > phase(&healthy, "dp.allreduce")->comm_s);
+    check_invariants(&hurt);
+    sim_free(&healthy);
+    sim_free(&hurt);
+    wafer_free(&wf);
+}
+
+/* Bad strategies are refused by sim_eval with the strategy's reason. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 4);
+    model m = tiny_model();
+    strategy s;
+    strategy_defaults(&s);
+    strategy_parse("TP8", &s, NULL);
+    sim_result r;
+    wt_err e;
+    assert_int_equal(sim_eval(&r, &wf, &m, &s, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "strategy TP8: TP 8 must divide the model's 4 heads and 4 kv_heads");
+    wafer_free(&wf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dp_line_by_hand),
+        cmocka_unit_test(test_tp_line_by_hand),
+        cmocka_unit_test(test_invariants),
+        cmocka_unit_test(test_tatp_cooler_than_tp),
+        cmocka_unit_test(test_recompute_counts),
+        cmocka_unit_test(test_streaming_formula),
+        cmocka_unit_test(test_multiwafer_dp_is_hierarchical),
+        cmocka_unit_test(test_dead_link_detours),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

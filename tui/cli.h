@@ -1,0 +1,46 @@
+/*
+ * cli.h - command-line options shared by the headless commands: which
+ * scenario (layout, model, strategy and its options) and how to print it.
+ *
+ * Flags take "--flag value" or "--flag=value". Every error is one line that
+ * names the flag ("--seq: 'x' is not a positive whole number") or the file
+ * (file:line:col).
+ */
+#ifndef WT_CLI_H
+#define WT_CLI_H
+
+#include "err.h"
+#include "model.h"
+#include "strategy.h"
+#include "wafer.h"
+
+typedef struct cli_opts {
+    const char *layout;     /* name or path, default "default" */
+    const char *model;      /* preset or path, default "gpt3-6.7b" */
+    const char *strategy;   /* default "DP8,TATP16" */
+    int seq, batch, microbatch;   /* 0 = the model's */
+    const char *format;     /* table | json | csv */
+    int format_given;
+    const char *phase;      /* links: one phase only */
+    int help;
+    /* strategy options as given, applied in order after the strategy */
+    const char *opt_name[16];
+    const char *opt_value[16];
+    int nopts;
+} cli_opts;
+
+/* Which flags a command takes besides the scenario ones. */
+enum { CLI_PHASE = 1u };
+
+/* Parses argv[0..argc) (the words after the command name). */
+int cli_parse(int argc, char **argv, unsigned extra, cli_opts *o, wt_err *e);
+
+/* Loads layout, model and strategy, applies overrides and options, and
+ * resolves the strategy. root is the data directory. On success the caller
+ * frees wf with wafer_free. */
+int cli_load(const cli_opts *o, const char *root, wafer *wf, model *m, strategy *s, wt_err *e);
+
+/* The help text of the scenario flags. */
+const char *cli_scenario_help(void);
+
+#endif

@@ -1,0 +1,190 @@
+#include "out.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "qty.h"
+#include "report.h"
+
+static void json_value(json_writer *w, const report_value *v)
+{
+    switch (v->kind) {
+    case REPORT_STR: json_string(w, v->str); break;
+    case REPORT_INT: json_int(w, (long long)v->num); break;
+    case REPORT_BOOL: json_bool(w, v->num != 0); break;
+    default: json_number(w, v->num); break;
+    }
+}
+
+static void json_section(json_writer *w, const sim_result *r, report_section s, int index)
+{
+    json_begin_object(w);
+    for (int i = 0; i < report_nfields(s); i++) {
+        report_value v;
+        report_get(r, s, i, index, &v);
+        json_key(w, report_field_name(s, i));
+        json_value(w, &v);
+    }
+    json_end_object(w);
+}
+
+void out_eval_json(FILE *f, const sim_result *r)
+{
+    json_writer w;
+    json_init(&w, f);
+    json_begin_object(&w);
+    for (int i = 0; i < report_nfields(REPORT_TOP); i++) {
+        report_value v;
+        report_get(r, REPORT_TOP, i, 0, &v);
+        json_key(&w, report_field_name(REPORT_TOP, i));
+        json_value(&w, &v);
+    }
+    json_key(&w, report_section_key(REPORT_STRATEGY));
+    json_section(&w, r, REPORT_STRATEGY, 0);
+    json_key(&w, report_section_key(REPORT_MEMORY));
+    json_section(&w, r, REPORT_MEMORY, 0);
+    json_key(&w, report_section_key(REPORT_PHASE));
+    json_begin_array(&w);
+    for (int p = 0; p < r->nphases; p++)
+        json_section(&w, r, REPORT_PHASE, p);
+    json_end_array(&w);
+    json_end_object(&w);
+}
+
+static void csv_value(FILE *f, const report_value *v)
+{
+    if (v->kind == REPORT_STR)
+        fputs(v->str, f); /* our strings hold no commas or quotes except mem lists */
+    else if (v->kind == REPORT_BOOL)
+        fputs(v->num ? "true" : "false", f);
+    else if (v->kind == REPORT_INT)
+        fprintf(f, "%lld", (long long)v->num);
+    else
+        fprintf(f, "%.10g", v->num);
+}
+
+/* A header line and one row: the top figures, then strategy.* and memory.*. */
+void out_eval_csv(FILE *f, const sim_result *r)
+{
+    static const report_section secs[] = {REPORT_TOP, REPORT_STRATEGY, REPORT_MEMORY};
+    for (int pass = 0; pass < 2; pass++) {
+        int col = 0;
+        for (size_t s = 0; s < sizeof secs / sizeof secs[0]; s++) {
+            for (int i = 0; i < report_nfields(secs[s]); i++) {
+                if (col++)
+                    fputc(',', f);
+                if (pass == 0) {
+                    const char *key = report_section_key(secs[s]);
+                    fprintf(f, "%s%s%s", key ? key : "", key ? "." : "", report_field_name(secs[s], i));
+                } else {
+                    report_value v;
+                    report_get(r, secs[s], i, 0, &v);
+                    if (v.kind == REPORT_STR && strchr(v.str, ','))
+                        fprintf(f, "\"%s\"", v.str);
+                    else
+                        csv_value(f, &v);
+                }
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
+static const char *bytes_str(double v, char *buf, size_t n) { return qty_format(v, QTY_BYTES, buf, n); }
+static const char *time_str(double v, char *buf, size_t n) { return qty_format(v, QTY_TIME, buf, n); }
+
+void out_eval_table(FILE *f, const sim_result *r)
+{
+    char a[32], b[32], c[32], d[32], strat[64], mem[64];
+    const strategy *s = &r->s;
+    const wafer *wf = r->wf;
+    fprintf(f, "layout    %s: %dx%d mesh (%dx%d wafers), %d units, %d live\n", wf->name, wf->w, wf->h,
+            wf->wafers_x, wf->wafers_y, r->units_total, r->units_live);
+    fprintf(f, "model     %s: %.2f B parameters, seq %d, batch %d, micro-batch %d (%d per step)\n", r->m.name,
+            r->params / 1e9, r->m.seq, r->m.batch, r->m.microbatch, r->micro_batches);
+    fprintf(f, "strategy  %s  (DP %d, TP %d, SP %d, PP %d, TATP %d as %dx%d)\n", strategy_format(s, strat, sizeof strat),
+            s->dp, s->tp, s->sp, s->pp, s->tatp, s->tatp_w, s->tatp_h);
+    fprintf(f, "options   placement %s, collective %s, routing %s, checkpoint %s, mem %s, grad %s, chunk %s, "
+               "subgroup %dx%d, tp-seqpar %s\n",
+            place_kind_name(s->placement), coll_algo_name(s->collective), route_mode_name(s->routing),
+            recompute_name(s->checkpoint), mem_switches_format(s->mem, mem, sizeof mem),
+            grad_compress_name(s->grad), s->chunk > 0 ? bytes_str(s->chunk, a, sizeof a) : "off", s->sub_w,
+            s->sub_h, s->tp_seqpar ? "on" : "off");
+    fprintf(f, "units     %d used, %d idle\n", r->units_used, r->units_idle);
+    fprintf(f, "step      %s   tokens/s %.4g   MFU %.1f %%   HFU %.1f %%   idle %.1f %%\n",
+            time_str(r->step_time_s, a, sizeof a), r->tokens_per_s, 100 * r->mfu, 100 * r->hfu,
+            100 * r->idle_fraction);
+    fprintf(f, "          stage %s x %d + DP exposed %s (of %s) + optimizer %s\n",
+            time_str(r->stage_time_s, a, sizeof a), r->micro_batches + s->pp - 1,
+            time_str(r->dp_exposed_s, b, sizeof b), time_str(r->dp_time_s, c, sizeof c),
+            time_str(r->optimizer_s, d, sizeof d));
+    fprintf(f, "links     max util %.1f %%   mean %.1f %%   hot (>= %.0f %%) %d   bottleneck %s\n",
+            100 * r->max_link_util, 100 * r->mean_link_util, 100 * SIM_HOT, r->hot_links,
+            r->nphases ? r->phases[r->bottleneck].name : "-");
+    const mem_usage *m = &r->mem;
+    fprintf(f, "memory    fullest unit %s of %s: %s\n", bytes_str(m->total, a, sizeof a),
+            bytes_str(m->capacity, b, sizeof b), m->fits ? "fits" : "DOES NOT FIT");
+    fprintf(f, "          params %s, grads %s, ", bytes_str(m->params, a, sizeof a), bytes_str(m->grads, b, sizeof b));
+    fprintf(f, "optimizer %s, activations %s ", bytes_str(m->optimizer, a, sizeof a),
+            bytes_str(m->activations, b, sizeof b));
+    fprintf(f, "(%s per layer), buffers %s\n", bytes_str(m->activations_per_layer, a, sizeof a),
+            bytes_str(m->buffers, b, sizeof b));
+    fprintf(f, "\n%-16s %9s %10s %10s %10s %9s %9s\n", "phase", "count", "compute", "comm", "time", "link util",
+            "bw ratio");
+    for (int p = 0; p < r->nphases; p++) {
+        const sim_phase *ph = &r->phases[p];
+        fprintf(f, "%-16s %9.0f %10s %10s %10s %8.1f%% %9.2f\n", ph->name, ph->count,
+                time_str(ph->compute_s, a, sizeof a), time_str(ph->comm_s, b, sizeof b),
+                time_str(ph->time_s, c, sizeof c), 100 * ph->max_link_util, ph->bw_ratio);
+    }
+}
+
+int out_links(FILE *f, const sim_result *r, int phase, const char *format)
+{
+    const wafer *wf = r->wf;
+    size_t nl = wafer_nlinks(wf);
+    const double *bytes = r->link_bytes;
+    double *own = NULL;
+    if (phase >= 0) {
+        own = malloc(nl * sizeof *own);
+        if (!own)
+            return -1;
+        sim_phase_link_bytes(r, phase, own);
+        bytes = own;
+    }
+    int json = !strcmp(format, "json"), table = !strcmp(format, "table");
+    json_writer w;
+    if (json) {
+        json_init(&w, f);
+        json_begin_array(&w);
+    } else {
+        fprintf(f, table ? "%5s %5s %3s %14s %12s %8s\n" : "%s,%s,%s,%s,%s,%s\n", "x", "y", "dir", "bytes",
+                "busy_s", "util");
+    }
+    for (size_t l = 0; l < nl; l++) {
+        int u = (int)(l / WAFER_NDIR), dir = (int)(l % WAFER_NDIR);
+        if (wafer_neighbor(wf, u, dir) < 0)
+            continue;
+        double busy = bytes[l] * r->inv_bw[l], util = r->step_time_s > 0 ? busy / r->step_time_s : 0;
+        char dirs[2] = {wafer_dir_char(dir), '\0'};
+        if (json) {
+            json_begin_object(&w);
+            json_key(&w, "x"); json_int(&w, wafer_x(wf, u));
+            json_key(&w, "y"); json_int(&w, wafer_y(wf, u));
+            json_key(&w, "dir"); json_string(&w, dirs);
+            json_key(&w, "bytes"); json_number(&w, bytes[l]);
+            json_key(&w, "busy_s"); json_number(&w, busy);
+            json_key(&w, "util"); json_number(&w, util);
+            json_key(&w, "dead"); json_bool(&w, r->inv_bw[l] <= 0);
+            json_end_object(&w);
+        } else {
+            fprintf(f, table ? "%5d %5d %3s %14.6g %12.6g %8.4f\n" : "%d,%d,%s,%.10g,%.10g,%.10g\n",
+                    wafer_x(wf, u), wafer_y(wf, u), dirs, bytes[l], busy, util);
+        }
+    }
+    if (json)
+        json_end_array(&w);
+    free(own);
+    return 0;
+}
