@@ -35,6 +35,8 @@ TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 ENGINE_LIB = $(BUILD)/libwtengine.a
 
 .PHONY: all deps test check run bench clean
+# Keep objects that only feed a test binary, so a rebuild stays incremental.
+.SECONDARY:
 
 all: $(BIN)
 

@@ -1,5 +1,7 @@
 #include "mem.h"
 
+#include <assert.h>
+
 int mem_act_table(const model *m, int b, mem_tensor *out)
 {
     double s = m->seq, h = m->hidden, a = m->heads, f = m->ffn;
@@ -7,7 +9,8 @@ int mem_act_table(const model *m, int b, mem_tensor *out)
     double sbh = s * b * h, as2b = a * s * s * b, sbf = s * b * f;
     int n = 0;
 #define T(nm, el, by, fl) out[n++] = (mem_tensor){nm, el, by, fl}
-    /* Attention block: 11sbh + 5as^2b at a = kv_heads. */
+    /* Attention block with its LayerNorm input: 13sbh + 5as^2b at a = kv_heads
+     * (Korthikanti's 11sbh + 5as^2b plus 2sbh of LayerNorm). */
     T("ln1.input", sbh, 2, MEM_SHARD_SEQPAR | MEM_INPUT);
     T("qkv.input", sbh, 2, MEM_SHARD_SEQPAR);
     T("q", sbh, 2, MEM_SHARD_TP);
@@ -18,7 +21,8 @@ int mem_act_table(const model *m, int b, mem_tensor *out)
     T("softmax.dropout_output", as2b, 2, MEM_SHARD_TP | MEM_CORE);
     T("proj.input", sbh, 2, MEM_SHARD_TP);
     T("attn.dropout_mask", sbh, 1, MEM_SHARD_SEQPAR);
-    /* MLP block: 19sbh at f = 4h (gelu); swiglu keeps gate, up and product. */
+    /* MLP block with its LayerNorm input: 21sbh at f = 4h (gelu; Korthikanti's
+     * 19sbh plus 2sbh); swiglu keeps gate, up and the product's input. */
     T("ln2.input", sbh, 2, MEM_SHARD_SEQPAR);
     T("mlp_in.input", sbh, 2, MEM_SHARD_SEQPAR);
     if (m->mlp == MODEL_SWIGLU) {
@@ -30,6 +34,7 @@ int mem_act_table(const model *m, int b, mem_tensor *out)
     T("mlp_out.input", sbf, 2, MEM_SHARD_TP);
     T("mlp.dropout_mask", sbh, 1, MEM_SHARD_SEQPAR);
 #undef T
+    assert(n <= MEM_MAX_TENSORS);
     return n;
 }
 

@@ -276,8 +276,13 @@ int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e)
     if (m->heads % s->tp || m->kv_heads % s->tp)
         return wt_fail(e, "strategy %s: TP %d must divide the model's %d heads and %d kv_heads", name, s->tp,
                        m->heads, m->kv_heads);
+    if (m->ffn % s->tp)
+        return wt_fail(e, "strategy %s: TP %d must divide the model's ffn width %d", name, s->tp, m->ffn);
     if (m->seq % s->sp)
         return wt_fail(e, "strategy %s: SP %d must divide the sequence length %d", name, s->sp, m->seq);
+    if (s->tp_seqpar && (m->seq / s->sp) % s->tp)
+        return wt_fail(e, "strategy %s: with --tp-seqpar on, TP %d must divide the %d tokens of a sequence "
+                          "shard (or turn --tp-seqpar off)", name, s->tp, m->seq / s->sp);
     if (s->pp > m->layers)
         return wt_fail(e, "strategy %s: PP %d is more stages than the model's %d layers", name, s->pp,
                        m->layers);
@@ -307,7 +312,7 @@ char *strategy_format(const strategy *s, char *buf, size_t n)
     size_t len = 0;
     buf[0] = '\0';
     for (int d = 0; d < 5 && len < n; d++) {
-        if (v[d] == 1)
+        if (v[d] == 1 && !(d == 0 && s->dp_given))
             continue;
         if (d == 4 && s->grid_given)
             len += (size_t)snprintf(buf + len, n - len, "%sTATP%dx%d", len ? "," : "", s->tatp_w, s->tatp_h);

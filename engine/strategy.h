@@ -56,8 +56,9 @@ int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e);
 
 int strategy_units(const strategy *s); /* DP * TP * SP * PP * TATP */
 
-/* "DP8,TATP16" style: only dimensions > 1, the TATP grid as "TATP4x8" when
- * the text gave it, "DP1" when everything is 1. */
+/* "DP8,TATP16" style: dimensions > 1 (and DP whenever the text gave it), the
+ * TATP grid as "TATP4x8" when the text gave it, "DP1" when everything is 1.
+ * Parsing the result gives the same strategy. */
 char *strategy_format(const strategy *s, char *buf, size_t n);
 
 const char *place_kind_name(place_kind k);
@@ -67,8 +68,8 @@ const char *grad_compress_name(grad_compress g);
 /* "zero,act_int8,grad_fp8" subset, or "none". */
 char *mem_switches_format(unsigned mem, char *buf, size_t n);
 
-/* The default TATP grid for n units on a w x h mesh: the squarest W x H with
- * W >= H that fits; 0 when none does. */
+/* The default TATP grid for n units on a w x h mesh: the squarest W x H that
+ * fits, the wider one when two are as square; 0 when none fits. */
 int strategy_default_grid(int n, int mesh_w, int mesh_h, int *gw, int *gh);
 
 #endif

@@ -497,9 +497,13 @@ static const resolve_reject resolve_rejects[] = {
     {"6b", 0, "DP3,TP2,PP2", "strategy DP3,TP2,PP2: batch 1024 is not a multiple of DP 3 x micro-batch 1"},
     {"175b", 0, "DP7,TATP4x4", "strategy DP7,TATP4x4: batch 1536 is not a multiple of DP 7 x micro-batch 1"},
     /* 2^72 units: more than a long long holds. */
-    {NULL, 0, "TP16777216,SP16777216,PP16777216",
-     "strategy TP16777216,SP16777216,PP16777216 needs 4722366482869645213696 units but the layout has "
+    {NULL, 0, "DP16777216,SP16777216,PP16777216",
+     "strategy DP16777216,SP16777216,PP16777216 needs 4722366482869645213696 units but the layout has "
      "256 live units"},
+    {"tp-shapes", 0, "TP4", "strategy TP4: TP 4 must divide the model's ffn width 98"},
+    {"tp-shapes", 0, "TP2,SP2",
+     "strategy TP2,SP2: with --tp-seqpar on, TP 2 must divide the 3 tokens of a sequence shard "
+     "(or turn --tp-seqpar off)"},
 };
 
 static void test_resolve_rejects(void **state)
@@ -510,11 +514,15 @@ static void test_resolve_rejects(void **state)
     const model huge = {.name = "huge", .layers = 1 << 24, .hidden = 1 << 24, .heads = 1 << 24,
                         .kv_heads = 1 << 24, .ffn = 1, .vocab = 1, .seq = 1 << 24, .batch = 1,
                         .microbatch = 1};
+    /* Heads 8 allow TP 2 and 4, but ffn 98 only splits in 2, and a sequence
+     * of 6 in 2 shards leaves 3 tokens, which TP 2 cannot split. */
+    const model tp_shapes = {.name = "tp-shapes", .layers = 2, .hidden = 64, .heads = 8, .kv_heads = 8,
+                             .ffn = 98, .vocab = 10, .seq = 6, .batch = 1, .microbatch = 1};
     for (size_t i = 0; i < sizeof resolve_rejects / sizeof resolve_rejects[0]; i++) {
         const resolve_reject *c = &resolve_rejects[i];
         wafer wf = mesh(16, 16, 1, 1);
         kill_units(&wf, c->dead);
-        model m = c->model ? preset(c->model) : huge;
+        model m = !c->model ? huge : !strcmp(c->model, "tp-shapes") ? tp_shapes : preset(c->model);
         strategy s;
         strategy_defaults(&s);
         wt_err e = {{0}};
