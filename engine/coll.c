@@ -1,5 +1,6 @@
 #include "coll.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +36,17 @@ static kind_layout layout_of(const plan *p, int kind)
     }
 }
 
-/* 1 when rank r is the first member of its group. */
-static int is_base(const kind_layout *k, int r)
+/* 1 when some group has members on two wafers. */
+static int spans_wafers(const coll_groups *g, const wafer *wf)
 {
-    return (r / k->stride_lo) % k->n_lo == 0 && (k->n_hi == 1 || (r / k->stride_hi) % k->n_hi == 0);
+    for (int grp = 0; grp < g->ngroups; grp++) {
+        const int *unit = g->unit + (size_t)grp * (size_t)g->size;
+        int x0 = wafer_x(wf, unit[0]) / wf->wafer_w, y0 = wafer_y(wf, unit[0]) / wf->wafer_h;
+        for (int m = 1; m < g->size; m++)
+            if (wafer_x(wf, unit[m]) / wf->wafer_w != x0 || wafer_y(wf, unit[m]) / wf->wafer_h != y0)
+                return 1;
+    }
+    return 0;
 }
 
 /* Grid cell of member m: the tiles layout, else a near-square split of rank order. */
@@ -147,22 +155,20 @@ int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, 
     }
     for (int m = 0; m < g->size; m++)
         offset[m] = (m % kl.n_lo) * kl.stride_lo + (m / kl.n_lo) * kl.stride_hi;
-    int k = 0;
-    for (int r = 0; r < p->nranks; r++) {
-        if (!is_base(&kl, r))
-            continue;
-        int w0 = -1;
-        for (int m = 0; m < g->size; m++) {
-            int u = p->unit[r + offset[m]];
-            g->unit[k * g->size + m] = u;
-            int wid = (wafer_x(wf, u) / wf->wafer_w) + (wafer_y(wf, u) / wf->wafer_h) * wf->wafers_x;
-            if (w0 >= 0 && wid != w0)
-                g->wafers = 1;
-            w0 = wid;
+    /* Base ranks have member digit 0: the first stride_lo ranks of every
+     * block of stride_lo * n_lo, and for DP x SP only below the DP stride. */
+    int k = 0, block = kl.stride_lo * kl.n_lo, limit = kl.n_hi > 1 ? kl.stride_hi : p->nranks;
+    for (int b0 = 0; b0 < limit; b0 += block) {
+        for (int r = b0; r < b0 + kl.stride_lo; r++, k++) {
+            int *unit = g->unit + (size_t)k * (size_t)g->size;
+            for (int m = 0; m < g->size; m++)
+                unit[m] = p->unit[r + offset[m]];
         }
-        k++;
     }
+    assert(k == g->ngroups);
     free(offset);
+    if (wf->wafers_x * wf->wafers_y > 1)
+        g->wafers = spans_wafers(g, wf);
     for (int m = 0; m < g->size; m++) {
         int cx, cy;
         member_cell(g, p, m, &cx, &cy);

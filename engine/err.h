@@ -12,7 +12,7 @@
 enum { WT_OK = 0, WT_EINTERNAL = -1, WT_EINPUT = -2 };
 
 typedef struct wt_err {
-    char msg[512];
+    char msg[2048];
 } wt_err;
 
 /* Formats msg into e (when e is not NULL) and returns WT_EINPUT. */

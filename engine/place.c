@@ -109,21 +109,46 @@ static int box_has_dead(const wafer *wf, const int *dead, int ndead, int ox, int
     return 0;
 }
 
-/* Unit of rank r in a tiling whose box starts at (ox, oy). */
-static int tiles_unit(const plan *p, const wafer *wf, int r)
+/* Fills unit[] for a tiling whose box starts at (ox, oy): ranks are counted
+ * like an odometer over the dimensions' indices, so each rank costs O(1). */
+static int tiles_units(plan *p, const wafer *wf, wt_err *e)
 {
-    int idx[NDIM];
-    place_index_of(p, r, idx);
-    int x = p->ox, y = p->oy, sx = 1, sy = 1;
+    int total = 0, base[NDIM];
     for (int d = 0; d < NDIM; d++) {
-        int ix, iy;
-        place_tile_pos(p, d, idx[d], &ix, &iy);
-        x += ix * sx;
-        y += iy * sy;
+        base[d] = total;
+        total += p->size[d];
+    }
+    int *off = malloc(sizeof *off * 2 * (size_t)total); /* x then y offset per (d, index) */
+    if (!off)
+        return wt_oom(e, "placement");
+    int sx = 1, sy = 1;
+    for (int d = 0; d < NDIM; d++) {
+        for (int i = 0; i < p->size[d]; i++) {
+            int ix, iy;
+            place_tile_pos(p, d, i, &ix, &iy);
+            off[2 * (base[d] + i)] = ix * sx;
+            off[2 * (base[d] + i) + 1] = iy * sy;
+        }
         sx *= p->tw[d];
         sy *= p->th[d];
     }
-    return wafer_unit(wf, x, y);
+    int idx[NDIM] = {0}, x = p->ox, y = p->oy;
+    for (int r = 0; r < p->nranks; r++) {
+        p->unit[r] = wafer_unit(wf, x, y);
+        for (int d = 0; d < NDIM; d++) {
+            const int *o = off + 2 * (base[d] + idx[d]);
+            x -= o[0];
+            y -= o[1];
+            idx[d] = idx[d] + 1 < p->size[d] ? idx[d] + 1 : 0;
+            o = off + 2 * (base[d] + idx[d]);
+            x += o[0];
+            y += o[1];
+            if (idx[d])
+                break;
+        }
+    }
+    free(off);
+    return WT_OK;
 }
 
 static int place_tiles(plan *p, const wafer *wf, const strategy *s, wt_err *e)
@@ -177,9 +202,7 @@ static int place_tiles(plan *p, const wafer *wf, const strategy *s, wt_err *e)
         return wt_fail(e, "tiles placement: every arrangement of %s on the %dx%d mesh covers a dead unit; "
                           "try --placement snake", name, wf->w, wf->h);
     p->tiled = 1;
-    for (int r = 0; r < p->nranks; r++)
-        p->unit[r] = tiles_unit(p, wf, r);
-    return WT_OK;
+    return tiles_units(p, wf, e);
 }
 
 /* Rank r goes to the r-th live unit in row-major (or boustrophedon) order. */

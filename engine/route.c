@@ -6,9 +6,9 @@
  * its first link and an end marker into the cell just past its last link;
  * one row-major pass then turns the markers into loads. W and N segments are
  * swept towards increasing x and y as well, so that one pass serves all four
- * directions: a W segment from x0 down to x1 covers the W links of units
- * x1+1 .. x0, so it starts at x1+1 and ends at x0+1 (no end marker when that
- * is past the mesh edge).
+ * directions: a W move from x0 down to x1 covers the W links of units
+ * x1+1 .. x0, so it starts at x1+1 and ends at x0+1 (in a padding cell past
+ * the mesh edge when x0 is the last column).
  *
  * Faults are read once, in route_ctx_new: a usable-direction mask per unit,
  * prefix counts of unusable links along rows and columns (an O(1) check of a
@@ -23,16 +23,27 @@
 #include <string.h>
 
 /*
- * A running sum of bytes. A link's load is the difference of running sums
- * that can be far larger than the load itself, so the bytes carry a
- * compensation term (the rounding error of every addition) and n counts the
- * segments that are open: when n drops to zero the true sum is exactly zero
- * and the rounding residue is dropped, so a link no flow crosses reads 0.
+ * A difference cell, and a running sum of the pass: s in bytes, n the
+ * segments opened minus closed. Where the running n is zero no segment
+ * covers the link, the true sum is exactly zero and the rounding residue of
+ * +b and -b is dropped, so a link no flow crosses gets exactly nothing.
  */
 typedef struct route_acc {
-    double s, c;
+    double s;
     int64_t n;
 } route_acc;
+
+/* The per-flow helpers must melt into the flow loop: as calls they spill
+ * the loop's registers, which costs more than their bodies. Each flow loop
+ * stays a function of its own for the same reason: inlined together they
+ * share one register allocation and spill. */
+#if defined(__GNUC__)
+#define ROUTE_HOT static inline __attribute__((always_inline))
+#define ROUTE_LOOP static __attribute__((noinline))
+#else
+#define ROUTE_HOT static inline
+#define ROUTE_LOOP static
+#endif
 
 /* A flow (or half flow) waiting for a rule-3 detour. */
 typedef struct route_pending {
@@ -46,8 +57,15 @@ struct route_ctx {
     const wafer *wf; /* borrowed; geometry and faults as of route_ctx_new */
     int w, h;
     size_t nunits;
+    double inv_w;        /* 1.0 / w */
     int faulty;          /* some link between two existing units is unusable */
-    route_acc *cell;     /* nlinks markers by link slot; all zero between calls */
+    int multi;           /* more than one wafer: crossings have their own latency */
+    /* Markers, zero between calls: (h + 1) rows of pitch cells, unit (x, y)
+     * direction d at y * pitch + x * 4 + d. The extra unit per row and the
+     * extra row take the end markers of W and N moves that reach the mesh
+     * edge, so the flow loop needs no edge test; the pass never reads them. */
+    route_acc *cell;
+    size_t pitch;        /* (w + 1) * 4 */
     route_acc *col;      /* 2 * w running N and S sums of the pass */
     int *wafer_col;      /* w: which wafer column each x lies in */
     int *wafer_row;      /* h: which wafer row each y lies in */
@@ -59,7 +77,8 @@ struct route_ctx {
     int *queue;          /* nunits BFS queue; also the list of labelled units */
     route_pending *pend; /* grows by doubling, kept across calls */
     size_t npend, cap_pend;
-    int row_lo, row_hi;  /* rows holding markers of this call; lo > hi when none */
+    /* Rows holding markers of this call; lo > hi when none. */
+    int row_lo, row_hi;
 };
 
 void route_ctx_free(route_ctx *rc)
@@ -111,6 +130,11 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
         wt_fail(e, "route: wafer is not initialised");
         return WT_EINTERNAL;
     }
+    /* route_row_of is exact only within wafer_init's limits. */
+    if (wf->w > 65536 || wafer_nunits(wf) > ((size_t)1 << 26)) {
+        wt_fail(e, "route: a %dx%d mesh is larger than the router handles", wf->w, wf->h);
+        return WT_EINTERNAL;
+    }
     route_ctx *rc = calloc(1, sizeof *rc);
     if (!rc)
         return wt_oom(e, "route context");
@@ -118,10 +142,13 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
     rc->w = wf->w;
     rc->h = wf->h;
     rc->nunits = wafer_nunits(wf);
+    rc->multi = wf->wafers_x > 1 || wf->wafers_y > 1;
     rc->row_lo = INT_MAX;
     rc->row_hi = -1;
     /* calloc: pages of rows no flow ever touches are never faulted in. */
-    rc->cell = calloc(wafer_nlinks(wf), sizeof *rc->cell);
+    rc->pitch = ((size_t)rc->w + 1) * WAFER_NDIR;
+    rc->inv_w = 1.0 / rc->w;
+    rc->cell = calloc(((size_t)rc->h + 1) * rc->pitch, sizeof *rc->cell);
     rc->col = calloc((size_t)rc->w * 2, sizeof *rc->col);
     rc->wafer_col = malloc((size_t)rc->w * sizeof *rc->wafer_col);
     rc->wafer_row = malloc((size_t)rc->h * sizeof *rc->wafer_row);
@@ -165,67 +192,96 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
     return WT_OK;
 }
 
-/* Adds b to a with its rounding error kept in a->c (Knuth's two-sum). */
-static inline void route_acc_add(route_acc *a, double b, int64_t dn)
+/* What the flow loop needs of the ctx, copied into locals: stores into the
+ * cells could otherwise alias the ctx fields and force reloads. */
+typedef struct route_geo {
+    route_acc *cell;
+    size_t pitch;
+    double inv_w;
+} route_geo;
+
+static route_geo route_geo_of(const route_ctx *rc)
 {
-    double t = a->s + b;
-    double bv = t - a->s;
-    a->c += (a->s - (t - bv)) + (b - bv);
-    a->s = t;
-    a->n += dn;
+    route_geo g = {rc->cell, rc->pitch, rc->inv_w};
+    return g;
 }
 
-static inline void route_touch(route_ctx *rc, int lo, int hi)
+/*
+ * Adds the two markers of a straight move from a to b along a line: E or S
+ * (dfwd) when a < b, covering a .. b-1 and ending at b; else W or N (dback),
+ * covering b+1 .. a and ending at a+1 (in the padding past the mesh edge
+ * when a is the last). base is the cell of position 0 in direction 0 and
+ * step the cell distance between neighbours on the line.
+ */
+ROUTE_HOT void route_seg(const route_geo *g, size_t base, size_t step, size_t dfwd, size_t dback,
+                         int a, int b, double bytes, int64_t k)
 {
-    if (lo < rc->row_lo)
-        rc->row_lo = lo;
-    if (hi > rc->row_hi)
-        rc->row_hi = hi;
-}
-
-static inline void route_mark(route_ctx *rc, size_t unit, int dir, double b, int64_t dn)
-{
-    route_acc_add(&rc->cell[unit * WAFER_NDIR + (size_t)dir], b, dn);
-}
-
-/* Loads the links from (xa, y) to (xb, y), E or W. */
-static inline void route_seg_row(route_ctx *rc, int y, int xa, int xb, double b)
-{
-    size_t row = (size_t)y * (size_t)rc->w;
-    if (xa < xb) {
-        route_mark(rc, row + (size_t)xa, WAFER_E, b, 1);
-        route_mark(rc, row + (size_t)xb, WAFER_E, -b, -1);
-    } else if (xa > xb) {
-        route_mark(rc, row + (size_t)xb + 1, WAFER_W, b, 1);
-        if (xa + 1 < rc->w)
-            route_mark(rc, row + (size_t)xa + 1, WAFER_W, -b, -1);
+    size_t s0, s1;
+    if (a < b) {
+        s0 = base + (size_t)a * step + dfwd;
+        s1 = base + (size_t)b * step + dfwd;
+    } else if (a > b) {
+        s0 = base + (size_t)(b + 1) * step + dback;
+        s1 = base + (size_t)(a + 1) * step + dback;
     } else {
         return;
     }
-    route_touch(rc, y, y);
+    g->cell[s0].s += bytes;
+    g->cell[s0].n += k;
+    g->cell[s1].s -= bytes;
+    g->cell[s1].n -= k;
+}
+
+/* Loads the links from (xa, y) to (xb, y), E or W, with b bytes that count
+ * as k flows. */
+ROUTE_HOT void route_seg_row(const route_geo *g, int y, int xa, int xb, double b, int64_t k)
+{
+    route_seg(g, (size_t)y * g->pitch, WAFER_NDIR, WAFER_E, WAFER_W, xa, xb, b, k);
 }
 
 /* Loads the links from (x, ya) to (x, yb), S or N. */
-static inline void route_seg_col(route_ctx *rc, int x, int ya, int yb, double b)
+ROUTE_HOT void route_seg_col(const route_geo *g, int x, int ya, int yb, double b, int64_t k)
 {
-    size_t w = (size_t)rc->w;
-    if (ya < yb) {
-        route_mark(rc, (size_t)ya * w + (size_t)x, WAFER_S, b, 1);
-        route_mark(rc, (size_t)yb * w + (size_t)x, WAFER_S, -b, -1);
-        route_touch(rc, ya, yb);
-    } else if (ya > yb) {
-        route_mark(rc, (size_t)(yb + 1) * w + (size_t)x, WAFER_N, b, 1);
-        if (ya + 1 < rc->h) {
-            route_mark(rc, (size_t)(ya + 1) * w + (size_t)x, WAFER_N, -b, -1);
-            route_touch(rc, yb + 1, ya + 1);
-        } else {
-            route_touch(rc, yb + 1, rc->h - 1);
-        }
+    route_seg(g, (size_t)x * WAFER_NDIR, g->pitch, WAFER_S, WAFER_N, ya, yb, b, k);
+}
+
+/* Loads the dimension-order path from (x0, y0) to (x1, y1). */
+ROUTE_HOT void route_dor_add(const route_geo *g, int x0, int y0, int x1, int y1, int xfirst,
+                             double b, int64_t k)
+{
+    if (xfirst) {
+        route_seg_row(g, y0, x0, x1, b, k);
+        route_seg_col(g, x1, y0, y1, b, k);
+    } else {
+        route_seg_col(g, x0, y0, y1, b, k);
+        route_seg_row(g, y1, x0, x1, b, k);
     }
 }
 
+/*
+ * The row of unit u without a division: u < 2^26 and w <= 2^16 (wafer_init
+ * caps both), so (u + 0.5) / w is at least 2^-17 away from an integer while
+ * the product below is off by at most 2^-26, and truncation is exact.
+ */
+ROUTE_HOT int route_row_of(const route_geo *g, int u)
+{
+    return (int)(((double)u + 0.5) * g->inv_w);
+}
+
+/* Widens the rows the pass must cover to every marker of any path between
+ * rows ya and yb: an N move ends one row below its start, which may be the
+ * padding row. */
+ROUTE_HOT void route_rows(int *lo, int *hi, int ya, int yb)
+{
+    int a = ya < yb ? ya : yb, b = ya < yb ? yb : ya;
+    if (a < *lo)
+        *lo = a;
+    if (b + 1 > *hi)
+        *hi = b + 1;
+}
+
 /* Unusable links on the straight move from xa to xb along row y. */
-static inline int route_row_bad(const route_ctx *rc, int y, int xa, int xb)
+ROUTE_HOT int route_row_bad(const route_ctx *rc, int y, int xa, int xb)
 {
     const int *p = rc->bad_ew + (size_t)y * (size_t)(rc->w + 1) * 2;
     if (xa < xb)
@@ -236,7 +292,7 @@ static inline int route_row_bad(const route_ctx *rc, int y, int xa, int xb)
 }
 
 /* Unusable links on the straight move from ya to yb along column x. */
-static inline int route_col_bad(const route_ctx *rc, int x, int ya, int yb)
+ROUTE_HOT int route_col_bad(const route_ctx *rc, int x, int ya, int yb)
 {
     const int *p = rc->bad_ns + (size_t)x * (size_t)(rc->h + 1) * 2;
     if (ya < yb)
@@ -246,36 +302,28 @@ static inline int route_col_bad(const route_ctx *rc, int x, int ya, int yb)
     return 0;
 }
 
-static inline int route_dor_bad(const route_ctx *rc, int x0, int y0, int x1, int y1, int xfirst)
+ROUTE_HOT int route_dor_bad(const route_ctx *rc, int x0, int y0, int x1, int y1, int xfirst)
 {
     if (xfirst)
         return route_row_bad(rc, y0, x0, x1) || route_col_bad(rc, x1, y0, y1);
     return route_col_bad(rc, x0, y0, y1) || route_row_bad(rc, y1, x0, x1);
 }
 
-static inline void route_dor_add(route_ctx *rc, int x0, int y0, int x1, int y1, int xfirst, double b)
-{
-    if (xfirst) {
-        route_seg_row(rc, y0, x0, x1, b);
-        route_seg_col(rc, x1, y0, y1, b);
-    } else {
-        route_seg_col(rc, x0, y0, y1, b);
-        route_seg_row(rc, y1, x0, x1, b);
-    }
-}
-
-/* Rules 1 and 2 for one (half) flow. Returns 0 when it took its own order, 1
- * when it took the other one, 2 when it waits for a detour, or WT_EINTERNAL
- * when the waiting list cannot grow. */
+/* Rules 1 and 2 for one (half) flow on a faulty wafer, b bytes counting as
+ * k (half) flows. Returns 0 when it took its own order, 1 when it took the
+ * other one, 2 when it waits for a detour (which counts b > 0 as one), or
+ * WT_EINTERNAL when the waiting list cannot grow. */
 static int route_half(route_ctx *rc, size_t idx, int src, int dst, int x0, int y0, int x1, int y1,
-                      int xfirst, double b)
+                      int xfirst, double b, int64_t k)
 {
-    if (!rc->faulty || !route_dor_bad(rc, x0, y0, x1, y1, xfirst)) {
-        route_dor_add(rc, x0, y0, x1, y1, xfirst, b);
+    if (!route_dor_bad(rc, x0, y0, x1, y1, xfirst)) {
+        route_geo g = route_geo_of(rc);
+        route_dor_add(&g, x0, y0, x1, y1, xfirst, b, k);
         return 0;
     }
     if (!route_dor_bad(rc, x0, y0, x1, y1, !xfirst)) {
-        route_dor_add(rc, x0, y0, x1, y1, !xfirst, b);
+        route_geo g = route_geo_of(rc);
+        route_dor_add(&g, x0, y0, x1, y1, !xfirst, b, k);
         return 1;
     }
     if (rc->npend == rc->cap_pend) {
@@ -290,25 +338,88 @@ static int route_half(route_ctx *rc, size_t idx, int src, int dst, int x0, int y
     return 2;
 }
 
-/* Folds one marker cell into a running sum and, when out is given, adds the
- * running sum to the link's load. Leaves the cell zero. */
-static inline void route_sweep(route_acc *run, route_acc *cell, double *out)
+/* Folds one marker cell into a running sum and leaves the cell zero;
+ * returns the number of (half) flows on the link. For the list and the
+ * counting path, where a link no flow crosses must stay out. */
+ROUTE_HOT int64_t route_fold(route_acc *run, route_acc *cell)
 {
-    if (cell->n != 0 || cell->s != 0.0 || cell->c != 0.0) {
-        route_acc_add(run, cell->s, cell->n);
-        run->c += cell->c;
-        cell->s = cell->c = 0.0;
+    if (cell->n != 0 || cell->s != 0.0) {
+        run->s += cell->s;
+        run->n += cell->n;
+        cell->s = 0.0;
         cell->n = 0;
         if (run->n == 0)
-            run->s = run->c = 0.0;
+            run->s = 0.0;
     }
-    if (run->n != 0 && out)
-        *out += run->s + run->c;
+    return run->n;
 }
 
-/* The one pass from markers to loads over the rows this call touched; with
- * load NULL it only clears the markers (after an error). */
-static void route_drain(route_ctx *rc, double *load)
+/* Where the pass puts the loads: a dense array, a list, or nowhere. */
+typedef struct route_out {
+    double *load;     /* dense, or NULL */
+    route_sparse *sp; /* list, or NULL; neither = only clear the markers */
+    double unit;      /* > 0: every (half) flow carried this, load = count * unit */
+    int oom;          /* the list could not grow: stop listing, keep clearing */
+} route_out;
+
+/* Appends one link to the list, growing it; on failure marks o->oom. */
+static void route_append(route_out *o, size_t slot, double v)
+{
+    route_sparse *sp = o->sp;
+    if (sp->n == sp->cap) {
+        size_t cap = sp->cap ? sp->cap * 2 : 256;
+        int *l = realloc(sp->link, cap * sizeof *l);
+        if (l)
+            sp->link = l;
+        double *d = l ? realloc(sp->load, cap * sizeof *d) : NULL;
+        if (!d) {
+            o->oom = 1;
+            return;
+        }
+        sp->load = d;
+        sp->cap = cap;
+    }
+    sp->link[sp->n] = (int)slot;
+    sp->load[sp->n++] = v;
+}
+
+/* Puts a loaded link's bytes where o says: counted or summed, dense or
+ * listed. */
+ROUTE_HOT void route_emit(route_out *o, size_t slot, const route_acc *run)
+{
+    double v = o->unit > 0 ? (double)run->n * o->unit : run->s;
+    if (o->load)
+        o->load[slot] += v;
+    else if (!o->oom)
+        route_append(o, slot, v);
+}
+
+/* Folds one cell into a running sum, without branches: in a busy mesh
+ * whether a cell holds markers is a coin toss. Returns what the link adds. */
+ROUTE_HOT double route_fold_add(route_acc *run, const route_acc *cell)
+{
+    run->n += cell->n;
+    run->s = run->n ? run->s + cell->s : 0.0;
+    return run->n ? run->s : 0.0;
+}
+
+/* A row of the pass into a dense load array, summing bytes (the common
+ * case); the row's cells are cleared by the caller in one go. */
+static void route_drain_row(const route_acc *c, double *load, size_t w, route_acc *col_n,
+                            route_acc *col_s)
+{
+    route_acc run_e = {0, 0}, run_w = {0, 0};
+    for (size_t x = 0; x < w; x++, c += WAFER_NDIR, load += WAFER_NDIR) {
+        load[WAFER_E] += route_fold_add(&run_e, c + WAFER_E);
+        load[WAFER_W] += route_fold_add(&run_w, c + WAFER_W);
+        load[WAFER_N] += route_fold_add(col_n + x, c + WAFER_N);
+        load[WAFER_S] += route_fold_add(col_s + x, c + WAFER_S);
+    }
+}
+
+/* The one pass from markers to loads over the rows this call touched, in
+ * ascending link slot order; leaves every cell zero, padding included. */
+static void route_drain(route_ctx *rc, route_out *o)
 {
     if (rc->row_lo > rc->row_hi)
         return;
@@ -316,16 +427,29 @@ static void route_drain(route_ctx *rc, double *load)
     route_acc *col_n = rc->col, *col_s = rc->col + w;
     memset(rc->col, 0, 2 * w * sizeof *rc->col);
     for (int y = rc->row_lo; y <= rc->row_hi; y++) {
-        route_acc run_e = {0, 0, 0}, run_w = {0, 0, 0};
-        for (size_t x = 0; x < w; x++) {
-            size_t l = ((size_t)y * w + x) * WAFER_NDIR;
-            route_acc *c = rc->cell + l;
-            double *o = load ? load + l : NULL;
-            route_sweep(&run_e, c + WAFER_E, o ? o + WAFER_E : NULL);
-            route_sweep(&run_w, c + WAFER_W, o ? o + WAFER_W : NULL);
-            route_sweep(col_n + x, c + WAFER_N, o ? o + WAFER_N : NULL);
-            route_sweep(col_s + x, c + WAFER_S, o ? o + WAFER_S : NULL);
+        route_acc *c = rc->cell + (size_t)y * rc->pitch;
+        if (y == rc->h || (!o->load && !o->sp)) {
+            memset(c, 0, rc->pitch * sizeof *c);
+            continue;
         }
+        route_acc run_e = {0, 0}, run_w = {0, 0};
+        size_t slot = (size_t)y * w * WAFER_NDIR;
+        if (o->load && !(o->unit > 0)) {
+            route_drain_row(c, o->load + slot, w, col_n, col_s);
+            memset(c, 0, rc->pitch * sizeof *c);
+            continue;
+        }
+        for (size_t x = 0; x < w; x++, c += WAFER_NDIR, slot += WAFER_NDIR) {
+            if (route_fold(&run_e, c + WAFER_E))
+                route_emit(o, slot + WAFER_E, &run_e);
+            if (route_fold(&run_w, c + WAFER_W))
+                route_emit(o, slot + WAFER_W, &run_w);
+            if (route_fold(col_n + x, c + WAFER_N))
+                route_emit(o, slot + WAFER_N, col_n + x);
+            if (route_fold(col_s + x, c + WAFER_S))
+                route_emit(o, slot + WAFER_S, col_s + x);
+        }
+        memset(c, 0, WAFER_NDIR * sizeof *c);
     }
     rc->row_lo = INT_MAX;
     rc->row_hi = -1;
@@ -360,6 +484,18 @@ static void route_bfs_expand(route_ctx *rc, int v, int *tail)
     }
 }
 
+/* Adds the straight run from (xa, ya) to (xb, yb) of a detour. */
+static void route_seg_any(route_ctx *rc, int xa, int ya, int xb, int yb, double b)
+{
+    int64_t k = b > 0;
+    route_geo g = route_geo_of(rc);
+    if (ya == yb)
+        route_seg_row(&g, ya, xa, xb, b, k);
+    else
+        route_seg_col(&g, xa, ya, yb, b, k);
+    route_rows(&rc->row_lo, &rc->row_hi, ya, yb);
+}
+
 /*
  * Walks a rule-3 detour from p->src down the distances, taking at each unit
  * the first direction in the flow's order whose neighbour is one hop closer,
@@ -388,10 +524,8 @@ static int route_walk(route_ctx *rc, const route_pending *p, int *hops, int *cro
         if (d < 0)
             return WT_EINTERNAL;
         if (d != run_dir) {
-            if (run_dir == WAFER_E || run_dir == WAFER_W)
-                route_seg_row(rc, y, rx, x, p->bytes);
-            else if (run_dir >= 0)
-                route_seg_col(rc, x, ry, y, p->bytes);
+            if (run_dir >= 0)
+                route_seg_any(rc, rx, ry, x, y, p->bytes);
             run_dir = d;
             rx = x;
             ry = y;
@@ -404,21 +538,15 @@ static int route_walk(route_ctx *rc, const route_pending *p, int *hops, int *cro
         y = ny;
         k--;
     }
-    if (run_dir == WAFER_E || run_dir == WAFER_W)
-        route_seg_row(rc, y, rx, x, p->bytes);
-    else if (run_dir >= 0)
-        route_seg_col(rc, x, ry, y, p->bytes);
+    if (run_dir >= 0)
+        route_seg_any(rc, rx, ry, x, y, p->bytes);
     *cross = nc;
     return WT_OK;
 }
 
-static inline void route_note(route_stats *st, int hops, int cross, double lat_link, double lat_iw)
+ROUTE_HOT double route_lat(const wafer *wf, int hops, int cross)
 {
-    double lat = (double)(hops - cross) * lat_link + (double)cross * lat_iw;
-    if (hops > st->max_hops)
-        st->max_hops = hops;
-    if (lat > st->max_latency)
-        st->max_latency = lat;
+    return (double)(hops - cross) * wf->link_lat + (double)cross * wf->iw_lat;
 }
 
 /*
@@ -429,7 +557,6 @@ static inline void route_note(route_stats *st, int hops, int cross, double lat_l
  */
 static int route_detours(route_ctx *rc, route_stats *st, size_t *fail)
 {
-    const wafer *wf = rc->wf;
     int rv = WT_OK, head = 0, tail = 0, target = -1;
     qsort(rc->pend, rc->npend, sizeof *rc->pend, route_pending_cmp);
     for (size_t i = 0; i < rc->npend && rv == WT_OK; i++) {
@@ -452,93 +579,263 @@ static int route_detours(route_ctx *rc, route_stats *st, size_t *fail)
         }
         int hops, cross;
         rv = route_walk(rc, p, &hops, &cross);
-        if (rv == WT_OK)
-            route_note(st, hops, cross, wf->link_lat, wf->iw_lat);
+        if (rv != WT_OK)
+            break;
+        double lat = route_lat(rc->wf, hops, cross);
+        if (hops > st->max_hops)
+            st->max_hops = hops;
+        if (lat > st->max_latency)
+            st->max_latency = lat;
     }
     for (int j = 0; j < tail; j++)
         rc->dist[rc->queue[j]] = -1;
     return rv;
 }
 
-int route_flows(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode, double *load,
-                route_stats *st, wt_err *e)
+/* Longest path and, across wafers, largest latency of the dimension-order
+ * paths so far; both orders of a flow are shortest and cross the same edges. */
+typedef struct route_tally {
+    int max_hops;
+    double max_lat;
+    double bytes; /* of the first routed flow that carries any */
+    int mixed;    /* some routed flow carried other bytes */
+    int any;      /* bytes is set */
+} route_tally;
+
+/* Notes the bytes of a routed flow: while they are all the same, a link's
+ * load is its flow count times those bytes, with no rounding to pile up. */
+ROUTE_HOT void route_tally_bytes(route_tally *t, double b)
 {
-    route_stats scratch;
-    if (!st)
-        st = &scratch;
-    memset(st, 0, sizeof *st);
-    if (!rc || (n > 0 && (!flows || !load))) {
-        wt_fail(e, "route: missing context, flows or load array");
-        return WT_EINTERNAL;
+    if (b == 0)
+        return;
+    if (!t->any) {
+        t->any = 1;
+        t->bytes = b;
     }
+    t->mixed |= b != t->bytes;
+}
+
+ROUTE_HOT void route_tally_flow(const route_ctx *rc, route_tally *t, int x0, int y0, int x1,
+                                int y1)
+{
+    int hops = abs(x1 - x0) + abs(y1 - y0);
+    if (hops > t->max_hops)
+        t->max_hops = hops;
+    if (rc->multi) {
+        int cross = abs(rc->wafer_col[x1] - rc->wafer_col[x0]) +
+                    abs(rc->wafer_row[y1] - rc->wafer_row[y0]);
+        double lat = route_lat(rc->wf, hops, cross);
+        if (lat > t->max_lat)
+            t->max_lat = lat;
+    }
+}
+
+/* Checks a flow; a bad one is the caller's bug and fails the whole call.
+ * The byte test also rejects NaN: one bad marker would spoil a whole row. */
+ROUTE_HOT int route_flow_bad(size_t nunits, int src, int dst, double b)
+{
+    return (unsigned)src >= nunits || (unsigned)dst >= nunits || !(b >= 0.0 && b <= DBL_MAX);
+}
+
+/* The whole call on a wafer without faults, where rule 1 always holds;
+ * inlined once per mode so that the mode tests leave the loop. Returns the
+ * index of the first bad flow, or n. */
+ROUTE_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t n, int xfirst,
+                                  int balanced, route_tally *t)
+{
+    const route_geo g = route_geo_of(rc);
+    const int w = rc->w, multi = rc->multi;
+    const size_t nunits = rc->nunits;
+    int lo = rc->row_lo, hi = rc->row_hi, max_hops = t->max_hops;
+    route_tally tt = *t;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const int src = flows[i].src, dst = flows[i].dst;
+        const double b = flows[i].bytes;
+        if (route_flow_bad(nunits, src, dst, b))
+            break;
+        if (src == dst)
+            continue;
+        int y0 = route_row_of(&g, src), x0 = src - y0 * w;
+        int y1 = route_row_of(&g, dst), x1 = dst - y1 * w;
+        int64_t k = b > 0; /* an empty flow covers no link */
+        if (!balanced) {
+            route_dor_add(&g, x0, y0, x1, y1, xfirst, b, k);
+        } else if (x0 == x1 || y0 == y1) {
+            /* A straight balanced flow has one path for both halves. */
+            route_dor_add(&g, x0, y0, x1, y1, 1, b, 2 * k);
+        } else {
+            route_dor_add(&g, x0, y0, x1, y1, 1, 0.5 * b, k);
+            route_dor_add(&g, x0, y0, x1, y1, 0, 0.5 * b, k);
+        }
+        route_tally_bytes(&tt, b);
+        route_rows(&lo, &hi, y0, y1);
+        int hops = abs(x1 - x0) + abs(y1 - y0);
+        max_hops = hops > max_hops ? hops : max_hops;
+        if (multi)
+            route_tally_flow(rc, &tt, x0, y0, x1, y1);
+    }
+    tt.max_hops = max_hops > tt.max_hops ? max_hops : tt.max_hops;
+    *t = tt;
+    rc->row_lo = lo;
+    rc->row_hi = hi;
+    return i;
+}
+
+ROUTE_LOOP size_t route_clean_xy(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+{
+    return route_clean_mode(rc, f, n, 1, 0, t);
+}
+
+ROUTE_LOOP size_t route_clean_yx(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+{
+    return route_clean_mode(rc, f, n, 0, 0, t);
+}
+
+ROUTE_LOOP size_t route_clean_bal(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+{
+    return route_clean_mode(rc, f, n, 1, 1, t);
+}
+
+static size_t route_clean(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode,
+                          route_tally *t)
+{
+    if (mode == ROUTE_XY)
+        return route_clean_xy(rc, flows, n, t);
+    if (mode == ROUTE_YX)
+        return route_clean_yx(rc, flows, n, t);
+    return route_clean_bal(rc, flows, n, t);
+}
+
+/* The whole call on a faulty wafer: rules 1 and 2 here, rule 3 queued.
+ * Returns the index of the first bad flow, or n; *oom on a failed queue. */
+ROUTE_LOOP size_t route_faulty(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode,
+                              route_tally *t, int *detoured, int *oom)
+{
+    const int wi = rc->w;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const route_flow *f = &flows[i];
+        if (route_flow_bad(rc->nunits, f->src, f->dst, f->bytes))
+            break;
+        if (f->src == f->dst)
+            continue;
+        int y0 = f->src / wi, x0 = f->src - y0 * wi;
+        int y1 = f->dst / wi, x1 = f->dst - y1 * wi;
+        int r0, r1 = 0;
+        double b = f->bytes;
+        int64_t k = b > 0; /* an empty flow covers no link */
+        if (mode != ROUTE_BALANCED) {
+            r0 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, mode == ROUTE_XY, b, k);
+        } else if ((x0 == x1 || y0 == y1) && !route_dor_bad(rc, x0, y0, x1, y1, 1)) {
+            r0 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, 1, b, 2 * k);
+        } else {
+            r0 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, 1, 0.5 * b, k);
+            if (r0 >= 0)
+                r1 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, 0, 0.5 * b, k);
+        }
+        route_tally_bytes(t, b);
+        if (r0 < 0 || r1 < 0) {
+            *oom = 1;
+            return i;
+        }
+        *detoured += (r0 != 0) + (r1 != 0);
+        /* Both halves queue for rule 3 or neither does. */
+        if (r0 < 2) {
+            route_rows(&rc->row_lo, &rc->row_hi, y0, y1);
+            route_tally_flow(rc, t, x0, y0, x1, y1);
+        }
+    }
+    return i;
+}
+
+/* Routes the flows into the cells and, when that worked, drains them into
+ * o; on any error the cells are cleared and st is zero. */
+static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode,
+                      route_out *o, route_stats *st, wt_err *e)
+{
+    memset(st, 0, sizeof *st);
     if (mode != ROUTE_XY && mode != ROUTE_YX && mode != ROUTE_BALANCED) {
         wt_fail(e, "route: unknown routing mode %d", (int)mode);
         return WT_EINTERNAL;
     }
-    const wafer *wf = rc->wf;
-    const double lat_link = wf->link_lat, lat_iw = wf->iw_lat;
-    const int w = rc->w;
-    const int *wcol = rc->wafer_col, *wrow = rc->wafer_row;
-    int rv = WT_OK;
+    route_tally t = {0, 0.0, 0.0, 0, 0};
+    int oom = 0, rv = WT_OK;
+    size_t done;
     rc->npend = 0;
+    if (rc->faulty)
+        done = route_faulty(rc, flows, n, mode, &t, &st->detoured, &oom);
+    else
+        done = route_clean(rc, flows, n, mode, &t);
+    st->max_hops = t.max_hops;
+    st->max_latency = rc->multi ? t.max_lat : (double)t.max_hops * rc->wf->link_lat;
 
-    for (size_t i = 0; i < n; i++) {
-        const route_flow *f = &flows[i];
-        if ((unsigned)f->src >= rc->nunits || (unsigned)f->dst >= rc->nunits) {
-            wt_fail(e, "route: flow %zu goes from unit %d to unit %d, outside the %dx%d mesh", i,
-                    f->src, f->dst, w, rc->h);
-            rv = WT_EINTERNAL;
-            break;
-        }
-        /* Also rejects NaN: one bad marker would spoil a whole row. */
-        if (!(f->bytes >= 0.0 && f->bytes <= DBL_MAX)) {
-            wt_fail(e, "route: flow %zu carries %g bytes", i, f->bytes);
-            rv = WT_EINTERNAL;
-            break;
-        }
-        if (f->src == f->dst)
-            continue;
-        int x0 = f->src % w, y0 = f->src / w, x1 = f->dst % w, y1 = f->dst / w;
-        int r0, r1 = 0;
-        if (mode == ROUTE_BALANCED) {
-            double half = 0.5 * f->bytes;
-            r0 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, 1, half);
-            if (r0 >= 0)
-                r1 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, 0, half);
-        } else {
-            r0 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, mode == ROUTE_XY, f->bytes);
-        }
-        if (r0 < 0 || r1 < 0) {
-            rv = wt_oom(e, "route detour list");
-            break;
-        }
-        st->detoured += (r0 != 0) + (r1 != 0);
-        /* Both dimension orders are shortest and cross the same wafer edges. */
-        if (r0 < 2 || (mode == ROUTE_BALANCED && r1 < 2)) {
-            int hops = abs(x1 - x0) + abs(y1 - y0);
-            int cross = abs(wcol[x1] - wcol[x0]) + abs(wrow[y1] - wrow[y0]);
-            route_note(st, hops, cross, lat_link, lat_iw);
-        }
-    }
-
-    if (rv == WT_OK && rc->npend > 0) {
+    if (oom) {
+        rv = wt_oom(e, "route detour list");
+    } else if (done < n) {
+        const route_flow *f = &flows[done];
+        wt_fail(e, "route: flow %zu from unit %d to %d with %g bytes is not in the %dx%d mesh", done,
+                f->src, f->dst, f->bytes, rc->w, rc->h);
+        rv = WT_EINTERNAL;
+    } else if (rc->npend > 0) {
         size_t fail = SIZE_MAX;
         rv = route_detours(rc, st, &fail);
         if (rv != WT_OK) {
             wt_fail(e, "route: detour walk lost its way (bug)");
         } else if (fail != SIZE_MAX) {
             const route_flow *f = &flows[fail];
+            int w = rc->w;
             rv = wt_fail(e, "no route from %d,%d to %d,%d", f->src % w, f->src / w, f->dst % w,
                          f->dst / w);
         }
     }
     if (rv != WT_OK) {
-        route_drain(rc, NULL);
+        route_out none = {NULL, NULL, 0.0, 0};
+        route_drain(rc, &none);
         memset(st, 0, sizeof *st);
         return rv;
     }
-    route_drain(rc, load);
+    if (t.any && !t.mixed && t.bytes > 0)
+        o->unit = mode == ROUTE_BALANCED ? 0.5 * t.bytes : t.bytes;
+    route_drain(rc, o);
     return WT_OK;
+}
+
+int route_flows(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode, double *load,
+                route_stats *st, wt_err *e)
+{
+    route_stats scratch;
+    if (!rc || (n > 0 && (!flows || !load))) {
+        if (st)
+            memset(st, 0, sizeof *st);
+        wt_fail(e, "route: missing context, flows or load array");
+        return WT_EINTERNAL;
+    }
+    route_out o = {load, NULL, 0.0, 0};
+    return route_call(rc, flows, n, mode, &o, st ? st : &scratch, e);
+}
+
+int route_flows_sparse(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode,
+                       route_sparse *out, route_stats *st, wt_err *e)
+{
+    route_stats scratch;
+    if (!rc || !out || (n > 0 && !flows) || out->n > out->cap ||
+        (out->cap > 0 && (!out->link || !out->load))) {
+        if (st)
+            memset(st, 0, sizeof *st);
+        wt_fail(e, "route: missing context, flows or list");
+        return WT_EINTERNAL;
+    }
+    size_t n0 = out->n;
+    route_out o = {NULL, out, 0.0, 0};
+    int rv = route_call(rc, flows, n, mode, &o, st ? st : &scratch, e);
+    if (rv == WT_OK && o.oom) {
+        out->n = n0;
+        if (st)
+            memset(st, 0, sizeof *st);
+        return wt_oom(e, "route link list");
+    }
+    return rv;
 }
 
 int route_mode_parse(const char *s)

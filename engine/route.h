@@ -22,10 +22,13 @@
  *
  * Also (route.c): the ctx borrows wf, which must outlive it; faults are read
  * by route_ctx_new, link_lat and iw_lat at every call. A ctx is scratch for
- * one caller at a time. On any error load[] is left as it was. Loads carry a
- * compensated sum, so a link's load matches a link-by-link sum to about
- * 1e-15 relative, and a link no flow crosses stays exactly as it was. A flow
- * naming a unit outside the mesh, or with bytes negative or not finite, is
+ * one caller at a time. On any error load[] (or the list's length) is left
+ * as it was. A link no flow crosses gets exactly nothing. A loaded link is a
+ * running sum of +bytes and -bytes markers along its row or column, so its
+ * rounding error is a few ulps of the bytes running through that row or
+ * column; when every flow with bytes carries the same bytes, it is exactly
+ * its number of (half) flows times those bytes, rounded once. A flow naming
+ * a unit outside the mesh, or with bytes negative or not finite, is
  * WT_EINTERNAL (a caller's bug). Rule 3 uses one backward search per
  * distinct destination, grown only as far as its sources need.
  */
@@ -53,7 +56,7 @@ typedef struct route_stats {
 
 /* Scratch space bound to one wafer: difference arrays, prefix counts of
  * unusable links, BFS buffers. Build it after the faults are set and rebuild
- * it (route_ctx_free + route_ctx_init) when they change. */
+ * it (route_ctx_free + route_ctx_new) when they change. */
 typedef struct route_ctx route_ctx;
 
 int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e);
@@ -65,6 +68,20 @@ void route_ctx_free(route_ctx *rc);
  * "no route from x,y to x,y" when faults cut a flow off, or WT_EINTERNAL. */
 int route_flows(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode, double *load,
                 route_stats *st, wt_err *e);
+
+/* Loads as a list: link slots in ascending order and the bytes on each. */
+typedef struct route_sparse {
+    int *link;
+    double *load;
+    size_t n, cap;     /* entries used and allocated */
+} route_sparse;
+
+/* Like route_flows, but appends each link this call loads, once, in
+ * ascending slot order, to out (growing its arrays; the caller frees
+ * out->link and out->load). Cheaper than a dense array on large meshes where
+ * a call loads few of the links. */
+int route_flows_sparse(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode, route_sparse *out,
+                       route_stats *st, wt_err *e);
 
 /* "xy", "yx", "balanced" <-> route_mode; parse returns -1 for anything else. */
 int route_mode_parse(const char *s);

@@ -177,7 +177,7 @@ typedef unsigned char overlap_cache[SIM_MAX_PATTERNS][SIM_MAX_PATTERNS];
  * Terms on patterns that share no link peak separately; otherwise the sum is
  * gathered in the context's scratch over the patterns' links only, and the
  * scratch is zeroed again on the way out. */
-static double phase_max_util(const sim_result *r, const sim_phase *ph, double *scratch, overlap_cache ov)
+static double phase_max_util(const sim_result *r, const sim_phase *ph, const sim_ctx *c, overlap_cache ov)
 {
     if (!ph->nterms || ph->time_s <= 0)
         return 0;
@@ -208,6 +208,7 @@ static double phase_max_util(const sim_result *r, const sim_phase *ph, double *s
             best = fmax(best, coef[k] * r->patterns[pat[k]].max_busy);
         return best / ph->time_s;
     }
+    double *scratch = c->scratch;
     for (int k = 0; k < n; k++) {
         const sim_pattern *p = &r->patterns[pat[k]];
         for (int i = 0; i < p->nnz; i++)
@@ -217,7 +218,7 @@ static double phase_max_util(const sim_result *r, const sim_phase *ph, double *s
         const sim_pattern *p = &r->patterns[pat[k]];
         for (int i = 0; i < p->nnz; i++) {
             int l = p->link[i];
-            best = fmax(best, scratch[l] * r->inv_bw[l]);
+            best = fmax(best, scratch[l] * c->inv_bw[l]);
             scratch[l] = 0;
         }
     }
@@ -309,16 +310,19 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
         sim_ctx_free(c);
         return wt_oom(e, "simulation context");
     }
-    for (size_t u = 0; u < wafer_nunits(wf); u++) {
-        double inject = 0;
-        for (int d = 0; d < WAFER_NDIR; d++) {
-            size_t l = u * WAFER_NDIR + (size_t)d;
-            double bw = wafer_link_usable(wf, (int)u, d) ? wafer_link_bw(wf, (int)u, d) : 0;
-            c->inv_bw[l] = bw > 0 ? 1 / bw : 0;
-            inject += bw;
+    for (int y = 0; y < wf->h; y++) {
+        for (int x = 0; x < wf->w; x++) {
+            int u = wafer_unit(wf, x, y);
+            unsigned ok = wafer_usable_mask(wf, x, y);
+            double inject = 0;
+            for (int d = 0; d < WAFER_NDIR; d++) {
+                double bw = (ok >> d) & 1u ? wafer_link_bw(wf, u, d) : 0;
+                c->inv_bw[(size_t)u * WAFER_NDIR + (size_t)d] = bw > 0 ? 1 / bw : 0;
+                inject += bw;
+            }
+            if (inject > c->inj_bw)
+                c->inj_bw = inject;
         }
-        if (inject > c->inj_bw)
-            c->inj_bw = inject;
     }
     int rc = route_ctx_new(&c->rc, wf, e);
     if (rc != WT_OK) {
@@ -359,7 +363,7 @@ static int ctx_reserve(sim_ctx *c, int n, wt_err *e)
 }
 
 /* Step time, utilisation and the other figures of DESIGN.md section 6. */
-static void fill_figures(sim_result *r, double *scratch)
+static void fill_figures(sim_result *r, const sim_ctx *c)
 {
     const strategy *s = &r->s;
     const wafer *wf = r->wf;
@@ -414,7 +418,7 @@ static void fill_figures(sim_result *r, double *scratch)
     r->bottleneck = 0;
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
-        ph->max_link_util = phase_max_util(r, ph, scratch, ov);
+        ph->max_link_util = phase_max_util(r, ph, c, ov);
         double share = ph->count * (strcmp(ph->name, "dp.allreduce") ? ph->time_s : r->dp_exposed_s);
         if (share > worst) {
             worst = share;
@@ -435,9 +439,9 @@ static void fill_figures(sim_result *r, double *scratch)
     r->max_link_util = 0;
     r->hot_links = 0;
     for (size_t l = 0; l < nl; l++) {
-        if (r->inv_bw[l] <= 0)
+        if (c->inv_bw[l] <= 0)
             continue;
-        double u = sim_link_util(r, l);
+        double u = r->link_bytes[l] * c->inv_bw[l] / r->step_time_s;
         usable++;
         sum += u;
         r->max_link_util = fmax(r->max_link_util, u);
@@ -463,14 +467,12 @@ int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, w
         return rc;
     size_t nl = wafer_nlinks(wf);
     r->link_bytes = calloc(nl, sizeof *r->link_bytes);
-    r->inv_bw = malloc(nl * sizeof *r->inv_bw);
     r->stage_mem = calloc((size_t)r->s.pp, sizeof *r->stage_mem);
     r->stage_busy = calloc((size_t)r->s.pp, sizeof *r->stage_busy);
-    if (!r->link_bytes || !r->inv_bw || !r->stage_mem || !r->stage_busy || ctx_reserve(c, r->plan.nranks, e)) {
+    if (!r->link_bytes || !r->stage_mem || !r->stage_busy || ctx_reserve(c, r->plan.nranks, e)) {
         sim_free(r);
         return wt_oom(e, "result");
     }
-    memcpy(r->inv_bw, c->inv_bw, nl * sizeof *r->inv_bw);
     r->units_total = (int)wafer_nunits(wf);
     r->units_live = wafer_live_units(wf);
     r->units_used = r->plan.nranks;
@@ -507,7 +509,7 @@ int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, w
         sim_free(r);
         return rc;
     }
-    fill_figures(r, c->scratch);
+    fill_figures(r, c);
     return WT_OK;
 }
 
@@ -530,18 +532,17 @@ void sim_free(sim_result *r)
     }
     r->npatterns = 0;
     free(r->link_bytes);
-    free(r->inv_bw);
     free(r->stage_mem);
     free(r->stage_busy);
     place_free(&r->plan);
-    r->link_bytes = r->inv_bw = r->stage_mem = r->stage_busy = NULL;
+    r->link_bytes = r->stage_mem = r->stage_busy = NULL;
 }
 
 double sim_link_util(const sim_result *r, size_t l)
 {
     if (r->step_time_s <= 0)
         return 0;
-    return r->link_bytes[l] * r->inv_bw[l] / r->step_time_s;
+    return r->link_bytes[l] * sim_link_inv_bw(r->wf, l) / r->step_time_s;
 }
 
 int sim_phase_find(const sim_result *r, const char *name)

@@ -80,7 +80,7 @@ typedef struct sim_pattern {
     route_mode mode;
     int nnz;              /* links with a load */
     int *link;            /* nnz link slots, ascending, owned */
-    float *load;          /* nnz loads: bytes per byte of coef, owned */
+    double *load;         /* nnz loads: bytes per byte of coef, owned */
     double max_busy;      /* max over links of load / bandwidth, s per byte */
     double max_lat;       /* largest path latency, s */
     int max_hops;
@@ -115,7 +115,6 @@ typedef struct sim_result {
     int npatterns;
     sim_pattern patterns[SIM_MAX_PATTERNS];
     double *link_bytes;        /* wafer_nlinks: bytes over the whole step, owned */
-    double *inv_bw;            /* wafer_nlinks: 1 / bandwidth, 0 on unusable links, owned */
 } sim_result;
 
 #define SIM_HOT 0.90
@@ -134,6 +133,13 @@ int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, w
 /* The same with a context made and freed for this one call. */
 int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);
 void sim_free(sim_result *r);
+
+/* 1 / bandwidth of link slot l, s per byte; 0 when the link is unusable. */
+static inline double sim_link_inv_bw(const wafer *wf, size_t l)
+{
+    int u = (int)(l / WAFER_NDIR), d = (int)(l % WAFER_NDIR);
+    return wafer_link_usable(wf, u, d) ? 1 / wafer_link_bw(wf, u, d) : 0;
+}
 
 /* Utilisation over the step of link slot l (busy time / step time). */
 double sim_link_util(const sim_result *r, size_t l);

@@ -28,37 +28,6 @@ static int find_pattern(const sim_result *r, int kind, int pass, route_mode mode
     return -1;
 }
 
-/* Moves the nonzero loads of the context's scratch into p (and zeroes it). */
-static int take_loads(sim_ctx *c, sim_pattern *p, wt_err *e)
-{
-    size_t nl = wafer_nlinks(c->wf), nnz = 0;
-    for (size_t l = 0; l < nl; l++)
-        nnz += c->scratch[l] != 0;
-    p->link = malloc((nnz ? nnz : 1) * sizeof *p->link);
-    p->load = malloc((nnz ? nnz : 1) * sizeof *p->load);
-    if (!p->link || !p->load) {
-        free(p->link);
-        free(p->load);
-        memset(c->scratch, 0, nl * sizeof *c->scratch);
-        return wt_oom(e, "pattern loads");
-    }
-    double max_busy = 0;
-    int k = 0;
-    for (size_t l = 0; l < nl; l++) {
-        if (c->scratch[l] == 0)
-            continue;
-        p->link[k] = (int)l;
-        p->load[k++] = (float)c->scratch[l];
-        double busy = c->scratch[l] * c->inv_bw[l];
-        if (busy > max_busy)
-            max_busy = busy;
-        c->scratch[l] = 0;
-    }
-    p->nnz = k;
-    p->max_busy = max_busy;
-    return WT_OK;
-}
-
 int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, wt_err *e)
 {
     sim_result *r = b->r;
@@ -95,15 +64,33 @@ int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, wt_err *e
         }
     }
     route_stats st;
-    int rc = route_flows(c->rc, c->flows, nf, mode, c->scratch, &st, e);
+    /* Rings and shifts load about one or two links per flow: reserve that
+     * much so the list rarely grows. */
+    route_sparse sp = {0};
+    sp.cap = 2 * nf + 64;
+    sp.link = malloc(sp.cap * sizeof *sp.link);
+    sp.load = malloc(sp.cap * sizeof *sp.load);
+    if (!sp.link || !sp.load) {
+        free(sp.link);
+        free(sp.load);
+        return wt_oom(e, "pattern loads");
+    }
+    int rc = route_flows_sparse(c->rc, c->flows, nf, mode, &sp, &st, e);
     if (rc != WT_OK) {
-        memset(c->scratch, 0, wafer_nlinks(r->wf) * sizeof *c->scratch);
+        free(sp.link);
+        free(sp.load);
         return rc;
     }
     sim_pattern *p = &r->patterns[r->npatterns];
     memset(p, 0, sizeof *p);
-    if ((rc = take_loads(c, p, e)) != WT_OK)
-        return rc;
+    p->link = sp.link;
+    p->load = sp.load;
+    p->nnz = (int)sp.n;
+    for (int k = 0; k < p->nnz; k++) {
+        double busy = p->load[k] * c->inv_bw[p->link[k]];
+        if (busy > p->max_busy)
+            p->max_busy = busy;
+    }
     p->kind = kind;
     p->pass = pass;
     p->mode = mode;

@@ -82,6 +82,26 @@ static inline int wafer_link_usable(const wafer *wf, int u, int dir)
            !wf->unit_dead[v];
 }
 
+/* Bit dir set for each usable link leaving unit (x, y): the same answer as
+ * wafer_link_usable for the four directions, without divisions. */
+static inline unsigned wafer_usable_mask(const wafer *wf, int x, int y)
+{
+    int u = y * wf->w + x;
+    if (wf->unit_dead[u])
+        return 0;
+    const unsigned char *dead = wf->link_dead + (size_t)u * WAFER_NDIR;
+    unsigned m = 0;
+    if (x + 1 < wf->w && !dead[WAFER_E] && !wf->unit_dead[u + 1])
+        m |= 1u << WAFER_E;
+    if (x > 0 && !dead[WAFER_W] && !wf->unit_dead[u - 1])
+        m |= 1u << WAFER_W;
+    if (y > 0 && !dead[WAFER_N] && !wf->unit_dead[u - wf->w])
+        m |= 1u << WAFER_N;
+    if (y + 1 < wf->h && !dead[WAFER_S] && !wf->unit_dead[u + wf->w])
+        m |= 1u << WAFER_S;
+    return m;
+}
+
 /* 1 when the link crosses a wafer edge. */
 static inline int wafer_link_crosses(const wafer *wf, int u, int dir)
 {

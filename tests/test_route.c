@@ -518,8 +518,10 @@ static void inject(wafer *wf, int kind)
     }
 }
 
-/* Random flows the reference can route, some with src == dst or 0 bytes. */
-static size_t random_flows(const wafer *wf, route_flow *f, size_t want)
+/* Random flows the reference can route, some with src == dst or 0 bytes;
+ * with same > 0 every flow carries that many bytes (the router's exact
+ * counting path, which the simulator's one-byte passes take). */
+static size_t random_flows(const wafer *wf, route_flow *f, size_t want, double same)
 {
     int nu = (int)wafer_nunits(wf);
     double *scratch = calloc(wafer_nlinks(wf), sizeof *scratch);
@@ -530,8 +532,9 @@ static size_t random_flows(const wafer *wf, route_flow *f, size_t want)
         int r = rng_int(20);
         if (r == 0)
             c.dst = c.src;
-        /* Bytes over nine decades, so that small loads share rows with big ones. */
-        c.bytes = r == 1 ? 0.0 : (1.0 + rng_unit()) * (double)(1ull << rng_int(30));
+        /* Bytes over three decades with full mantissas: loads are not exact
+         * sums, and small ones share rows with big ones. */
+        c.bytes = same > 0 ? same : r == 1 ? 0.0 : (1.0 + rng_unit()) * (double)(1ull << rng_int(10));
         route_stats st;
         if (ref_route(wf, &c, 1, ROUTE_XY, scratch, &st) == 0 &&
             ref_route(wf, &c, 1, ROUTE_YX, scratch, &st) == 0)
@@ -562,9 +565,32 @@ static void compare(const wafer *wf, const double *got, const double *want)
     }
 }
 
+/* route_flows_sparse lists every link the dense call loaded, once, in
+ * ascending order, with the same bytes. */
+static void assert_sparse_matches(const wafer *wf, route_ctx *rc, const route_flow *f, size_t n, route_mode m,
+                                  const double *dense)
+{
+    route_sparse sp = {0};
+    route_stats st;
+    wt_err e;
+    assert_int_equal(route_flows_sparse(rc, f, n, m, &sp, &st, &e), WT_OK);
+    size_t nonzero = 0, listed_nonzero = 0;
+    for (size_t l = 0; l < wafer_nlinks(wf); l++)
+        nonzero += dense[l] != 0;
+    for (size_t i = 0; i < sp.n; i++) {
+        if (i > 0)
+            assert_true(sp.link[i] > sp.link[i - 1]);
+        assert_true(sp.load[i] == dense[sp.link[i]]);
+        listed_nonzero += sp.load[i] != 0;
+    }
+    assert_int_equal(listed_nonzero, nonzero);
+    free(sp.link);
+    free(sp.load);
+}
+
 /* nflows random flows: dense runs load every link many times over, sparse
  * ones leave gaps where rounding residue would show instead of a zero. */
-static void check_random(int w, int h, int faults, uint64_t seed, size_t nflows)
+static void check_random_bytes(int w, int h, int faults, uint64_t seed, size_t nflows, double same)
 {
     wafer wf;
     wt_err e;
@@ -573,7 +599,7 @@ static void check_random(int w, int h, int faults, uint64_t seed, size_t nflows)
     inject(&wf, faults);
     route_flow *f = malloc(nflows * sizeof *f);
     assert_non_null(f);
-    size_t n = random_flows(&wf, f, nflows);
+    size_t n = random_flows(&wf, f, nflows, same);
     assert_true(n > nflows / 2);
 
     route_ctx *rc;
@@ -591,6 +617,7 @@ static void check_random(int w, int h, int faults, uint64_t seed, size_t nflows)
         if (rv != WT_OK)
             fail_msg("%dx%d faults %d mode %s: %s", w, h, faults, route_mode_name((route_mode)m), e.msg);
         compare(&wf, got, want);
+        assert_sparse_matches(&wf, rc, f, n, (route_mode)m, got);
         assert_int_equal(sg.max_hops, sw.max_hops);
         assert_int_equal(sg.detoured, sw.detoured);
         assert_true(rel_err(sg.max_latency, sw.max_latency) < 1e-12);
@@ -611,6 +638,22 @@ static void check_random(int w, int h, int faults, uint64_t seed, size_t nflows)
     free(f);
     route_ctx_free(rc);
     wafer_free(&wf);
+}
+
+static void check_random(int w, int h, int faults, uint64_t seed, size_t nflows)
+{
+    check_random_bytes(w, h, faults, seed, nflows, 0);
+}
+
+/* Flows of equal bytes: the router counts segments instead of summing bytes. */
+static void test_random_uniform(void **state)
+{
+    (void)state;
+    for (int k = FAULT_NONE; k <= FAULT_BOTH; k++) {
+        check_random_bytes(5, 7, k, 300 + (uint64_t)k, 3000, 1.0);
+        check_random_bytes(8, 8, k, 400 + (uint64_t)k, 2000, 0.375);
+        check_random_bytes(31, 3, k, 410 + (uint64_t)k, 500, 3e9);
+    }
 }
 
 static void test_random_5x7(void **state)
@@ -650,8 +693,9 @@ static void test_random_sparse(void **state)
 
 /*
  * A tiny flow that shares a row with a huge one: its load is the difference
- * of running sums near 1e15, where a double's step is 0.125. Links past both
- * flows must read exactly zero.
+ * of running sums near 1e15, where a double's step is 0.125. route.h
+ * promises a few ulps of the bytes in the run, not of the tiny load; links
+ * past all flows must still read exactly zero, whatever the residue.
  */
 static void test_precision(void **state)
 {
@@ -659,27 +703,210 @@ static void test_precision(void **state)
     wafer wf;
     wt_err e;
     mesh(&wf, 12, 12);
-    const double big = 1e15 + 0.375, tiny = 0.1;
+    const double big = 1e15 + 0.375, tiny = 0.1, ulps = 4 * 2.220446049250313e-16 * big;
     route_flow f[] = {{wafer_unit(&wf, 0, 0), wafer_unit(&wf, 6, 0), big},
                       {wafer_unit(&wf, 2, 0), wafer_unit(&wf, 9, 0), tiny},
                       {wafer_unit(&wf, 1, 0), wafer_unit(&wf, 5, 0), 3 * tiny},
                       {wafer_unit(&wf, 3, 11), wafer_unit(&wf, 3, 5), big},
                       {wafer_unit(&wf, 3, 7), wafer_unit(&wf, 3, 1), tiny / 3},
-                      {wafer_unit(&wf, 3, 11), wafer_unit(&wf, 3, 9), tiny}};
+                      {wafer_unit(&wf, 3, 11), wafer_unit(&wf, 3, 9), tiny},
+                      {wafer_unit(&wf, 10, 0), wafer_unit(&wf, 11, 0), tiny / 7}};
     size_t n = sizeof f / sizeof f[0];
-    double *load, *want = calloc(wafer_nlinks(&wf), sizeof *want);
-    assert_non_null(want);
+    double *load;
     route_stats st;
     assert_int_equal(route_once(&wf, f, n, ROUTE_XY, &load, &st, &e), WT_OK);
-    assert_int_equal(ref_route(&wf, f, n, ROUTE_XY, want, &st), 0);
     for (int x = 6; x < 9; x++)
-        assert_true(rel_err(load[slot(&wf, x, 0, WAFER_E)], tiny) < 1e-15);
+        assert_float_equal(load[slot(&wf, x, 0, WAFER_E)], tiny, ulps);
     for (int y = 2; y < 6; y++)
-        assert_true(rel_err(load[slot(&wf, 3, y, WAFER_N)], tiny / 3) < 1e-15);
-    compare(&wf, load, want);
+        assert_float_equal(load[slot(&wf, 3, y, WAFER_N)], tiny / 3, ulps);
+    assert_true(load[slot(&wf, 9, 0, WAFER_E)] == 0);
+    /* Once every flow of a run has ended its residue is gone for good. */
+    assert_true(load[slot(&wf, 10, 0, WAFER_E)] == tiny / 7);
+    assert_true(load[slot(&wf, 3, 1, WAFER_N)] == 0);
     free(load);
-    free(want);
     wafer_free(&wf);
+}
+
+/* Equal bytes take the counting path: a link's load is its number of
+ * (half) flows times the bytes, rounded once, even for bytes like 0.1 that
+ * no sum of doubles keeps exact. */
+static void test_uniform_exact(void **state)
+{
+    (void)state;
+    for (int k = FAULT_NONE; k <= FAULT_BOTH; k++) {
+        wafer wf;
+        wt_err e;
+        rng_state = 900 + (uint64_t)k;
+        mesh(&wf, 9, 6);
+        inject(&wf, k);
+        route_flow f[600];
+        size_t n = random_flows(&wf, f, 600, 1.0);
+        size_t nl = wafer_nlinks(&wf);
+        route_ctx *rc;
+        assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+        double *count = calloc(nl, sizeof *count), *got = calloc(nl, sizeof *got);
+        assert_non_null(count);
+        assert_non_null(got);
+        for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
+            route_stats st;
+            memset(count, 0, nl * sizeof *count);
+            memset(got, 0, nl * sizeof *got);
+            assert_int_equal(ref_route(&wf, f, n, (route_mode)m, count, &st), 0);
+            for (size_t i = 0; i < n; i++)
+                f[i].bytes = 0.1;
+            assert_int_equal(route_flows(rc, f, n, (route_mode)m, got, &st, &e), WT_OK);
+            for (size_t i = 0; i < n; i++)
+                f[i].bytes = 1.0;
+            for (size_t l = 0; l < nl; l++)
+                if (got[l] != count[l] * 0.1)
+                    fail_msg("mode %d slot %zu: load %.17g, want %.17g", m, l, got[l], count[l] * 0.1);
+        }
+        free(count);
+        free(got);
+        route_ctx_free(rc);
+        wafer_free(&wf);
+    }
+}
+
+/* Markers never outlive a call: a flow whose end marker lies one row past
+ * the path, then calls whose rows reach that marker. */
+static void test_calls_independent(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    mesh(&wf, 5, 5);
+    route_ctx *rc;
+    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+    double load[100];
+    route_stats st;
+    struct {
+        int x0, y0, x1, y1;
+        size_t want;
+    } c[] = {
+        {3, 2, 3, 0, 0}, {3, 4, 3, 3, 0}, {0, 3, 4, 3, 0}, {4, 1, 2, 1, 0}, {1, 4, 1, 2, 0},
+    };
+    c[0].want = slot(&wf, 3, 2, WAFER_N);
+    c[1].want = slot(&wf, 3, 4, WAFER_N);
+    c[2].want = slot(&wf, 0, 3, WAFER_E);
+    c[3].want = slot(&wf, 4, 1, WAFER_W);
+    c[4].want = slot(&wf, 1, 4, WAFER_N);
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            route_flow f = {wafer_unit(&wf, c[i].x0, c[i].y0), wafer_unit(&wf, c[i].x1, c[i].y1), 3.0};
+            memset(load, 0, sizeof load);
+            assert_int_equal(route_flows(rc, &f, 1, ROUTE_XY, load, &st, &e), WT_OK);
+            assert_true(load[c[i].want] == 3.0);
+            double total = 0;
+            for (int l = 0; l < 100; l++)
+                total += load[l] < 0 ? -load[l] : load[l];
+            assert_true(total == 3.0 * st.max_hops);
+        }
+    }
+    /* Two N moves in one call: the first widens the rows to exactly the
+     * second's last row, whose end marker lies one row further down; a
+     * later call across that row must not see it. */
+    route_flow two[] = {{wafer_unit(&wf, 1, 1), wafer_unit(&wf, 1, 0), 2.0},
+                        {wafer_unit(&wf, 3, 2), wafer_unit(&wf, 3, 1), 2.0}};
+    memset(load, 0, sizeof load);
+    assert_int_equal(route_flows(rc, two, 2, ROUTE_XY, load, &st, &e), WT_OK);
+    route_flow after = {wafer_unit(&wf, 3, 4), wafer_unit(&wf, 3, 2), 5.0};
+    memset(load, 0, sizeof load);
+    assert_int_equal(route_flows(rc, &after, 1, ROUTE_XY, load, &st, &e), WT_OK);
+    for (int l = 0; l < 100; l++) {
+        int want = l == (int)slot(&wf, 3, 4, WAFER_N) || l == (int)slot(&wf, 3, 3, WAFER_N);
+        assert_true(load[l] == (want ? 5.0 : 0.0));
+    }
+    route_ctx_free(rc);
+    wafer_free(&wf);
+}
+
+/* The list form appends after what the caller already holds, and leaves it
+ * alone when the call fails. */
+static void test_sparse_append(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    mesh(&wf, 4, 3);
+    route_ctx *rc;
+    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+    route_sparse sp = {0};
+    route_stats st;
+    route_flow f[] = {{wafer_unit(&wf, 2, 0), wafer_unit(&wf, 0, 1), 4.0},
+                      {wafer_unit(&wf, 1, 0), wafer_unit(&wf, 0, 0), 1.0}};
+    assert_int_equal(route_flows_sparse(rc, f, 2, ROUTE_XY, &sp, &st, &e), WT_OK);
+    /* W of (1,0): 5; W of (2,0): 4; S of (0,0): 4, in slot order. */
+    assert_int_equal(sp.n, 3);
+    assert_int_equal(sp.link[0], (int)slot(&wf, 0, 0, WAFER_S));
+    assert_true(sp.load[0] == 4.0);
+    assert_int_equal(sp.link[1], (int)slot(&wf, 1, 0, WAFER_W));
+    assert_true(sp.load[1] == 5.0);
+    assert_int_equal(sp.link[2], (int)slot(&wf, 2, 0, WAFER_W));
+    assert_true(sp.load[2] == 4.0);
+    assert_int_equal(st.max_hops, 3);
+
+    route_flow g = {wafer_unit(&wf, 3, 2), wafer_unit(&wf, 3, 1), 2.0};
+    assert_int_equal(route_flows_sparse(rc, &g, 1, ROUTE_YX, &sp, &st, &e), WT_OK);
+    assert_int_equal(sp.n, 4);
+    assert_int_equal(sp.link[3], (int)slot(&wf, 3, 2, WAFER_N));
+    assert_true(sp.load[3] == 2.0);
+
+    route_flow bad = {0, 12, 1.0};
+    assert_int_equal(route_flows_sparse(rc, &bad, 1, ROUTE_XY, &sp, &st, &e), WT_EINTERNAL);
+    assert_int_equal(sp.n, 4);
+    free(sp.link);
+    free(sp.load);
+    route_ctx_free(rc);
+    wafer_free(&wf);
+}
+
+/* 3 x 2 wafers of 3 x 4 units with faults: detours and other-order paths
+ * cross wafer edges too, and the latency must follow every crossing. */
+static void test_random_multiwafer(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        wafer wf;
+        wt_err e;
+        rng_state = 1300 + seed;
+        assert_int_equal(wafer_init(&wf, 3, 4, 3, 2, &e), WT_OK);
+        wf.iw_lat = seed % 2 ? 1.5e-6 : 1e-9; /* slower and faster than a hop */
+        inject(&wf, (int)(seed % 4));
+        route_flow f[400];
+        size_t n = random_flows(&wf, f, 400, 0);
+        size_t nl = wafer_nlinks(&wf);
+        route_ctx *rc;
+        assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+        double *got = calloc(nl, sizeof *got), *want = calloc(nl, sizeof *want);
+        assert_non_null(got);
+        assert_non_null(want);
+        for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
+            route_stats sg, sw;
+            memset(got, 0, nl * sizeof *got);
+            memset(want, 0, nl * sizeof *want);
+            assert_int_equal(ref_route(&wf, f, n, (route_mode)m, want, &sw), 0);
+            assert_int_equal(route_flows(rc, f, n, (route_mode)m, got, &sg, &e), WT_OK);
+            compare(&wf, got, want);
+            assert_int_equal(sg.max_hops, sw.max_hops);
+            assert_int_equal(sg.detoured, sw.detoured);
+            assert_true(rel_err(sg.max_latency, sw.max_latency) < 1e-12);
+            /* One flow at a time: each path's own latency, not just the max. */
+            for (size_t i = 0; i < n; i += 7) {
+                assert_int_equal(ref_route(&wf, f + i, 1, (route_mode)m, want, &sw), 0);
+                assert_int_equal(route_flows(rc, f + i, 1, (route_mode)m, got, &sg, &e), WT_OK);
+                assert_int_equal(sg.max_hops, sw.max_hops);
+                if (sw.max_latency == 0)
+                    assert_true(sg.max_latency == 0);
+                else
+                    assert_true(rel_err(sg.max_latency, sw.max_latency) < 1e-12);
+            }
+        }
+        free(got);
+        free(want);
+        route_ctx_free(rc);
+        wafer_free(&wf);
+    }
 }
 
 int main(void)
@@ -700,7 +927,12 @@ int main(void)
         cmocka_unit_test(test_random_8x8),
         cmocka_unit_test(test_random_wide),
         cmocka_unit_test(test_random_sparse),
+        cmocka_unit_test(test_random_uniform),
         cmocka_unit_test(test_precision),
+        cmocka_unit_test(test_uniform_exact),
+        cmocka_unit_test(test_calls_independent),
+        cmocka_unit_test(test_sparse_append),
+        cmocka_unit_test(test_random_multiwafer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

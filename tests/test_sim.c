@@ -176,7 +176,7 @@ static void check_invariants(const sim_result *r)
     for (size_t l = 0; l < nl; l++) {
         assert_true(fabs(sum[l] - r->link_bytes[l]) <= 1e-6 * fmax(1, r->link_bytes[l]));
         assert_true(sim_link_util(r, l) <= 1 + 1e-9);
-        if (r->inv_bw[l] == 0)
+        if (sim_link_inv_bw(r->wf, l) == 0)
             assert_true(r->link_bytes[l] == 0);
     }
     free(sum);

@@ -145,13 +145,14 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
     const wafer *wf = r->wf;
     size_t nl = wafer_nlinks(wf);
     const double *bytes = r->link_bytes;
-    double *own = NULL;
+    double *own = NULL, span = r->step_time_s;
     if (phase >= 0) {
         own = malloc(nl * sizeof *own);
         if (!own)
             return -1;
         sim_phase_link_bytes(r, phase, own);
         bytes = own;
+        span = r->phases[phase].count * r->phases[phase].time_s;
     }
     int json = !strcmp(format, "json"), table = !strcmp(format, "table");
     json_writer w;
@@ -166,7 +167,8 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
         int u = (int)(l / WAFER_NDIR), dir = (int)(l % WAFER_NDIR);
         if (wafer_neighbor(wf, u, dir) < 0)
             continue;
-        double busy = bytes[l] * r->inv_bw[l], util = r->step_time_s > 0 ? busy / r->step_time_s : 0;
+        double inv_bw = sim_link_inv_bw(wf, l);
+        double busy = bytes[l] * inv_bw, util = span > 0 ? busy / span : 0;
         char dirs[2] = {wafer_dir_char(dir), '\0'};
         if (json) {
             json_begin_object(&w);
@@ -176,7 +178,7 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
             json_key(&w, "bytes"); json_number(&w, bytes[l]);
             json_key(&w, "busy_s"); json_number(&w, busy);
             json_key(&w, "util"); json_number(&w, util);
-            json_key(&w, "dead"); json_bool(&w, r->inv_bw[l] <= 0);
+            json_key(&w, "dead"); json_bool(&w, inv_bw <= 0);
             json_end_object(&w);
         } else {
             fprintf(f, table ? "%5d %5d %3s %14.6g %12.6g %8.4f\n" : "%d,%d,%s,%.10g,%.10g,%.10g\n",

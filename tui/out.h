@@ -14,7 +14,8 @@ void out_eval_csv(FILE *f, const sim_result *r);
 void out_eval_table(FILE *f, const sim_result *r);
 
 /* One row per existing directed link: x,y,dir,bytes,busy_s,util, over the
- * step or over one phase (phase >= 0). format: table | json | csv. */
+ * step, or over one phase (phase >= 0; util is then the share of the time
+ * that phase runs). format: table | json | csv. */
 int out_links(FILE *f, const sim_result *r, int phase, const char *format);
 
 #endif
