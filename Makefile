@@ -23,16 +23,22 @@ YAML_CF   = $(shell pkg-config --cflags yaml-0.1)
 YAML_LD   = $(shell pkg-config --libs yaml-0.1)
 CMOCKA_CF = $(shell pkg-config --cflags cmocka)
 CMOCKA_LD = $(shell pkg-config --libs cmocka)
-CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine $(YAML_CF)
-LDLIBS_ALL = $(YAML_LD) -lm -lpthread
+LUA_CF    = $(shell pkg-config --cflags lua5.4)
+LUA_LD    = $(shell pkg-config --libs lua5.4)
+CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine -Ilua $(YAML_CF) $(LUA_CF)
+LDLIBS_ALL = $(LUA_LD) $(YAML_LD) -lm -lpthread
 
 ENGINE_SRC = $(wildcard engine/*.c)
+LUA_SRC    = $(wildcard lua/*.c)
 TUI_SRC    = $(wildcard tui/*.c)
 TEST_SRC   = $(wildcard tests/test_*.c)
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+LUA_OBJ    = $(LUA_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ    = $(TUI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 ENGINE_LIB = $(BUILD)/libwtengine.a
+LUA_LIB    = $(BUILD)/libwtlua.a
+LIBS       = $(LUA_LIB) $(ENGINE_LIB)
 
 .PHONY: all deps test check run bench clean
 # Keep objects that only feed a test binary, so a rebuild stays incremental.
@@ -48,11 +54,15 @@ $(ENGINE_LIB): $(ENGINE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(TUI_OBJ) $(ENGINE_LIB)
-	$(CC) $(OPT) $(EXTRA) -o $@ $(TUI_OBJ) $(ENGINE_LIB) $(LDLIBS_ALL)
+$(LUA_LIB): $(LUA_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(ENGINE_LIB)
-	$(CC) $(OPT) $(EXTRA) -o $@ $< $(ENGINE_LIB) $(CMOCKA_LD) $(LDLIBS_ALL)
+$(BIN): $(TUI_OBJ) $(LIBS)
+	$(CC) $(OPT) $(EXTRA) -o $@ $(TUI_OBJ) $(LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBS)
+	$(CC) $(OPT) $(EXTRA) -o $@ $< $(LIBS) $(CMOCKA_LD) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)

@@ -1,28 +1,14 @@
 #!/bin/sh
 # End-to-end: the real binary, its outputs, exit codes and one-line errors.
 # usage: sh tests/e2e_cli.sh ./wafertop
-set -u
-bin=${1:-./wafertop}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+. tests/lib_e2e.sh
 
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect_ok ARGS...: exit 0
-expect_ok() {
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err" || fail "exit $? from: $* ($(cat "$tmp/err"))"
-}
-
-# expect_bad PATTERN ARGS...: exit 2, exactly one line on stderr matching PATTERN, nothing on stdout
-expect_bad() {
-    pattern=$1
+# expect_bad1 PATTERN ARGS...: as expect_bad, and the error is exactly one
+# line with nothing on stdout
+expect_bad1() {
+    expect_bad "$@"
     shift
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    [ $rc -eq 2 ] || fail "exit $rc (want 2) from: $*"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "stderr is not one line for: $*: $(cat "$tmp/err")"
-    grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
     [ ! -s "$tmp/out" ] || fail "stdout not empty for: $*"
 }
 
@@ -62,49 +48,45 @@ expect_ok links --strategy DP256 --phase dp.allreduce
 awk -F, 'NR > 1 && $4 > 0 { n++ } END { exit n > 0 ? 0 : 1 }' "$tmp/out" || fail "links --phase shows no bytes"
 
 # bad input: one line naming the flag or file:line:col, exit 2
-expect_bad "unknown command 'nope'" nope
-expect_bad "^unknown option '--bogus'" eval --bogus 1
-expect_bad "^--seq: 'abc' is not a positive whole number" eval --seq abc
-expect_bad "^--strategy: .*unknown dimension 'FOO'" eval --strategy DP8,FOO2
-expect_bad "^--strategy: .*TP 3 must divide" eval --strategy TP3
-expect_bad "^--strategy: .*SP 3 must divide the sequence length 2048" eval --strategy SP3
-expect_bad "^--strategy: .*PP 64 is more stages" eval --strategy PP64
-expect_bad "^--strategy: .*batch 1024 is not a multiple of DP 3" eval --strategy DP3
-expect_bad "^--strategy: .*needs 1024 units but the layout has 256" eval --strategy DP64,TATP16
-expect_bad "^--strategy: .*grid 32x1 does not fit" eval --strategy TATP32x1
-expect_bad "^--placement: placement 'diagonal'" eval --placement diagonal
-expect_bad "^--collective: " eval --collective star
-expect_bad "^--routing: " eval --routing zigzag
-expect_bad "^--checkpoint: " eval --checkpoint some
-expect_bad "^--mem: memory switch 'fast'" eval --mem zero,fast
-expect_bad "^--grad-compress: " eval --grad-compress 2bit
-expect_bad "^--chunk: chunk '12': missing unit" eval --chunk 12
-expect_bad "^--subgroup: " eval --subgroup 8
-expect_bad "^--tp-seqpar: " eval --tp-seqpar maybe
-expect_bad "^--format: 'xml'" eval --format xml
-expect_bad "^--layout: no layout 'nope'" eval --layout nope
-expect_bad "^--model: unknown model 'nope'" eval --model nope
-expect_bad "^--layout needs a value" eval --layout
-expect_bad "^--phase: no phase 'nope'" links --phase nope
-expect_bad "^unexpected argument 'stray'" eval stray
+expect_bad1 "unknown command 'nope'" nope
+expect_bad1 "^unknown option '--bogus'" eval --bogus 1
+expect_bad1 "^--seq: 'abc' is not a positive whole number" eval --seq abc
+expect_bad1 "^--strategy: .*unknown dimension 'FOO'" eval --strategy DP8,FOO2
+expect_bad1 "^--strategy: .*TP 3 must divide" eval --strategy TP3
+expect_bad1 "^--strategy: .*SP 3 must divide the sequence length 2048" eval --strategy SP3
+expect_bad1 "^--strategy: .*PP 64 is more stages" eval --strategy PP64
+expect_bad1 "^--strategy: .*batch 1024 is not a multiple of DP 3" eval --strategy DP3
+expect_bad1 "^--strategy: .*needs 1024 units but the layout has 256" eval --strategy DP64,TATP16
+expect_bad1 "^--strategy: .*grid 32x1 does not fit" eval --strategy TATP32x1
+expect_bad1 "^--placement: placement 'diagonal'" eval --placement diagonal
+expect_bad1 "^--collective: " eval --collective star
+expect_bad1 "^--routing: " eval --routing zigzag
+expect_bad1 "^--checkpoint: " eval --checkpoint some
+expect_bad1 "^--mem: memory switch 'fast'" eval --mem zero,fast
+expect_bad1 "^--grad-compress: " eval --grad-compress 2bit
+expect_bad1 "^--chunk: chunk '12': missing unit" eval --chunk 12
+expect_bad1 "^--subgroup: " eval --subgroup 8
+expect_bad1 "^--tp-seqpar: " eval --tp-seqpar maybe
+expect_bad1 "^--format: 'xml'" eval --format xml
+expect_bad1 "^--layout: no layout 'nope'" eval --layout nope
+expect_bad1 "^--model: unknown model 'nope'" eval --model nope
+expect_bad1 "^--layout needs a value" eval --layout
+expect_bad1 "^--phase: no phase 'nope'" links --phase nope
+expect_bad1 "^unexpected argument 'stray'" eval stray
 
 # layout files: file:line:col
 printf 'name: t\nmesh: 4x4\nunit: {compute: 1 TFLOPS, sram: 1 MB, speed: 3}\nlink: {bandwidth: 1 GB/s, latency: 1 ns}\n' >"$tmp/bad.yaml"
-expect_bad "^$tmp/bad.yaml:3:[0-9]*: .*unknown key 'speed'" eval --layout "$tmp/bad.yaml"
+expect_bad1 "^$tmp/bad.yaml:3:[0-9]*: .*unknown key 'speed'" eval --layout "$tmp/bad.yaml"
 printf 'name: t\nmesh: 4x4\nunit: {compute: 1 TFLOPS, sram: 0 MB}\nlink: {bandwidth: 1 GB/s, latency: 1 ns}\n' >"$tmp/zero.yaml"
-expect_bad "^$tmp/zero.yaml:3:[0-9]*: " eval --layout "$tmp/zero.yaml"
+expect_bad1 "^$tmp/zero.yaml:3:[0-9]*: " eval --layout "$tmp/zero.yaml"
 printf 'name: t\nmesh: 4x4\nunit:\n\tcompute: 1 TFLOPS\n' >"$tmp/tab.yaml"
-expect_bad "^$tmp/tab.yaml:[0-9]*:[0-9]*: " eval --layout "$tmp/tab.yaml"
+expect_bad1 "^$tmp/tab.yaml:[0-9]*:[0-9]*: " eval --layout "$tmp/tab.yaml"
 printf 'name: t\nmesh: 4x4\nunit: {compute: 1 TFLOPS, sram: 1 MB}\nlink: {bandwidth: 1 GB/s, latency: 1 ns}\nfaults: {units: ["9,9"]}\n' >"$tmp/fault.yaml"
-expect_bad "^$tmp/fault.yaml:5:[0-9]*: .*outside the 4x4 mesh" eval --layout "$tmp/fault.yaml"
+expect_bad1 "^$tmp/fault.yaml:5:[0-9]*: .*outside the 4x4 mesh" eval --layout "$tmp/fault.yaml"
 printf '\001\002binary' >"$tmp/bin.yaml"
-expect_bad "^$tmp/bin.yaml:" eval --layout "$tmp/bin.yaml"
-expect_bad "^$tmp/missing.yaml: cannot open" eval --layout "$tmp/missing.yaml" --model 6b
+expect_bad1 "^$tmp/bin.yaml:" eval --layout "$tmp/bin.yaml"
+expect_bad1 "^$tmp/missing.yaml: cannot open" eval --layout "$tmp/missing.yaml" --model 6b
 printf 'layers: 2\nhidden: 64\nheads: 3\nvocab: 10\nseq: 8\nbatch: 2\n' >"$tmp/model.yaml"
-expect_bad "^$tmp/model.yaml:1:1: .*heads 3 do not divide hidden 64" eval --model "$tmp/model.yaml"
+expect_bad1 "^$tmp/model.yaml:1:1: .*heads 3 do not divide hidden 64" eval --model "$tmp/model.yaml"
 
-if [ $failures -ne 0 ]; then
-    echo "e2e_cli: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_cli: all passed"
+finish e2e_cli

@@ -7,10 +7,42 @@
 
 #include "datadir.h"
 #include "layout.h"
+#include "qty.h"
 
-/* Strategy options: the flag and strategy_set_option's name. */
-static const char *const option_flags[] = {"placement", "collective", "routing", "checkpoint", "mem",
-                                           "grad-compress", "chunk", "subgroup", "tp-seqpar", NULL};
+/* A flag: its name, whether it takes a value, and which commands know it. */
+typedef struct flag_spec {
+    const char *name;
+    int takes_value;
+    unsigned group; /* 0: the scenario flags; CLI_PHASE; FLAG_LUA */
+    int option;     /* 1: a strategy option, for strategy_set_option */
+} flag_spec;
+
+#define FLAG_LUA 0x100u
+
+static const flag_spec flags[] = {
+    {"layout", 1, 0, 0},         {"model", 1, 0, 0},        {"strategy", 1, 0, 0},
+    {"seq", 1, 0, 0},            {"batch", 1, 0, 0},        {"microbatch", 1, 0, 0},
+    {"format", 1, 0, 0},         {"placement", 1, 0, 1},    {"collective", 1, 0, 1},
+    {"routing", 1, 0, 1},        {"checkpoint", 1, 0, 1},   {"mem", 1, 0, 1},
+    {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
+    {"tp-seqpar", 1, 0, 1},      {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
+    {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
+};
+#define NFLAGS (sizeof flags / sizeof flags[0])
+
+/* The spec of --name for a command taking `extra`, or NULL. */
+static const flag_spec *find_flag(const char *name, size_t len, unsigned extra)
+{
+    for (size_t i = 0; i < NFLAGS; i++) {
+        const flag_spec *f = &flags[i];
+        if (strlen(f->name) != len || strncmp(f->name, name, len))
+            continue;
+        if ((f->group == 0 && (extra & CLI_NO_SCENARIO)) || (f->group == CLI_PHASE && !(extra & CLI_PHASE)))
+            return NULL;
+        return f;
+    }
+    return NULL;
+}
 
 static int parse_count(const char *flag, const char *v, int *out, wt_err *e)
 {
@@ -23,77 +55,111 @@ static int parse_count(const char *flag, const char *v, int *out, wt_err *e)
     return WT_OK;
 }
 
-static int is_option_flag(const char *name)
+/* Stores the value of a known flag. */
+static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err *e)
 {
-    for (int i = 0; option_flags[i]; i++)
-        if (!strcmp(option_flags[i], name))
-            return 1;
-    return 0;
+    const char *n = f->name;
+    if (f->option) {
+        if (o->nopts == (int)(sizeof o->opt_name / sizeof o->opt_name[0]))
+            return wt_fail(e, "too many strategy options");
+        o->opt_name[o->nopts] = n;
+        o->opt_value[o->nopts++] = value;
+    } else if (!strcmp(n, "layout")) {
+        o->layout = value;
+    } else if (!strcmp(n, "model")) {
+        o->model = value;
+    } else if (!strcmp(n, "strategy")) {
+        o->strategy = value;
+    } else if (!strcmp(n, "seq")) {
+        return parse_count(n, value, &o->seq, e);
+    } else if (!strcmp(n, "batch")) {
+        return parse_count(n, value, &o->batch, e);
+    } else if (!strcmp(n, "microbatch")) {
+        return parse_count(n, value, &o->microbatch, e);
+    } else if (!strcmp(n, "phase")) {
+        o->phase = value;
+    } else if (!strcmp(n, "format")) {
+        if (strcmp(value, "table") && strcmp(value, "json") && strcmp(value, "csv"))
+            return wt_fail(e, "--format: '%s' is not one of table, json, csv", value);
+        o->format = value;
+        o->format_given = 1;
+    } else if (!strcmp(n, "lua-path")) {
+        o->lua.user_dir = value;
+    } else if (!strcmp(n, "unsafe-lua")) {
+        o->lua.unsafe = 1;
+    } else if (!strcmp(n, "lua-budget")) {
+        char *end;
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno || end == value || *end || !(v >= 1) || v > 1e15)
+            return wt_fail(e, "--lua-budget: '%s' is not a number of instructions (1 to 1e15)", value);
+        o->lua.budget = v;
+    } else if (!strcmp(n, "lua-mem")) {
+        char why[128];
+        double v;
+        if (qty_parse(value, QTY_BYTES, &v, why, sizeof why) != 0)
+            return wt_fail(e, "--lua-mem: '%s': %s", value, why);
+        if (v < (1 << 20) || v > 1e15)
+            return wt_fail(e, "--lua-mem: '%s' must be between 1 MiB and 1 PB", value);
+        o->lua.mem_cap = (size_t)v;
+    }
+    return WT_OK;
 }
 
-int cli_parse(int argc, char **argv, unsigned extra, cli_opts *o, wt_err *e)
+static int keep(cli_opts *o, char *word, wt_err *e)
+{
+    if (o->nrest == (int)(sizeof o->rest / sizeof o->rest[0]))
+        return wt_fail(e, "too many arguments");
+    o->rest[o->nrest++] = word;
+    return WT_OK;
+}
+
+int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts *o, wt_err *e)
 {
     memset(o, 0, sizeof *o);
     o->layout = "default";
     o->model = "gpt3-6.7b";
     o->strategy = "DP8,TATP16";
     o->format = "table";
+    o->lua.root = root;
     for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i];
+        char *arg = argv[i];
+        int rc = WT_OK;
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             o->help = 1;
             continue;
         }
-        if (strncmp(arg, "--", 2) != 0)
-            return wt_fail(e, "unexpected argument '%s' (flags start with --)", arg);
-        char name[32];
-        const char *value, *eq = strchr(arg, '=');
-        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (len >= sizeof name)
-            return wt_fail(e, "unknown option '%.40s'", arg);
-        memcpy(name, arg + 2, len);
-        name[len] = '\0';
-        int known = !strcmp(name, "layout") || !strcmp(name, "model") || !strcmp(name, "strategy") ||
-                    !strcmp(name, "seq") || !strcmp(name, "batch") || !strcmp(name, "microbatch") ||
-                    !strcmp(name, "format") || ((extra & CLI_PHASE) && !strcmp(name, "phase")) ||
-                    is_option_flag(name);
-        if (!known)
-            return wt_fail(e, "unknown option '--%s'", name);
-        if (eq)
-            value = eq + 1;
-        else if (i + 1 < argc)
-            value = argv[++i];
-        else
-            return wt_fail(e, "--%s needs a value", name);
-        int rc = WT_OK;
-        if (!strcmp(name, "layout"))
-            o->layout = value;
-        else if (!strcmp(name, "model"))
-            o->model = value;
-        else if (!strcmp(name, "strategy"))
-            o->strategy = value;
-        else if (!strcmp(name, "seq"))
-            rc = parse_count(name, value, &o->seq, e);
-        else if (!strcmp(name, "batch"))
-            rc = parse_count(name, value, &o->batch, e);
-        else if (!strcmp(name, "microbatch"))
-            rc = parse_count(name, value, &o->microbatch, e);
-        else if (!strcmp(name, "phase"))
-            o->phase = value;
-        else if (!strcmp(name, "format")) {
-            if (strcmp(value, "table") && strcmp(value, "json") && strcmp(value, "csv"))
-                return wt_fail(e, "--format: '%s' is not one of table, json, csv", value);
-            o->format = value;
-            o->format_given = 1;
-        } else {
-            if (o->nopts == (int)(sizeof o->opt_name / sizeof o->opt_name[0]))
-                return wt_fail(e, "too many options");
-            for (int k = 0; option_flags[k]; k++)
-                if (!strcmp(option_flags[k], name))
-                    o->opt_name[o->nopts] = option_flags[k];
-            o->opt_value[o->nopts++] = value;
+        const flag_spec *f = NULL;
+        const char *eq = strchr(arg, '=');
+        if (!strncmp(arg, "--", 2))
+            f = find_flag(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), extra);
+        if (!f) {
+            if (!(extra & CLI_REST)) {
+                if (strncmp(arg, "--", 2))
+                    return wt_fail(e, "unexpected argument '%s' (flags start with --)", arg);
+                return wt_fail(e, "unknown option '%.*s'", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+            }
+            if ((extra & CLI_STOP) && strncmp(arg, "--", 2)) {
+                while (i < argc && rc == WT_OK)
+                    rc = keep(o, argv[i++], e);
+                return rc;
+            }
+            if ((rc = keep(o, arg, e)) != WT_OK)
+                return rc;
+            continue;
         }
-        if (rc != WT_OK)
+        const char *value = NULL;
+        if (f->takes_value) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return wt_fail(e, "--%s needs a value", f->name);
+        } else if (eq) {
+            return wt_fail(e, "--%s takes no value", f->name);
+        }
+        if ((rc = apply_flag(o, f, value, e)) != WT_OK)
             return rc;
     }
     return WT_OK;
@@ -105,7 +171,23 @@ static int flag_error(wt_err *e, const char *flag, const wt_err *why)
     return wt_fail(e, "--%s: %s", flag, why->msg);
 }
 
-int cli_load(const cli_opts *o, const char *root, wafer *wf, model *m, strategy *s, wt_err *e)
+/* The strategy: text, or a Lua script for "lua:NAME". */
+static int load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model *m, strategy *s,
+                         wt_err *e)
+{
+    wt_err why;
+    if (strncmp(o->strategy, "lua:", 4) != 0) {
+        if (strategy_parse(o->strategy, s, &why) != WT_OK)
+            return flag_error(e, "strategy", &why);
+        return WT_OK;
+    }
+    int rc = *L ? WT_OK : wtlua_new(L, &o->lua, e);
+    if (rc == WT_OK && (rc = wtlua_strategy(*L, o->strategy + 4, wf, m, s, &why)) != WT_OK)
+        flag_error(e, "strategy", &why);
+    return rc;
+}
+
+int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m, strategy *s, wt_err *e)
 {
     wt_err why;
     char path[1024];
@@ -132,10 +214,8 @@ int cli_load(const cli_opts *o, const char *root, wafer *wf, model *m, strategy 
         goto fail;
     }
     strategy_defaults(s);
-    if ((rc = strategy_parse(o->strategy, s, &why)) != WT_OK) {
-        rc = flag_error(e, "strategy", &why);
+    if ((rc = load_strategy(o, L, wf, m, s, e)) != WT_OK)
         goto fail;
-    }
     for (int i = 0; i < o->nopts; i++) {
         if ((rc = strategy_set_option(s, o->opt_name[i], o->opt_value[i], &why)) != WT_OK) {
             rc = flag_error(e, o->opt_name[i], &why);
@@ -159,7 +239,8 @@ const char *cli_scenario_help(void)
            "  --model NAME|FILE      gpt3-6.7b gpt3-13b llama2-70b gpt3-175b gopher-280b\n"
            "                         (or 6b 13b 70b 175b 280b), or a YAML model (default: gpt3-6.7b)\n"
            "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
-           "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 (default: DP8,TATP16)\n"
+           "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
+           "                         (default: DP8,TATP16)\n"
            "Strategy options:\n"
            "  --placement linear|snake|tiles          (default tiles)\n"
            "  --collective ring|bidir|2d|hier|auto    (default ring)\n"
@@ -170,4 +251,13 @@ const char *cli_scenario_help(void)
            "  --chunk SIZE                            tensor streaming chunk, e.g. 256KB (0 = off)\n"
            "  --subgroup WxH                          communication subgroup for hier (default 8x8)\n"
            "  --tp-seqpar on|off                      Megatron sequence parallelism in TP (default on)\n";
+}
+
+const char *cli_lua_help(void)
+{
+    return "Lua:\n"
+           "  --lua-path DIR         more scripts (DIR/commands, strategies, policies, lib)\n"
+           "  --unsafe-lua           allow io, os, debug and binary chunks\n"
+           "  --lua-budget N         instructions per call (default 1e8)\n"
+           "  --lua-mem SIZE         memory cap of the Lua state (default 256MiB)\n";
 }

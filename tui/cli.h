@@ -13,6 +13,7 @@
 #include "model.h"
 #include "strategy.h"
 #include "wafer.h"
+#include "wtlua.h"
 
 typedef struct cli_opts {
     const char *layout;     /* name or path, default "default" */
@@ -27,20 +28,33 @@ typedef struct cli_opts {
     const char *opt_name[16];
     const char *opt_value[16];
     int nopts;
+    /* Lua: --lua-path DIR, --unsafe-lua, --lua-budget N, --lua-mem SIZE */
+    wtlua_opts lua;
+    /* CLI_REST: the words that are not ours, in order */
+    char *rest[64];
+    int nrest;
 } cli_opts;
 
-/* Which flags a command takes besides the scenario ones. */
-enum { CLI_PHASE = 1u };
+/* Which flags a command takes besides the scenario and Lua ones. */
+enum {
+    CLI_PHASE = 1u,      /* --phase NAME */
+    CLI_REST = 2u,       /* keep unknown words in rest[] instead of failing */
+    CLI_STOP = 4u,       /* with CLI_REST: everything from the first word that is not a flag */
+    CLI_NO_SCENARIO = 8u /* only the Lua flags */
+};
 
-/* Parses argv[0..argc) (the words after the command name). */
-int cli_parse(int argc, char **argv, unsigned extra, cli_opts *o, wt_err *e);
+/* Parses argv[0..argc) (the words after the command name). root is the data
+ * directory (for the Lua options' built-in scripts). */
+int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts *o, wt_err *e);
 
 /* Loads layout, model and strategy, applies overrides and options, and
- * resolves the strategy. root is the data directory. On success the caller
- * frees wf with wafer_free. */
-int cli_load(const cli_opts *o, const char *root, wafer *wf, model *m, strategy *s, wt_err *e);
+ * resolves the strategy. root is the data directory. A "lua:NAME" strategy
+ * runs strategies/NAME.lua in *L, made from o->lua when *L is NULL (the
+ * caller frees it). On success the caller frees wf with wafer_free. */
+int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m, strategy *s, wt_err *e);
 
-/* The help text of the scenario flags. */
+/* The help text of the scenario flags, and of the Lua flags. */
 const char *cli_scenario_help(void);
+const char *cli_lua_help(void);
 
 #endif

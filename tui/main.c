@@ -9,6 +9,7 @@
 #include "out.h"
 #include "paths.h"
 #include "sim.h"
+#include "wtlua.h"
 
 #define WT_VERSION "0.1.0"
 
@@ -29,85 +30,168 @@ static int fail(int rc, const wt_err *e)
     return exit_code(rc);
 }
 
-/* Parses the scenario flags and evaluates it into r; the caller frees wf and r. */
-static int evaluate(int argc, char **argv, unsigned extra, const char *root, cli_opts *o, wafer *wf,
-                    sim_result *r, wt_err *e)
+/* Everything a command that evaluates a scenario holds. */
+typedef struct scenario {
+    cli_opts o;
+    wtlua *lua;      /* made on demand (lua: strategies, cmd) */
+    wafer wf;
+    sim_result r;
+    int loaded, evaluated;
+} scenario;
+
+static void scenario_free(scenario *sc)
 {
-    int rc = cli_parse(argc, argv, extra, o, e);
-    if (rc != WT_OK || o->help)
-        return rc;
+    if (sc->evaluated)
+        sim_free(&sc->r);
+    wtlua_free(sc->lua); /* before the wafer: Lua results borrow it */
+    if (sc->loaded)
+        wafer_free(&sc->wf);
+}
+
+/* Parses the flags (o must be parsed already) and evaluates the scenario. */
+static int evaluate(scenario *sc, const char *root, wt_err *e)
+{
     model m;
     strategy s;
-    rc = cli_load(o, root, wf, &m, &s, e);
+    int rc = cli_load(&sc->o, root, &sc->lua, &sc->wf, &m, &s, e);
     if (rc != WT_OK)
         return rc;
-    rc = sim_eval(r, wf, &m, &s, e);
-    if (rc != WT_OK)
-        wafer_free(wf);
+    sc->loaded = 1;
+    rc = sim_eval(&sc->r, &sc->wf, &m, &s, e);
+    sc->evaluated = rc == WT_OK;
     return rc;
 }
 
 static int run_eval(int argc, char **argv, const char *root)
 {
-    cli_opts o;
-    wafer wf;
-    sim_result r;
+    scenario sc = {0};
     wt_err e;
-    int rc = evaluate(argc, argv, 0, root, &o, &wf, &r, &e);
-    if (rc != WT_OK)
-        return fail(rc, &e);
-    if (o.help) {
+    int rc = cli_parse(argc, argv, 0, root, &sc.o, &e);
+    if (rc == WT_OK && sc.o.help) {
         printf("usage: wafertop eval [options] [--format table|json|csv]\n"
-               "Simulates one training step and prints its figures.\n\n%s",
-               cli_scenario_help());
+               "Simulates one training step and prints its figures.\n\n%s%s",
+               cli_scenario_help(), cli_lua_help());
         return 0;
     }
-    if (!strcmp(o.format, "json"))
-        out_eval_json(stdout, &r);
-    else if (!strcmp(o.format, "csv"))
-        out_eval_csv(stdout, &r);
-    else
-        out_eval_table(stdout, &r);
-    sim_free(&r);
-    wafer_free(&wf);
-    return 0;
+    if (rc == WT_OK)
+        rc = evaluate(&sc, root, &e);
+    if (rc == WT_OK) {
+        if (!strcmp(sc.o.format, "json"))
+            out_eval_json(stdout, &sc.r);
+        else if (!strcmp(sc.o.format, "csv"))
+            out_eval_csv(stdout, &sc.r);
+        else
+            out_eval_table(stdout, &sc.r);
+    }
+    scenario_free(&sc);
+    return rc == WT_OK ? 0 : fail(rc, &e);
 }
 
 static int run_links(int argc, char **argv, const char *root)
 {
-    cli_opts o;
-    wafer wf;
-    sim_result r;
+    scenario sc = {0};
     wt_err e;
-    int rc = evaluate(argc, argv, CLI_PHASE, root, &o, &wf, &r, &e);
-    if (rc != WT_OK)
-        return fail(rc, &e);
-    if (o.help) {
+    int rc = cli_parse(argc, argv, CLI_PHASE, root, &sc.o, &e);
+    if (rc == WT_OK && sc.o.help) {
         printf("usage: wafertop links [options] [--phase NAME] [--format csv|table|json]\n"
                "One row per directed link: x,y,dir,bytes,busy_s,util over the step (or one phase).\n"
-               "dir is where the bytes go from unit x,y: E (x+1), W (x-1), N (y-1), S (y+1).\n\n%s",
-               cli_scenario_help());
+               "dir is where the bytes go from unit x,y: E (x+1), W (x-1), N (y-1), S (y+1).\n\n%s%s",
+               cli_scenario_help(), cli_lua_help());
         return 0;
     }
+    if (rc == WT_OK)
+        rc = evaluate(&sc, root, &e);
     int phase = -1;
-    if (o.phase && (phase = sim_phase_find(&r, o.phase)) < 0) {
+    if (rc == WT_OK && sc.o.phase && (phase = sim_phase_find(&sc.r, sc.o.phase)) < 0) {
         char list[512] = "";
-        for (int i = 0; i < r.nphases; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", r.phases[i].name);
-        fprintf(stderr, "--phase: no phase '%s' in this step (phases: %s)\n", o.phase, list);
-        rc = 2;
-    } else {
-        /* links default to CSV: one row per link is data, not a report */
-        rc = out_links(stdout, &r, phase, o.format_given ? o.format : "csv") ? 1 : 0;
+        for (int i = 0; i < sc.r.nphases; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sc.r.phases[i].name);
+        rc = wt_fail(&e, "--phase: no phase '%s' in this step (phases: %s)", sc.o.phase, list);
     }
-    sim_free(&r);
-    wafer_free(&wf);
-    return rc;
+    /* links default to CSV: one row per link is data, not a report */
+    if (rc == WT_OK && out_links(stdout, &sc.r, phase, sc.o.format_given ? sc.o.format : "csv") != 0)
+        rc = wt_oom(&e, "links");
+    scenario_free(&sc);
+    return rc == WT_OK ? 0 : fail(rc, &e);
+}
+
+static int run_script(int argc, char **argv, const char *root)
+{
+    cli_opts o;
+    wt_err e;
+    int rc = cli_parse(argc, argv, CLI_NO_SCENARIO | CLI_REST | CLI_STOP, root, &o, &e);
+    if (rc == WT_OK && (o.help || o.nrest == 0)) {
+        printf("usage: wafertop run [lua options] SCRIPT.lua [args...]\n"
+               "Runs a Lua script with the wafertop module loaded (as `wt`); arg[1..] are its args.\n\n%s",
+               cli_lua_help());
+        return o.help ? 0 : 2;
+    }
+    if (rc == WT_OK && !strncmp(o.rest[0], "--", 2))
+        rc = wt_fail(&e, "unknown option '%s'", o.rest[0]);
+    wtlua *L = NULL;
+    if (rc == WT_OK)
+        rc = wtlua_new(&L, &o.lua, &e);
+    if (rc == WT_OK)
+        rc = wtlua_run_file(L, o.rest[0], o.nrest - 1, o.rest + 1, &e);
+    wtlua_free(L);
+    return rc == WT_OK ? 0 : fail(rc, &e);
+}
+
+static void cmd_usage(wtlua *L)
+{
+    printf("usage: wafertop cmd NAME [args...] [scenario options]\n"
+           "Evaluates the scenario, then runs the Lua command NAME on the result.\n\nCommands:\n");
+    const char *names[64];
+    int n = L ? wtlua_command_names(L, names, 64) : 0;
+    for (int i = 0; i < n; i++) {
+        const char *help = wtlua_command_help(L, names[i]);
+        printf("  %-12s %.*s\n", names[i], (int)strcspn(help ? help : "", "\n"), help ? help : "");
+    }
+    printf("\n  wafertop cmd NAME --help   the command's own options\n\n%s%s", cli_scenario_help(),
+           cli_lua_help());
+}
+
+static int run_cmd(int argc, char **argv, const char *root)
+{
+    scenario sc = {0};
+    wt_err e;
+    const char *name = argc > 0 && strncmp(argv[0], "-", 1) ? argv[0] : NULL;
+    int rc = cli_parse(argc - (name != NULL), argv + (name != NULL), CLI_REST, root, &sc.o, &e);
+    if (rc == WT_OK)
+        rc = wtlua_new(&sc.lua, &sc.o.lua, &e);
+    if (rc == WT_OK && (!name || sc.o.help)) {
+        const char *help = name ? wtlua_command_help(sc.lua, name) : NULL;
+        if (help)
+            printf("%s\n", help);
+        else
+            cmd_usage(sc.lua);
+        scenario_free(&sc);
+        return name || sc.o.help ? 0 : 2;
+    }
+    if (rc == WT_OK && !wtlua_command_help(sc.lua, name)) {
+        const char *names[64];
+        char list[1024] = "";
+        int n = wtlua_command_names(sc.lua, names, 64);
+        for (int i = 0; i < n; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+        rc = wt_fail(&e, "unknown command '%s' (commands: %s)", name, list);
+    }
+    if (rc == WT_OK)
+        rc = evaluate(&sc, root, &e);
+    if (rc == WT_OK) {
+        sc.evaluated = 0; /* the result now belongs to Lua */
+        rc = wtlua_run_command(sc.lua, name, sc.o.nrest, sc.o.rest, &sc.r, &e);
+    }
+    scenario_free(&sc);
+    return rc == WT_OK ? 0 : fail(rc, &e);
 }
 
 static const command commands[] = {
-    {"eval", "eval [options]      simulate one step, print its figures", run_eval},
-    {"links", "links [options]     per-link bytes and utilisation", run_links},
+    {"eval", "eval [options]            simulate one step, print its figures", run_eval},
+    {"links", "links [options]           per-link bytes and utilisation", run_links},
+    {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
+    {"cmd", "cmd NAME [args] [options] run a Lua command (link_util, hot_links, ...) on a scenario",
+     run_cmd},
 };
 
 static void usage(FILE *f)
@@ -121,11 +205,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stdout);
-        return 0;
-    }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }

@@ -1,0 +1,73 @@
+/*
+ * wtlua.h - the Lua 5.4 binding: a sandboxed Lua state with the `wafertop`
+ * module (also the global `wt`), the stock and user commands, strategies and
+ * policies. The program (tui/) talks to Lua only through this header.
+ *
+ * Scripts come from, in order, ROOT/lua (built in), $XDG_CONFIG_HOME/wafertop/lua
+ * (default ~/.config/wafertop/lua) and --lua-path DIR; a later file with the
+ * same name replaces an earlier one. Each directory holds commands/,
+ * strategies/, policies/ and lib/ (modules for require).
+ *
+ * Safety: chunks load as text only, with chunk names "@path" so that errors
+ * read path:line; no io, os, debug, package.loadlib, dofile or loadfile
+ * unless unsafe; every call from C runs under an instruction budget (a count
+ * hook that the script's own pcall cannot swallow) and the state under a
+ * memory cap. Errors come back as "path:line: message" plus a traceback.
+ */
+#ifndef WT_WTLUA_H
+#define WT_WTLUA_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "model.h"
+#include "sim.h"
+#include "strategy.h"
+#include "wafer.h"
+
+typedef struct wtlua wtlua;
+
+/* Where print and wt.print go: n bytes of s (not NUL-terminated). */
+typedef void (*wtlua_out_fn)(void *ud, const char *s, size_t n);
+
+typedef struct wtlua_opts {
+    const char *root;      /* data directory; ROOT/lua holds the built-in scripts */
+    const char *user_dir;  /* --lua-path DIR, or NULL */
+    int unsafe;            /* --unsafe-lua: the full standard library */
+    double budget;         /* instructions per call from C (default 1e8 when 0) */
+    size_t mem_cap;        /* bytes the state may hold (default 256 MiB when 0) */
+    wtlua_out_fn out;      /* default: stdout */
+    void *out_ud;
+} wtlua_opts;
+
+#define WTLUA_DEFAULT_BUDGET 1e8
+#define WTLUA_DEFAULT_MEM ((size_t)256 << 20)
+
+/* Creates the state and loads every command, strategy and policy file. A
+ * broken script file is an error naming it (path:line). */
+int wtlua_new(wtlua **out, const wtlua_opts *o, wt_err *e);
+void wtlua_free(wtlua *L);
+
+/* `wafertop run`: runs a script with `arg` as the lua program sets it
+ * (arg[0] the script, arg[1..] the arguments) and the module loaded. */
+int wtlua_run_file(wtlua *L, const char *path, int argc, char **argv, wt_err *e);
+
+/* Runs the command `name` with its arguments on result r. The result is
+ * handed over to Lua (freed by its garbage collector; the caller must not
+ * use or free it after the call); its wafer is borrowed and must outlive L. */
+int wtlua_run_command(wtlua *L, const char *name, int argc, char **argv, sim_result *r, wt_err *e);
+
+/* Resolves the strategy script `name` (strategies/NAME.lua) for a layout and
+ * a model into *s (options untouched, dimensions and placement as the script
+ * says). */
+int wtlua_strategy(wtlua *L, const char *name, const wafer *wf, const model *m, strategy *s, wt_err *e);
+
+/* The help text a command registered, or NULL when there is no such command
+ * (valid until the next call into L). */
+const char *wtlua_command_help(wtlua *L, const char *name);
+
+/* Names of the registered commands, for completion: fills up to max entries
+ * (pointers valid until the next call into L) and returns the count. */
+int wtlua_command_names(wtlua *L, const char **names, int max);
+
+#endif

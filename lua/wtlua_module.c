@@ -1,0 +1,543 @@
+/*
+ * wtlua_module.c - the `wafertop` module (docs/LUA.md): layouts, models,
+ * strategies, evaluation, custom traffic, commands and policies.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "route.h"
+#include "wtlua_int.h"
+
+#define WT_VERSION "0.1.0"
+
+/* ---- models ---- */
+
+typedef struct int_field {
+    const char *name;
+    size_t offset;
+} int_field;
+
+static const int_field model_ints[] = {
+    {"layers", offsetof(model, layers)}, {"hidden", offsetof(model, hidden)},
+    {"heads", offsetof(model, heads)},   {"kv_heads", offsetof(model, kv_heads)},
+    {"ffn", offsetof(model, ffn)},       {"vocab", offsetof(model, vocab)},
+    {"seq", offsetof(model, seq)},       {"batch", offsetof(model, batch)},
+    {"microbatch", offsetof(model, microbatch)},
+};
+#define NMODEL_INTS (sizeof model_ints / sizeof model_ints[0])
+
+void wtlua_push_model(lua_State *L, const model *m)
+{
+    lua_createtable(L, 0, 14);
+    lua_pushstring(L, m->name);
+    lua_setfield(L, -2, "name");
+    for (size_t i = 0; i < NMODEL_INTS; i++) {
+        lua_pushinteger(L, *(const int *)((const char *)m + model_ints[i].offset));
+        lua_setfield(L, -2, model_ints[i].name);
+    }
+    lua_pushstring(L, m->mlp == MODEL_SWIGLU ? "swiglu" : "gelu");
+    lua_setfield(L, -2, "mlp");
+    lua_pushboolean(L, m->tied_embeddings);
+    lua_setfield(L, -2, "tied_embeddings");
+    lua_pushnumber(L, model_params(m));
+    lua_setfield(L, -2, "params");
+}
+
+/* A whole number field of a table, in [1, 2^30]. */
+static int int_value(lua_State *L, int idx, const char *what)
+{
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, idx, &isnum);
+    if (!isnum || v <= 0 || v > (1 << 30))
+        luaL_error(L, "%s must be a positive whole number", what);
+    return (int)v;
+}
+
+/* Reads a model table: the YAML model file's fields and defaults. */
+static void model_from_table(lua_State *L, int idx, model *m)
+{
+    idx = lua_absindex(L, idx);
+    memset(m, 0, sizeof *m);
+    strcpy(m->name, "lua");
+    m->tied_embeddings = 1;
+    m->microbatch = 1;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        size_t i;
+        for (i = 0; i < NMODEL_INTS && strcmp(key, model_ints[i].name); i++)
+            ;
+        if (i < NMODEL_INTS) {
+            *(int *)((char *)m + model_ints[i].offset) = int_value(L, -1, key);
+        } else if (!strcmp(key, "name")) {
+            snprintf(m->name, sizeof m->name, "%s", luaL_checkstring(L, -1));
+        } else if (!strcmp(key, "mlp")) {
+            const char *v = luaL_checkstring(L, -1);
+            if (strcmp(v, "gelu") && strcmp(v, "swiglu"))
+                luaL_error(L, "model mlp must be gelu or swiglu, not '%s'", v);
+            m->mlp = strcmp(v, "swiglu") ? MODEL_GELU : MODEL_SWIGLU;
+        } else if (!strcmp(key, "tied_embeddings")) {
+            m->tied_embeddings = lua_toboolean(L, -1);
+        } else if (strcmp(key, "params")) { /* params is ours, read back from wt.model */
+            luaL_error(L, "model: unknown field '%s' (fields: name, layers, hidden, heads, kv_heads, ffn, mlp, "
+                          "vocab, tied_embeddings, seq, batch, microbatch)", key);
+        }
+        lua_pop(L, 1);
+    }
+    if (!m->kv_heads)
+        m->kv_heads = m->heads;
+    if (!m->ffn)
+        m->ffn = 4 * m->hidden;
+}
+
+void wtlua_check_model(lua_State *L, int idx, model *out)
+{
+    wt_err e;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        if (model_load(lua_tostring(L, idx), out, &e) != WT_OK)
+            luaL_error(L, "%s", e.msg);
+        return;
+    }
+    if (!lua_istable(L, idx))
+        luaL_error(L, "a model is a preset name, a YAML path or a table, not a %s", luaL_typename(L, idx));
+    model_from_table(L, idx, out);
+    if (model_check(out, &e) != WT_OK)
+        luaL_error(L, "%s", e.msg);
+}
+
+static int l_model(lua_State *L)
+{
+    model m;
+    wtlua_check_model(L, 1, &m);
+    wtlua_push_model(L, &m);
+    return 1;
+}
+
+/* ---- strategies ---- */
+
+/* Lua names of the strategy options and strategy_set_option's. */
+static const char *const option_keys[][2] = {
+    {"placement", "placement"},   {"collective", "collective"}, {"routing", "routing"},
+    {"checkpoint", "checkpoint"}, {"mem", "mem"},               {"grad_compress", "grad-compress"},
+    {"chunk", "chunk"},           {"subgroup", "subgroup"},     {"tp_seqpar", "tp-seqpar"},
+};
+#define NOPTIONS (sizeof option_keys / sizeof option_keys[0])
+
+/* Applies an option value (string, number of bytes, boolean or list). */
+static void set_option(lua_State *L, strategy *s, const char *opt, int vidx)
+{
+    char buf[160];
+    const char *value;
+    if (lua_isboolean(L, vidx)) {
+        value = lua_toboolean(L, vidx) ? "on" : "off";
+    } else if (lua_type(L, vidx) == LUA_TNUMBER) { /* chunk in bytes */
+        snprintf(buf, sizeof buf, lua_tonumber(L, vidx) == 0 ? "0" : "%.17g B", lua_tonumber(L, vidx));
+        value = buf;
+    } else if (lua_istable(L, vidx)) { /* mem = {"zero", "act_int8"} */
+        buf[0] = '\0';
+        for (lua_Integer i = 1; lua_rawgeti(L, vidx, i) == LUA_TSTRING; i++) {
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i > 1 ? "," : "", lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        value = buf;
+    } else {
+        value = luaL_checkstring(L, vidx);
+    }
+    wt_err e;
+    if (strategy_set_option(s, opt, value, &e) != WT_OK)
+        luaL_error(L, "%s", e.msg);
+}
+
+/* 1 when key is an option, applied to s. */
+static int try_option(lua_State *L, strategy *s, const char *key, int vidx)
+{
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        if (!strcmp(key, option_keys[i][0])) {
+            set_option(L, s, option_keys[i][1], vidx);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* DP, TP, SP, PP, TATP by index. */
+static int *dim_slot(strategy *s, int d)
+{
+    int *slots[] = {&s->dp, &s->tp, &s->sp, &s->pp, &s->tatp};
+    return slots[d];
+}
+
+static void strategy_from_table(lua_State *L, int idx, strategy *s)
+{
+    static const char *const dims[] = {"dp", "tp", "sp", "pp", "tatp"};
+    idx = lua_absindex(L, idx);
+    wt_err e;
+    s->dp = s->tp = s->sp = s->pp = s->tatp = s->tatp_w = s->tatp_h = 1;
+    s->dp_given = s->grid_given = 0;
+    if (lua_getfield(L, idx, "text") == LUA_TSTRING && strategy_parse(lua_tostring(L, -1), s, &e) != WT_OK)
+        luaL_error(L, "%s", e.msg);
+    lua_pop(L, 1);
+    if (lua_rawgeti(L, idx, 1) != LUA_TNIL) { /* {8, 1, 1, 1, 16} */
+        for (int d = 0; d < 5; d++) {
+            lua_rawgeti(L, idx, d + 1);
+            *dim_slot(s, d) = int_value(L, -1, "a strategy size");
+            lua_pop(L, 1);
+        }
+        s->dp_given = 1;
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (lua_type(L, -2) == LUA_TNUMBER || (lua_type(L, -2) == LUA_TSTRING && !strcmp(lua_tostring(L, -2), "text"))) {
+            lua_pop(L, 1);
+            continue;
+        }
+        const char *key = luaL_checkstring(L, -2);
+        int d;
+        for (d = 0; d < 5 && strcmp(key, dims[d]); d++)
+            ;
+        if (d < 5) {
+            *dim_slot(s, d) = int_value(L, -1, key);
+            if (d == 0)
+                s->dp_given = 1;
+        } else if (!strcmp(key, "tatp_grid")) {
+            int w, h;
+            char extra;
+            if (sscanf(luaL_checkstring(L, -1), "%dx%d%c", &w, &h, &extra) != 2 || w <= 0 || h <= 0)
+                luaL_error(L, "tatp_grid must be WxH, as \"4x8\"");
+            s->tatp_w = w;
+            s->tatp_h = h;
+            s->grid_given = 1;
+        } else if (!try_option(L, s, key, lua_gettop(L))) {
+            luaL_error(L, "strategy: unknown field '%s' (dp, tp, sp, pp, tatp, tatp_grid, text, placement, "
+                          "collective, routing, checkpoint, mem, grad_compress, chunk, subgroup, tp_seqpar)", key);
+        }
+        lua_pop(L, 1);
+    }
+    if (s->grid_given) {
+        if (s->tatp != 1 && s->tatp != s->tatp_w * s->tatp_h)
+            luaL_error(L, "tatp %d does not match tatp_grid %dx%d", s->tatp, s->tatp_w, s->tatp_h);
+        s->tatp = s->tatp_w * s->tatp_h;
+    }
+}
+
+void wtlua_check_strategy(lua_State *L, int idx, strategy *s)
+{
+    wt_err e;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        if (strategy_parse(lua_tostring(L, idx), s, &e) != WT_OK)
+            luaL_error(L, "%s", e.msg);
+        return;
+    }
+    if (!lua_istable(L, idx))
+        luaL_error(L, "a strategy is a string or a table, not a %s", luaL_typename(L, idx));
+    strategy_from_table(L, idx, s);
+}
+
+static void push_strategy(lua_State *L, const strategy *s)
+{
+    char buf[96];
+    lua_createtable(L, 0, 16);
+    lua_pushstring(L, strategy_format(s, buf, sizeof buf));
+    lua_setfield(L, -2, "text");
+    const int v[] = {s->dp, s->tp, s->sp, s->pp, s->tatp};
+    static const char *const dims[] = {"dp", "tp", "sp", "pp", "tatp"};
+    for (int d = 0; d < 5; d++) {
+        lua_pushinteger(L, v[d]);
+        lua_setfield(L, -2, dims[d]);
+    }
+    if (s->grid_given) {
+        lua_pushfstring(L, "%dx%d", s->tatp_w, s->tatp_h);
+        lua_setfield(L, -2, "tatp_grid");
+    }
+    lua_pushstring(L, place_kind_name(s->placement));
+    lua_setfield(L, -2, "placement");
+    lua_pushstring(L, coll_algo_name(s->collective));
+    lua_setfield(L, -2, "collective");
+    lua_pushstring(L, route_mode_name(s->routing));
+    lua_setfield(L, -2, "routing");
+    lua_pushstring(L, recompute_name(s->checkpoint));
+    lua_setfield(L, -2, "checkpoint");
+    lua_pushstring(L, mem_switches_format(s->mem, buf, sizeof buf));
+    lua_setfield(L, -2, "mem");
+    lua_pushstring(L, grad_compress_name(s->grad));
+    lua_setfield(L, -2, "grad_compress");
+    lua_pushnumber(L, s->chunk);
+    lua_setfield(L, -2, "chunk");
+    lua_pushfstring(L, "%dx%d", s->sub_w, s->sub_h);
+    lua_setfield(L, -2, "subgroup");
+    lua_pushboolean(L, s->tp_seqpar);
+    lua_setfield(L, -2, "tp_seqpar");
+}
+
+static int l_strategy(lua_State *L)
+{
+    strategy s;
+    strategy_defaults(&s);
+    wtlua_check_strategy(L, 1, &s);
+    push_strategy(L, &s);
+    return 1;
+}
+
+/* ---- evaluation ---- */
+
+static int l_layout(lua_State *L)
+{
+    wtlua_push_layout(L, luaL_checkstring(L, 1));
+    return 1;
+}
+
+/* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=} */
+static int l_eval(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    static const char *const known[] = {"layout", "model", "strategy", "seq", "batch", "microbatch", NULL};
+    lua_settop(L, 1);
+    /* 2: layout userdata */
+    if (lua_getfield(L, 1, "layout") == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "default");
+    }
+    wtlua_layout *lay = wtlua_to_layout(L, 2);
+    model m;
+    if (lua_getfield(L, 1, "model") == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "gpt3-6.7b");
+    }
+    wtlua_check_model(L, 3, &m);
+    lua_pop(L, 1);
+    static const char *const overrides[] = {"seq", "batch", "microbatch"};
+    int *slots[] = {&m.seq, &m.batch, &m.microbatch};
+    for (int i = 0; i < 3; i++) {
+        if (lua_getfield(L, 1, overrides[i]) != LUA_TNIL)
+            *slots[i] = int_value(L, -1, overrides[i]);
+        lua_pop(L, 1);
+    }
+    strategy s;
+    strategy_defaults(&s);
+    if (lua_getfield(L, 1, "strategy") == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "DP8,TATP16");
+    }
+    wtlua_check_strategy(L, -1, &s);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        int k = 0;
+        while (known[k] && strcmp(known[k], key))
+            k++;
+        if (!known[k] && !try_option(L, &s, key, lua_gettop(L)))
+            luaL_error(L, "wt.eval: unknown field '%s'", key);
+        lua_pop(L, 1);
+    }
+    sim_result r;
+    wt_err e;
+    if (sim_eval(&r, &lay->wf, &m, &s, &e) != WT_OK)
+        luaL_error(L, "%s", e.msg);
+    wtlua_push_result(L, &r, 2);
+    return 1;
+}
+
+/* ---- custom traffic ---- */
+
+/* {x, y} -> unit index on wf. */
+static int unit_at(lua_State *L, const wafer *wf, int idx, const char *what, lua_Integer i)
+{
+    idx = lua_absindex(L, idx);
+    if (!lua_istable(L, idx))
+        luaL_error(L, "flow %d: %s must be {x, y}", (int)i, what);
+    lua_rawgeti(L, idx, 1);
+    lua_rawgeti(L, idx, 2);
+    int okx, oky;
+    lua_Integer x = lua_tointegerx(L, -2, &okx), y = lua_tointegerx(L, -1, &oky);
+    lua_pop(L, 2);
+    if (!okx || !oky || x < 0 || y < 0 || x >= wf->w || y >= wf->h)
+        luaL_error(L, "flow %d: %s must be {x, y} inside the %dx%d mesh", (int)i, what, wf->w, wf->h);
+    return wafer_unit(wf, (int)x, (int)y);
+}
+
+/* wt.route{layout=, routing=, flows={{src={x,y}, dst={x,y}, bytes=N}, ...}} */
+static int l_route(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    if (lua_getfield(L, 1, "layout") == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "default");
+    }
+    wtlua_layout *lay = wtlua_to_layout(L, 2);
+    const wafer *wf = &lay->wf;
+    route_mode mode = ROUTE_XY;
+    if (lua_getfield(L, 1, "routing") != LUA_TNIL) {
+        int m = route_mode_parse(luaL_checkstring(L, -1));
+        if (m < 0)
+            luaL_error(L, "routing '%s' is not one of xy, yx, balanced", lua_tostring(L, -1));
+        mode = (route_mode)m;
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, 1, "flows") != LUA_TTABLE)
+        luaL_error(L, "wt.route: flows must be a list of {src = {x, y}, dst = {x, y}, bytes = N}");
+    lua_Integer n = luaL_len(L, 3);
+    route_flow *flows = lua_newuserdatauv(L, sizeof *flows * (size_t)(n > 0 ? n : 1), 0); /* freed by GC */
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 3, i);
+        int f = lua_gettop(L);
+        lua_getfield(L, f, "src");
+        flows[i - 1].src = unit_at(L, wf, -1, "src", i);
+        lua_getfield(L, f, "dst");
+        flows[i - 1].dst = unit_at(L, wf, -1, "dst", i);
+        lua_getfield(L, f, "bytes");
+        int isnum;
+        flows[i - 1].bytes = lua_tonumberx(L, -1, &isnum);
+        if (!isnum || !(flows[i - 1].bytes >= 0) || !isfinite(flows[i - 1].bytes))
+            luaL_error(L, "flow %d: bytes must be a number >= 0", (int)i);
+        lua_settop(L, f - 1);
+    }
+    route_ctx *rc;
+    route_sparse sp = {0};
+    route_stats st;
+    wt_err e;
+    int rv = route_ctx_new(&rc, wf, &e);
+    if (rv == WT_OK)
+        rv = route_flows_sparse(rc, flows, (size_t)n, mode, &sp, &st, &e);
+    route_ctx_free(rc);
+    if (rv != WT_OK) {
+        free(sp.link);
+        free(sp.load);
+        return luaL_error(L, "%s", e.msg);
+    }
+    double max_load = 0, max_busy = 0;
+    lua_createtable(L, 0, 5);
+    lua_createtable(L, (int)sp.n, 0);
+    for (size_t i = 0; i < sp.n; i++) {
+        max_load = fmax(max_load, sp.load[i]);
+        max_busy = fmax(max_busy, sp.load[i] * sim_link_inv_bw(wf, (size_t)sp.link[i]));
+        wtlua_push_link(L, wf, (size_t)sp.link[i], sp.load[i], 0);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(sp.link);
+    free(sp.load);
+    lua_setfield(L, -2, "links");
+    lua_pushnumber(L, max_busy + st.max_latency);
+    lua_setfield(L, -2, "time_s");
+    lua_pushnumber(L, max_load);
+    lua_setfield(L, -2, "max_load_bytes");
+    lua_pushinteger(L, st.max_hops);
+    lua_setfield(L, -2, "max_hops");
+    lua_pushnumber(L, st.max_latency);
+    lua_setfield(L, -2, "max_latency_s");
+    return 1;
+}
+
+/* ---- commands and policies ---- */
+
+static int l_command(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    const char *help = luaL_optstring(L, 3, "");
+    if (!*name || strpbrk(name, " \t\n"))
+        return luaL_error(L, "command names are one word, not '%s'", name);
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    lua_createtable(L, 0, 3);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, "name");
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, "fn");
+    lua_pushstring(L, help);
+    lua_setfield(L, -2, "help");
+    lua_setfield(L, -2, name);
+    return 0;
+}
+
+/* wt.cmd(name, words, result): runs a registered command in this script, as
+ * `wafertop cmd` would, with its output going to wt.print. */
+static int l_cmd(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checkudata(L, 3, WTLUA_RESULT);
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    if (lua_getfield(L, -1, name) != LUA_TTABLE)
+        return luaL_error(L, "unknown command '%s'", name);
+    lua_getfield(L, -1, "fn");
+    lua_pushvalue(L, 2);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 3);
+    lua_setfield(L, -2, "result");
+    lua_call(L, 2, 0);
+    return 0;
+}
+
+/* wt.commands() -> list of {name=, help=}, sorted by name. */
+static int l_commands(lua_State *L)
+{
+    const char *names[256];
+    int n = wtlua_names(wtlua_of(L), WTLUA_COMMANDS, names, 256);
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_getfield(L, -2, names[i]);
+        lua_createtable(L, 0, 2);
+        lua_getfield(L, -2, "name");
+        lua_setfield(L, -2, "name");
+        lua_getfield(L, -2, "help");
+        lua_setfield(L, -2, "help");
+        lua_rawseti(L, -3, i + 1);
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static int l_policy(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    static const char *const hooks[] = {"on_step", "on_hot_link"};
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        int known = !strcmp(key, hooks[0]) || !strcmp(key, hooks[1]);
+        if (known && !lua_isfunction(L, -1))
+            luaL_error(L, "policy %s: %s must be a function", name, key);
+        if (!known && strcmp(key, "help"))
+            luaL_error(L, "policy %s: unknown hook '%s' (on_step, on_hot_link, help)", name, key);
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_POLICIES);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, name);
+    return 0;
+}
+
+/* wt.policies() -> the names of the registered policies, sorted. */
+static int l_policies(lua_State *L)
+{
+    const char *names[256];
+    int n = wtlua_names(wtlua_of(L), WTLUA_POLICIES, names, 256);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushstring(L, names[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+int wtlua_open_module(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"layout", l_layout},     {"model", l_model},       {"strategy", l_strategy},
+        {"eval", l_eval},         {"route", l_route},       {"command", l_command},
+        {"commands", l_commands}, {"cmd", l_cmd},           {"policy", l_policy},
+        {"policies", l_policies},
+        {"print", wtlua_print},   {NULL, NULL},
+    };
+    luaL_newlib(L, fns);
+    lua_pushliteral(L, WT_VERSION);
+    lua_setfield(L, -2, "version");
+    return 1;
+}

@@ -1,0 +1,503 @@
+/*
+ * wtlua_state.c - the Lua state: memory cap, instruction budget, sandbox,
+ * script directories, the one pcall path, and the public functions.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lualib.h>
+
+#include "wtlua_int.h"
+
+/* The budget hook fires every HOOK_PERIOD instructions. */
+#define HOOK_PERIOD 1000
+
+wtlua *wtlua_of(lua_State *L)
+{
+    return *(wtlua **)lua_getextraspace(L);
+}
+
+/* All of Lua's memory goes through here, so the cap holds for every script. */
+static void *cap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    wtlua *W = ud;
+    if (!ptr)
+        osize = 0;
+    if (nsize == 0) {
+        free(ptr);
+        W->used -= osize;
+        return NULL;
+    }
+    if (nsize > osize && W->used - osize + nsize > W->opts.mem_cap)
+        return NULL; /* Lua raises a memory error */
+    void *p = realloc(ptr, nsize);
+    if (p)
+        W->used = W->used - osize + nsize;
+    return p;
+}
+
+/* Counts instructions. Once the budget is spent it raises at every
+ * instruction, so a script that catches the error with pcall is stopped by
+ * its very next one. */
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    wtlua *W = wtlua_of(L);
+    if (!W->over_budget && ++W->steps <= W->max_steps)
+        return;
+    if (!W->over_budget) {
+        W->over_budget = 1;
+        lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
+    }
+    char msg[96];
+    snprintf(msg, sizeof msg, "instruction budget of %.0f exceeded (--lua-budget)", W->opts.budget);
+    luaL_error(L, "%s", msg);
+}
+
+static void reset_budget(wtlua *W)
+{
+    W->steps = 0;
+    W->over_budget = 0;
+    W->max_steps = (long long)(W->opts.budget / HOOK_PERIOD) + 1;
+    lua_sethook(W->L, budget_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+}
+
+/* Adds a traceback to the error message (lua.c's msghandler). */
+static int msghandler(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+int wtlua_pcall(wtlua *W, int nargs, int nresults, wt_err *e)
+{
+    lua_State *L = W->L;
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, msghandler);
+    lua_insert(L, base);
+    reset_budget(W);
+    int status = lua_pcall(L, nargs, nresults, base);
+    lua_sethook(L, NULL, 0, 0);
+    lua_remove(L, base);
+    if (status == LUA_OK)
+        return WT_OK;
+    if (status == LUA_ERRMEM) {
+        lua_pop(L, 1);
+        wt_fail(e, "lua: memory cap of %.0f MiB exceeded (--lua-mem)", W->opts.mem_cap / 1048576.0);
+        return WT_EINPUT;
+    }
+    wt_fail(e, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "lua: error");
+    lua_pop(L, 1);
+    return WT_EINPUT;
+}
+
+int wtlua_print(lua_State *L)
+{
+    wtlua *W = wtlua_of(L);
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        if (i > 1)
+            luaL_addchar(&b, '\t');
+        luaL_tolstring(L, i, NULL);
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, '\n');
+    luaL_pushresult(&b);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    if (W->opts.out)
+        W->opts.out(W->opts.out_ud, s, len);
+    else
+        fwrite(s, 1, len, stdout);
+    return 0;
+}
+
+/* load, restricted to text chunks (binary chunks could break the VM): the
+ * original load, kept as an upvalue, called with mode "t". The env argument
+ * is passed only when given, since an explicit nil would become _ENV. */
+static int text_load(lua_State *L)
+{
+    int n = lua_gettop(L);
+    if (n < 3)
+        lua_settop(L, n = 3);
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* A package searcher for modules in the lib/ directories, text only. */
+static int lib_searcher(lua_State *L)
+{
+    wtlua *W = wtlua_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    if (strchr(name, '/') || strstr(name, ".."))
+        return lua_pushfstring(L, "\n\tno module '%s' (names may not hold '/' or '..')", name), 1;
+    char path[1200];
+    if (!wtlua_find_script(W, "lib", name, path, sizeof path))
+        return lua_pushfstring(L, "\n\tno module '%s' in the lib/ script directories", name), 1;
+    if (luaL_loadfilex(L, path, "t") != LUA_OK)
+        return luaL_error(L, "%s", lua_tostring(L, -1));
+    lua_pushstring(L, path);
+    return 2;
+}
+
+/* The sandboxed standard library: base, package (Lua modules only),
+ * coroutine, table, string, math, utf8. */
+static void open_safe_libs(lua_State *L)
+{
+    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},          {LUA_LOADLIBNAME, luaopen_package},
+                                    {LUA_COLIBNAME, luaopen_coroutine}, {LUA_TABLIBNAME, luaopen_table},
+                                    {LUA_STRLIBNAME, luaopen_string},   {LUA_MATHLIBNAME, luaopen_math},
+                                    {LUA_UTF8LIBNAME, luaopen_utf8},    {NULL, NULL}};
+    for (const luaL_Reg *lib = libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    lua_setglobal(L, "dofile");
+    lua_pushnil(L);
+    lua_setglobal(L, "loadfile");
+    lua_getglobal(L, "load");
+    lua_pushcclosure(L, text_load, 1);
+    lua_setglobal(L, "load");
+    lua_getglobal(L, "package");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "loadlib");
+    lua_pushliteral(L, "");
+    lua_setfield(L, -2, "cpath");
+    lua_pushliteral(L, "");
+    lua_setfield(L, -2, "path");
+    lua_pop(L, 1);
+}
+
+/* package.searchers: preload, then the lib/ directories; when safe, nothing
+ * else (the file searchers would load binary chunks and C libraries). */
+static void install_searcher(lua_State *L, int safe)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchers");
+    lua_Integer n = safe ? 1 : (lua_Integer)luaL_len(L, -1);
+    for (lua_Integer i = n; i >= 2; i--) { /* shift the others up one */
+        lua_rawgeti(L, -1, i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushcfunction(L, lib_searcher);
+    lua_rawseti(L, -2, 2);
+    for (lua_Integer i = (lua_Integer)luaL_len(L, -1); safe && i > 2; i--) {
+        lua_pushnil(L);
+        lua_rawseti(L, -2, i);
+    }
+    lua_pop(L, 2);
+}
+
+const char *wtlua_find_script(wtlua *W, const char *sub, const char *name, char *buf, size_t n)
+{
+    struct stat st;
+    for (int i = W->ndirs - 1; i >= 0; i--) {
+        if ((size_t)snprintf(buf, n, "%s/%s/%s.lua", W->dirs[i], sub, name) >= n)
+            continue;
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+            return buf;
+    }
+    return NULL;
+}
+
+static void add_dir(wtlua *W, const char *fmt, const char *a, const char *b)
+{
+    struct stat st;
+    char *d = W->dirs[W->ndirs];
+    if ((size_t)snprintf(d, sizeof W->dirs[0], fmt, a, b) < sizeof W->dirs[0] && stat(d, &st) == 0 &&
+        S_ISDIR(st.st_mode))
+        W->ndirs++;
+}
+
+/* The script directories, built-in first. */
+static void find_dirs(wtlua *W)
+{
+    add_dir(W, "%s%s/lua", W->opts.root ? W->opts.root : ".", "");
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+        add_dir(W, "%s%s/wafertop/lua", xdg, "");
+    else if (home && *home)
+        add_dir(W, "%s%s/.config/wafertop/lua", home, "");
+    if (W->opts.user_dir)
+        add_dir(W, "%s%s", W->opts.user_dir, "");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Runs every script of the directory sub once, in name order; a name in several
+ * directories runs from the last one only. */
+static int load_all(wtlua *W, const char *sub, wt_err *e)
+{
+    char *names[256];
+    int n = 0, rc = WT_OK;
+    for (int i = 0; i < W->ndirs && n < 256; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", W->dirs[i], sub);
+        DIR *dir = opendir(path);
+        if (!dir)
+            continue;
+        struct dirent *de;
+        while ((de = readdir(dir)) && n < 256) {
+            size_t len = strlen(de->d_name);
+            if (len < 5 || strcmp(de->d_name + len - 4, ".lua") || de->d_name[0] == '.')
+                continue;
+            int seen = 0;
+            for (int k = 0; k < n && !seen; k++)
+                seen = strncmp(names[k], de->d_name, len - 4) == 0 && names[k][len - 4] == '\0';
+            if (seen)
+                continue;
+            names[n] = strndup(de->d_name, len - 4);
+            if (!names[n]) {
+                closedir(dir);
+                rc = wt_oom(e, "script names");
+                goto out;
+            }
+            n++;
+        }
+        closedir(dir);
+    }
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    for (int k = 0; k < n && rc == WT_OK; k++) {
+        char path[1200];
+        wtlua_find_script(W, sub, names[k], path, sizeof path);
+        if (luaL_loadfilex(W->L, path, "t") != LUA_OK) {
+            rc = wt_fail(e, "%s", lua_tostring(W->L, -1));
+            lua_pop(W->L, 1);
+        } else {
+            rc = wtlua_pcall(W, 0, 0, e);
+        }
+    }
+out:
+    for (int k = 0; k < n; k++)
+        free(names[k]);
+    return rc;
+}
+
+/* Builds the state inside a protected call, so that running out of memory
+ * while opening libraries is an error and not an abort. */
+static int setup(lua_State *L)
+{
+    wtlua *W = wtlua_of(L);
+    if (W->opts.unsafe)
+        luaL_openlibs(L);
+    else
+        open_safe_libs(L);
+    install_searcher(L, !W->opts.unsafe);
+    lua_pushcfunction(L, wtlua_print);
+    lua_setglobal(L, "print");
+    wtlua_open_types(L);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, WTLUA_POLICIES);
+    luaL_requiref(L, "wafertop", wtlua_open_module, 0);
+    lua_setglobal(L, "wt");
+    return 0;
+}
+
+int wtlua_new(wtlua **out, const wtlua_opts *o, wt_err *e)
+{
+    *out = NULL;
+    wtlua *W = calloc(1, sizeof *W);
+    if (!W)
+        return wt_oom(e, "lua");
+    W->opts = *o;
+    if (W->opts.budget <= 0)
+        W->opts.budget = WTLUA_DEFAULT_BUDGET;
+    if (W->opts.mem_cap == 0)
+        W->opts.mem_cap = WTLUA_DEFAULT_MEM;
+    W->L = lua_newstate(cap_alloc, W);
+    if (!W->L) {
+        free(W);
+        return wt_oom(e, "lua state");
+    }
+    *(wtlua **)lua_getextraspace(W->L) = W;
+    find_dirs(W);
+    lua_pushcfunction(W->L, setup);
+    int rc = wtlua_pcall(W, 0, 0, e);
+    if (rc == WT_OK)
+        rc = load_all(W, "commands", e);
+    if (rc == WT_OK)
+        rc = load_all(W, "policies", e);
+    if (rc != WT_OK) {
+        wtlua_free(W);
+        return rc;
+    }
+    *out = W;
+    return WT_OK;
+}
+
+void wtlua_free(wtlua *W)
+{
+    if (!W)
+        return;
+    lua_close(W->L);
+    free(W);
+}
+
+/* The arguments of a call from C, for the thunks below: everything that
+ * allocates Lua memory happens inside the protected call. */
+typedef struct call_job {
+    const char *path, *name;
+    int argc;
+    char **argv;
+    sim_result *result; /* handed over; NULL once Lua owns it */
+} call_job;
+
+/* Pushes argv as a list of strings. */
+static void push_words(lua_State *L, int argc, char **argv)
+{
+    lua_createtable(L, argc, 1);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static int run_file_thunk(lua_State *L)
+{
+    call_job *job = lua_touserdata(L, 1);
+    push_words(L, job->argc, job->argv);
+    lua_pushstring(L, job->path);
+    lua_rawseti(L, -2, 0);
+    lua_setglobal(L, "arg");
+    if (luaL_loadfilex(L, job->path, "t") != LUA_OK)
+        return lua_error(L);
+    for (int i = 0; i < job->argc; i++)
+        lua_pushstring(L, job->argv[i]);
+    lua_call(L, job->argc, 0);
+    return 0;
+}
+
+int wtlua_run_file(wtlua *W, const char *path, int argc, char **argv, wt_err *e)
+{
+    call_job job = {.path = path, .argc = argc, .argv = argv};
+    lua_pushcfunction(W->L, run_file_thunk);
+    lua_pushlightuserdata(W->L, &job);
+    return wtlua_pcall(W, 1, 0, e);
+}
+
+static int run_command_thunk(lua_State *L)
+{
+    call_job *job = lua_touserdata(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    if (lua_getfield(L, -1, job->name) != LUA_TTABLE)
+        return luaL_error(L, "unknown command '%s'", job->name);
+    lua_getfield(L, -1, "fn");
+    push_words(L, job->argc, job->argv);
+    lua_createtable(L, 0, 1);
+    wtlua_push_result(L, job->result, 0);
+    job->result = NULL;
+    lua_setfield(L, -2, "result");
+    lua_call(L, 2, 0);
+    return 0;
+}
+
+int wtlua_run_command(wtlua *W, const char *name, int argc, char **argv, sim_result *r, wt_err *e)
+{
+    call_job job = {.name = name, .argc = argc, .argv = argv, .result = r};
+    lua_pushcfunction(W->L, run_command_thunk);
+    lua_pushlightuserdata(W->L, &job);
+    int rc = wtlua_pcall(W, 1, 0, e);
+    if (job.result) /* Lua never took it */
+        sim_free(job.result);
+    if (rc != WT_OK && !strncmp(e->msg, "unknown command", 15))
+        e->msg[strcspn(e->msg, "\n")] = '\0'; /* no traceback for a name typo */
+    return rc;
+}
+
+typedef struct strategy_job {
+    const char *path;
+    const wafer *wf;
+    const model *m;
+    strategy *s;
+} strategy_job;
+
+/* Runs a strategy script and converts what it returns (inside the pcall). */
+static int strategy_thunk(lua_State *L)
+{
+    strategy_job *job = lua_touserdata(L, 1);
+    if (luaL_loadfilex(L, job->path, "t") != LUA_OK)
+        return lua_error(L);
+    lua_call(L, 0, 1);
+    if (lua_isfunction(L, -1)) {
+        wtlua_layout *lay = lua_newuserdatauv(L, sizeof *lay, 0);
+        lay->loaded = 0;
+        luaL_setmetatable(L, WTLUA_LAYOUT);
+        wt_err why;
+        if (wafer_copy(&lay->wf, job->wf, &why) != WT_OK)
+            return luaL_error(L, "%s", why.msg);
+        lay->loaded = 1;
+        wtlua_push_model(L, job->m);
+        lua_call(L, 2, 1);
+    }
+    if (lua_isnil(L, -1))
+        return luaL_error(L, "%s returned nothing: expected a strategy (a string or a table)", job->path);
+    wtlua_check_strategy(L, -1, job->s);
+    return 0;
+}
+
+int wtlua_strategy(wtlua *W, const char *name, const wafer *wf, const model *m, strategy *s, wt_err *e)
+{
+    char path[1200];
+    if (!wtlua_find_script(W, "strategies", name, path, sizeof path))
+        return wt_fail(e, "no strategy script '%s' (strategies/%s.lua in the script directories)", name, name);
+    strategy_job job = {path, wf, m, s};
+    lua_pushcfunction(W->L, strategy_thunk);
+    lua_pushlightuserdata(W->L, &job);
+    return wtlua_pcall(W, 1, 0, e);
+}
+
+const char *wtlua_command_help(wtlua *W, const char *name)
+{
+    lua_State *L = W->L;
+    const char *help = NULL;
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    if (lua_getfield(L, -1, name) == LUA_TTABLE) {
+        lua_getfield(L, -1, "help");
+        help = lua_tostring(L, -1); /* the string stays in the command's table */
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    return help;
+}
+
+int wtlua_command_names(wtlua *W, const char **names, int max)
+{
+    return wtlua_names(W, WTLUA_COMMANDS, names, max);
+}
+
+int wtlua_names(wtlua *W, const char *registry_key, const char **names, int max)
+{
+    lua_State *L = W->L;
+    int n = 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, registry_key);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        if (n < max && lua_type(L, -1) == LUA_TSTRING)
+            names[n++] = lua_tostring(L, -1); /* the key stays in the registry table */
+    }
+    lua_pop(L, 1);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    return n;
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# End-to-end Lua: tests/lua/*.lua through `wafertop run`, the stock commands
+# through `wafertop cmd`, strategies through lua:NAME, and the sandbox.
+# usage: sh tests/e2e_lua.sh ./wafertop
+. tests/lib_e2e.sh
+
+run_test() {
+    "$bin" run --lua-path tests/lua "$@" >"$tmp/out" 2>"$tmp/err" || fail "$*: $(cat "$tmp/err")"
+    grep -q ': ok$' "$tmp/out" || fail "$* printed no ok: $(cat "$tmp/out")"
+}
+
+csv=$("$bin" eval --layout default --model gpt3-6.7b --strategy DP8,TATP16 --format csv)
+run_test tests/lua/eval_fields.lua default gpt3-6.7b DP8,TATP16 "$(echo "$csv" | head -1)" "$(echo "$csv" | tail -1)"
+run_test tests/lua/link_util.lua
+run_test tests/lua/route.lua
+run_test tests/lua/module.lua
+
+script() { printf '%s\n' "$2" >"$tmp/$1.lua"; }
+
+# sandbox, budget and memory cap
+script os 'local x = 1
+os.execute("true")'
+expect_bad "$tmp/os.lua:2: attempt to index a nil value (global 'os')" run "$tmp/os.lua"
+script io 'io.open("/etc/passwd")'
+expect_bad "$tmp/io.lua:1: attempt to index a nil value (global 'io')" run "$tmp/io.lua"
+script req 'require "os"'
+expect_bad "module 'os' not found" run "$tmp/req.lua"
+script bytecode 'local f, err = load(string.dump(function() return 1 end))
+error(err)'
+expect_bad "attempt to load a binary chunk" run "$tmp/bytecode.lua"
+script loadlib 'package.loadlib("libc.so.6", "system")'
+expect_bad "attempt to call a nil value (field 'loadlib')" run "$tmp/loadlib.lua"
+script debug 'debug.getinfo(1)'
+expect_bad "global 'debug'" run "$tmp/debug.lua"
+script dofile 'dofile("/etc/passwd")'
+expect_bad "global 'dofile'" run "$tmp/dofile.lua"
+script spin 'while true do end'
+expect_bad "instruction budget of 1000000 exceeded" run --lua-budget 1e6 "$tmp/spin.lua"
+script swallow 'while true do pcall(function() while true do end end) end'
+expect_bad "instruction budget" run --lua-budget 1e6 "$tmp/swallow.lua"
+script hog 'local s = string.rep("x", 1 << 30)'
+expect_bad "memory cap of 64 MiB exceeded" run --lua-mem 64MiB "$tmp/hog.lua"
+script syntax 'local x =
+= 2'
+expect_bad "$tmp/syntax.lua:2: unexpected symbol" run "$tmp/syntax.lua"
+script traceback 'local function f() error("deep") end
+f()'
+expect_bad "stack traceback" run "$tmp/traceback.lua"
+"$bin" run --unsafe-lua "$tmp/io.lua" >/dev/null 2>&1 || fail "--unsafe-lua still refuses io"
+expect_bad "unknown option '--bogus'" run --bogus "$tmp/io.lua"
+
+# arg as the lua program sets it
+script args 'print(arg[0], arg[1], arg[2], select("#", ...))'
+out=$("$bin" run "$tmp/args.lua" a b)
+[ "$out" = "$(printf '%s\ta\tb\t2' "$tmp/args.lua")" ] || fail "arg: $out"
+
+# commands through wafertop cmd
+out=$("$bin" cmd link_util --group 4x4 --strategy TP16 --placement linear) || fail "cmd link_util"
+echo "$out" | grep -q 'by 4x4 tile' || fail "link_util table: $out"
+"$bin" cmd hot_links --threshold 0.05 --strategy TP16 --placement linear | grep -q 'links at or above 5.0%' \
+    || fail "cmd hot_links"
+"$bin" cmd units --sort memory --top 3 | grep -q 'top 3 by memory' || fail "cmd units"
+"$bin" cmd memory | grep -q '^fullest unit' || fail "cmd memory"
+"$bin" cmd phases | grep -q 'dp.allreduce' || fail "cmd phases"
+"$bin" cmd help | grep -q '^link_util' || fail "cmd help"
+"$bin" cmd link_util --help | grep -q -- '--group WxH' || fail "cmd NAME --help"
+expect_bad "unknown command 'nope' (commands: help, hot_links, link_util, memory, phases, units)" cmd nope
+expect_bad "link_util: unknown flag '--bogus'" cmd link_util --bogus 1
+
+# strategies in Lua, usable as --strategy lua:NAME
+"$bin" eval --strategy lua:megatron --format json | grep -q '"text":"DP8,TP32".*"placement":"linear"' \
+    || fail "lua:megatron"
+"$bin" eval --strategy lua:deepspeed3d --format json | grep -q '"text":"DP8,TP8,PP4"' || fail "lua:deepspeed3d"
+"$bin" eval --layout dojo-tile --strategy lua:deepspeed3d --format json | grep -q '"text":"DP1,TP8,PP2"' \
+    || fail "lua:deepspeed3d shrinks to fit 25 units"
+"$bin" eval --strategy lua:temp --format json | grep -q '"placement":"tiles"' || fail "lua:temp"
+expect_bad "^--strategy: no strategy script 'nope'" eval --strategy lua:nope
+
+# a user directory overrides a built-in script of the same name
+mkdir -p "$tmp/user/commands" "$tmp/user/strategies"
+printf 'wt.command("help", function() wt.print("my help") end, "mine")\n' >"$tmp/user/commands/help.lua"
+printf 'return "TATP8"\n' >"$tmp/user/strategies/megatron.lua"
+[ "$("$bin" cmd help --lua-path "$tmp/user")" = "my help" ] || fail "--lua-path command override"
+"$bin" eval --lua-path "$tmp/user" --strategy lua:megatron --format json | grep -q '"tatp":8' \
+    || fail "--lua-path strategy override"
+printf 'wt.command("broken", function() end\n' >"$tmp/user/commands/broken.lua"
+expect_bad "$tmp/user/commands/broken.lua:2: ')' expected" cmd help --lua-path "$tmp/user"
+
+finish e2e_lua

@@ -1,0 +1,32 @@
+# Shared by the tests/e2e_*.sh scripts (sourced): the binary under test, a
+# scratch directory, and the checks. Each script ends with `finish NAME`.
+set -u
+bin=${1:-./wafertop}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_ok ARGS...: exit 0
+expect_ok() {
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err" || fail "exit $? from: $* ($(cat "$tmp/err"))"
+}
+
+# expect_bad PATTERN ARGS...: exit 2 and PATTERN (a grep pattern) on stderr
+expect_bad() {
+    pattern=$1
+    shift
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc (want 2) from: $*"
+    grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
+}
+
+finish() {
+    if [ $failures -ne 0 ]; then
+        echo "$1: $failures failure(s)"
+        exit 1
+    fi
+    echo "$1: all passed"
+}

@@ -1,0 +1,54 @@
+-- The module's objects: layouts, models, strategies, results, registries.
+local check = require "check"
+
+local l = wt.layout("default")
+check.eq(l.w, 16, "layout width")
+check.eq(l.name, "default", "layout name")
+check.eq(l.link_bandwidth, 2e12, "link bandwidth")
+check.eq(l:dead(3, 4), false, "healthy unit")
+check.raises(function() wt.layout("nope") end, "no layout 'nope'", "unknown layout")
+
+local m = wt.model("6b")
+check.eq(m.name, "gpt3-6.7b", "alias")
+check.eq(m.layers, 32, "layers")
+local tiny = wt.model{layers = 2, hidden = 64, heads = 4, vocab = 128, seq = 16, batch = 8}
+check.eq(tiny.ffn, 256, "default ffn")
+check.raises(function() wt.model{layers = 2, hidden = 64, heads = 3, vocab = 1, seq = 1, batch = 1} end,
+  "heads 3 do not divide hidden 64", "model check")
+check.raises(function() wt.model{layers = 2, colour = "red"} end, "unknown field 'colour'", "model field")
+
+local s = wt.strategy("dp8 tatp4x8")
+check.eq(s.tatp, 32, "grid size")
+check.eq(s.tatp_grid, "4x8", "grid")
+check.eq(wt.strategy{8, 1, 1, 1, 16}.text, "DP8,TATP16", "tuple")
+check.eq(wt.strategy{tatp = 16, placement = "snake"}.placement, "snake", "option")
+check.raises(function() wt.strategy("DP8,FOO2") end, "unknown dimension 'FOO'", "bad strategy")
+
+-- eval with a model table, options, overrides, and a strategy table
+local r = wt.eval{layout = l, model = tiny, strategy = {dp = 4, tatp = 4}, collective = "bidir",
+                  mem = {"zero"}, chunk = 4096, microbatch = 2}
+check.eq(r.strategy.collective, "bidir", "collective")
+check.eq(r.strategy.mem, "zero", "mem list")
+check.eq(r.strategy.chunk, 4096.0, "chunk in bytes")
+check.eq(r.micro_batches, 1, "8 sequences / (DP 4 x 2)")
+check.eq(#r:units(), 256, "units")
+local used = 0
+for _, u in ipairs(r:units()) do if u.used then used = used + 1 end end
+check.eq(used, r.units_used, "used units")
+check.eq(r:link(15, 0, "E"), nil, "link off the mesh")
+check.raises(function() wt.eval{strategy = "TP3"} end, "TP 3 must divide", "engine refusal")
+check.raises(function() wt.eval{colour = 1} end, "unknown field 'colour'", "eval field")
+
+-- hot links are sorted, hottest first
+local hot = wt.eval{strategy = "DP256"}:hot_links(0)
+for i = 2, #hot do assert(hot[i - 1].util >= hot[i].util, "hot_links order") end
+
+-- registries
+local names = {}
+for _, c in ipairs(wt.commands()) do names[#names + 1] = c.name end
+check.eq(table.concat(names, " "), "help hot_links link_util memory phases units", "stock commands")
+wt.command("mine", function() end, "mine: a test command")
+wt.policy("calm", {on_step = function() end})
+check.eq(wt.policies()[1], "calm", "policy registered")
+check.raises(function() wt.policy("bad", {on_tick = print}) end, "unknown hook 'on_tick'", "policy hook")
+check.done("module")

@@ -1,0 +1,272 @@
+/* The Lua binding driven from C (lua/wtlua.h): results equal the engine's,
+ * errors carry file:line, the sandbox, the budget and the memory cap hold,
+ * and the state keeps working after a script fails. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "layout.h"
+#include "sim.h"
+#include "wtlua.h"
+
+/* What print and wt.print wrote. */
+typedef struct capture {
+    char buf[1 << 16];
+    size_t len;
+} capture;
+
+static void capture_out(void *ud, const char *s, size_t n)
+{
+    capture *c = ud;
+    if (c->len + n >= sizeof c->buf)
+        n = sizeof c->buf - 1 - c->len;
+    memcpy(c->buf + c->len, s, n);
+    c->len += n;
+    c->buf[c->len] = '\0';
+}
+
+typedef struct fixture {
+    char dir[64];
+    capture out;
+    wtlua *L;
+} fixture;
+
+static wtlua *new_state(fixture *f, double budget, size_t mem, int unsafe)
+{
+    wtlua_opts o = {.root = ".", .budget = budget, .mem_cap = mem, .unsafe = unsafe, .out = capture_out,
+                    .out_ud = &f->out};
+    wt_err e;
+    wtlua *L;
+    if (wtlua_new(&L, &o, &e) != WT_OK)
+        fail_msg("wtlua_new: %s", e.msg);
+    return L;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    strcpy(f->dir, "/tmp/wt_test_lua_XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    f->L = new_state(f, 0, 0, 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    wtlua_free(f->L);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+/* Writes a script into the fixture's directory; returns its path. */
+static const char *script(fixture *f, const char *name, const char *text)
+{
+    static char path[128];
+    snprintf(path, sizeof path, "%s/%s.lua", f->dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+/* Runs a script that must fail; returns the error message. */
+static const char *run_bad(fixture *f, wtlua *L, const char *name, const char *text)
+{
+    static wt_err e;
+    const char *path = script(f, name, text);
+    assert_int_not_equal(wtlua_run_file(L, path, 0, NULL, &e), WT_OK);
+    return e.msg;
+}
+
+static void run_ok(fixture *f, wtlua *L, const char *name, const char *text)
+{
+    wt_err e;
+    const char *path = script(f, name, text);
+    if (wtlua_run_file(L, path, 0, NULL, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+}
+
+/* wt.eval's figures are the engine's, to the last bit. */
+static void test_eval_equals_engine(void **state)
+{
+    fixture *f = *state;
+    run_ok(f, f->L, "eval",
+           "local r = wt.eval{layout = 'default', model = 'gpt3-6.7b', strategy = 'DP8,TATP16'}\n"
+           "print(string.format('%.17g %.17g %.17g %.17g %d %s', r.step_time_s, r.mfu, r.memory.total,\n"
+           "  r.max_link_util, #r:hot_links(), r.bottleneck_phase))\n");
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    model m;
+    model_preset("gpt3-6.7b", &m);
+    strategy s;
+    strategy_defaults(&s);
+    strategy_parse("DP8,TATP16", &s, NULL);
+    sim_result r;
+    assert_int_equal(sim_eval(&r, &wf, &m, &s, NULL), WT_OK);
+    char want[256];
+    snprintf(want, sizeof want, "%.17g %.17g %.17g %.17g %d %s\n", r.step_time_s, r.mfu, r.mem.total,
+             r.max_link_util, r.hot_links, r.phases[r.bottleneck].name);
+    assert_string_equal(f->out.buf, want);
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
+static void test_errors_have_file_line(void **state)
+{
+    fixture *f = *state;
+    char want[128];
+    const char *msg = run_bad(f, f->L, "runtime", "local x = 1\nlocal y = 2\nerror('broken here')\n");
+    snprintf(want, sizeof want, "%s/runtime.lua:3: broken here\nstack traceback:", f->dir);
+    assert_memory_equal(msg, want, strlen(want));
+    msg = run_bad(f, f->L, "syntax", "local x =\n= 2\n");
+    snprintf(want, sizeof want, "%s/syntax.lua:2: unexpected symbol", f->dir);
+    assert_memory_equal(msg, want, strlen(want));
+    /* an engine refusal raised from C points at the Lua line that called it */
+    msg = run_bad(f, f->L, "engine", "\nwt.eval{strategy = 'TP3'}\n");
+    snprintf(want, sizeof want, "%s/engine.lua:2: strategy TP3: TP 3 must divide", f->dir);
+    assert_memory_equal(msg, want, strlen(want));
+}
+
+/* A runaway loop stops within the budget, even behind pcall, and the state
+ * still runs scripts afterwards. */
+static void test_budget(void **state)
+{
+    fixture *f = *state;
+    wtlua *L = new_state(f, 1e6, 0, 0);
+    assert_non_null(strstr(run_bad(f, L, "spin", "while true do end\n"), "instruction budget of 1000000 exceeded"));
+    assert_non_null(strstr(run_bad(f, L, "swallow", "while true do pcall(function() while true do end end) end\n"),
+                           "instruction budget"));
+    assert_non_null(strstr(run_bad(f, L, "co", "local c = coroutine.wrap(function() while true do end end)\nc()\n"),
+                           "instruction budget"));
+    f->out.len = 0;
+    run_ok(f, L, "after", "local n = 0\nfor i = 1, 1000 do n = n + i end\nprint(n)\n");
+    assert_string_equal(f->out.buf, "500500\n");
+    wtlua_free(L);
+}
+
+static void test_memory_cap(void **state)
+{
+    fixture *f = *state;
+    wtlua *L = new_state(f, 0, 32u << 20, 0);
+    assert_non_null(strstr(run_bad(f, L, "hog", "local s = string.rep('x', 1 << 30)\n"),
+                           "memory cap of 32 MiB exceeded"));
+    assert_non_null(strstr(run_bad(f, L, "grow", "local t = {}\nfor i = 1, 1e9 do t[i] = {i} end\n"),
+                           "memory cap of 32 MiB exceeded"));
+    f->out.len = 0;
+    run_ok(f, L, "after", "print(#string.rep('y', 1000))\n");
+    assert_string_equal(f->out.buf, "1000\n");
+    wtlua_free(L);
+}
+
+static void test_sandbox(void **state)
+{
+    fixture *f = *state;
+    assert_non_null(strstr(run_bad(f, f->L, "os", "os.execute('true')\n"), "global 'os'"));
+    assert_non_null(strstr(run_bad(f, f->L, "io", "io.open('/etc/passwd')\n"), "global 'io'"));
+    assert_non_null(strstr(run_bad(f, f->L, "req", "require 'os'\n"), "module 'os' not found"));
+    assert_non_null(strstr(run_bad(f, f->L, "reqio", "require 'io'\n"), "module 'io' not found"));
+    assert_non_null(strstr(run_bad(f, f->L, "bin", "local f, err = load(string.dump(function() end))\nerror(err)\n"),
+                           "binary chunk"));
+    assert_non_null(strstr(run_bad(f, f->L, "lib", "package.loadlib('x', 'y')\n"), "field 'loadlib'"));
+    assert_non_null(strstr(run_bad(f, f->L, "dbg", "debug.traceback()\n"), "global 'debug'"));
+    assert_non_null(strstr(run_bad(f, f->L, "lf", "loadfile('/etc/passwd')\n"), "global 'loadfile'"));
+    /* text chunks still load, with their environment */
+    f->out.len = 0;
+    run_ok(f, f->L, "text", "print(load('return 1 + 1')(), load('return x', 'c', 't', {x = 7})())\n");
+    assert_string_equal(f->out.buf, "2\t7\n");
+    wtlua *U = new_state(f, 0, 0, 1);
+    run_ok(f, U, "unsafe", "assert(os.time() > 0)\nassert(io.open)\n");
+    wtlua_free(U);
+}
+
+/* A command runs on a result handed over from C; the stock ones exist. */
+static void test_run_command(void **state)
+{
+    fixture *f = *state;
+    const char *names[16];
+    int n = wtlua_command_names(f->L, names, 16);
+    assert_int_equal(n, 6);
+    assert_string_equal(names[0], "help");
+    assert_string_equal(names[2], "link_util");
+    assert_non_null(strstr(wtlua_command_help(f->L, "link_util"), "--group WxH"));
+    assert_null(wtlua_command_help(f->L, "nope"));
+
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    model m;
+    model_preset("6b", &m);
+    strategy s;
+    strategy_defaults(&s);
+    strategy_parse("TATP16", &s, NULL);
+    sim_result r;
+    assert_int_equal(sim_eval(&r, &wf, &m, &s, NULL), WT_OK);
+    char *words[] = {"--group", "8x8", "--top", "2"};
+    wt_err e;
+    f->out.len = 0;
+    if (wtlua_run_command(f->L, "link_util", 4, words, &r, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    assert_non_null(strstr(f->out.buf, "by 8x8 tile"));
+    assert_non_null(strstr(f->out.buf, "hottest 2 links:"));
+    /* an unknown command still takes (and frees) the result */
+    assert_int_equal(sim_eval(&r, &wf, &m, &s, NULL), WT_OK);
+    assert_int_equal(wtlua_run_command(f->L, "nope", 0, NULL, &r, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "unknown command 'nope'");
+    /* a failing command reports its file:line */
+    assert_int_equal(sim_eval(&r, &wf, &m, &s, NULL), WT_OK);
+    char *bad[] = {"--top", "many"};
+    assert_int_equal(wtlua_run_command(f->L, "link_util", 2, bad, &r, &e), WT_EINPUT);
+    assert_non_null(strstr(e.msg, "link_util: --top takes a number, not 'many'"));
+    /* the state collects the results before their wafer goes */
+    wtlua_free(f->L);
+    f->L = new_state(f, 0, 0, 0);
+    wafer_free(&wf);
+}
+
+/* Lua strategies resolve against a layout and a model. */
+static void test_strategies(void **state)
+{
+    fixture *f = *state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    model m;
+    model_preset("gpt3-6.7b", &m);
+    strategy s;
+    wt_err e;
+    strategy_defaults(&s);
+    if (wtlua_strategy(f->L, "megatron", &wf, &m, &s, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    assert_int_equal(s.tp, 32); /* the largest divisor of 32 heads */
+    assert_int_equal(s.placement, PLACE_LINEAR);
+    strategy_defaults(&s);
+    assert_int_equal(wtlua_strategy(f->L, "deepspeed3d", &wf, &m, &s, &e), WT_OK);
+    assert_true(s.dp == 8 && s.tp == 8 && s.pp == 4 && s.dp_given);
+    assert_int_equal(wtlua_strategy(f->L, "nope", &wf, &m, &s, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "no strategy script 'nope' (strategies/nope.lua in the script directories)");
+    wafer_free(&wf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_eval_equals_engine, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_errors_have_file_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memory_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strategies, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
