@@ -5,6 +5,7 @@
 #   make test     deps, build, every test, then every test again under ASan+UBSan
 #   make run      deps, build, open the main job on layouts/default.yaml
 #   make bench    print the performance figures of DESIGN.md section 10
+#   make install  the binary to $(PREFIX)/bin, layouts and scripts to $(PREFIX)/share/wafertop
 #   make clean
 
 CC       ?= cc
@@ -16,8 +17,11 @@ PKGS      = ncursesw yaml-0.1 lua5.4 cmocka
 APT_PKGS  = libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev pkg-config tmux
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+PREFIX   ?= /usr/local
+DATADIR   = $(PREFIX)/share/wafertop
+
 WARN      = -std=c11 -Wall -Wextra -Wpedantic -Werror
-DEFS      = -D_POSIX_C_SOURCE=200809L
+DEFS      = -D_POSIX_C_SOURCE=200809L -DWT_DATADIR='"$(DATADIR)"'
 # Expanded when a recipe runs, so that `make deps` can install them first.
 YAML_CF   = $(shell pkg-config --cflags yaml-0.1)
 YAML_LD   = $(shell pkg-config --libs yaml-0.1)
@@ -40,7 +44,7 @@ ENGINE_LIB = $(BUILD)/libwtengine.a
 LUA_LIB    = $(BUILD)/libwtlua.a
 LIBS       = $(LUA_LIB) $(ENGINE_LIB)
 
-.PHONY: all deps test check run bench clean
+.PHONY: all deps test check run bench install clean FORCE
 # Keep objects that only feed a test binary, so a rebuild stays incremental.
 .SECONDARY:
 
@@ -53,6 +57,13 @@ $(BUILD)/%.o: %.c
 $(ENGINE_LIB): $(ENGINE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# paths.o holds DATADIR: rebuild it when PREFIX changes.
+$(BUILD)/datadir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+$(BUILD)/tui/paths.o: $(BUILD)/datadir.stamp
+FORCE:
 
 $(LUA_LIB): $(LUA_OBJ)
 	@mkdir -p $(dir $@)
@@ -101,6 +112,12 @@ bench: deps
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/wafertop
+	for f in layouts/*.yaml $$(find lua -name '*.lua'); do \
+	    install -D -m 644 $$f $(DESTDIR)$(DATADIR)/$$f; done
 
 clean:
 	rm -rf build $(BIN)

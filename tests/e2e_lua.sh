@@ -11,6 +11,10 @@ run_test() {
 
 csv=$("$bin" eval --layout default --model gpt3-6.7b --strategy DP8,TATP16 --format csv)
 run_test tests/lua/eval_fields.lua default gpt3-6.7b DP8,TATP16 "$(echo "$csv" | head -1)" "$(echo "$csv" | tail -1)"
+for s in DP8,TATP16 TP16 DP4,TP2,SP2,PP2,TATP4; do
+    run_test tests/lua/eval_json.lua default gpt3-6.7b "$s" \
+        "$("$bin" eval --layout default --model gpt3-6.7b --strategy "$s" --format json)"
+done
 run_test tests/lua/link_util.lua
 run_test tests/lua/route.lua
 run_test tests/lua/module.lua

@@ -174,7 +174,10 @@ static int run_cmd(int argc, char **argv, const char *root)
         int n = wtlua_command_names(sc.lua, names, 64);
         for (int i = 0; i < n; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
-        rc = wt_fail(&e, "unknown command '%s' (commands: %s)", name, list);
+        if (n)
+            rc = wt_fail(&e, "unknown command '%s' (commands: %s)", name, list);
+        else
+            rc = wt_fail(&e, "unknown command '%s': no Lua commands found (is %s/lua installed?)", name, root);
     }
     if (rc == WT_OK)
         rc = evaluate(&sc, root, &e);
