@@ -46,6 +46,7 @@ static void f_subgroup(const sim_result *r, report_value *v)
 }
 
 #define R(f) offsetof(sim_result, f)
+#define MODEL(f) (offsetof(sim_result, m) + offsetof(model, f))
 #define S(f) (offsetof(sim_result, s) + offsetof(strategy, f))
 #define M(f) offsetof(mem_usage, f)
 #define P(f) offsetof(sim_phase, f)
@@ -53,6 +54,9 @@ static void f_subgroup(const sim_result *r, report_value *v)
 static const field top_fields[] = {
     {"layout", F_FN, 0, f_layout},
     {"model", F_FN, 0, f_model},
+    {"seq", F_INT, MODEL(seq), NULL},
+    {"batch", F_INT, MODEL(batch), NULL},
+    {"microbatch", F_INT, MODEL(microbatch), NULL},
     {"units_total", F_INT, R(units_total), NULL},
     {"units_live", F_INT, R(units_live), NULL},
     {"units_used", F_INT, R(units_used), NULL},

@@ -6,10 +6,6 @@
 
 #include "sim_int.h"
 
-/* Adam: FLOPs per parameter a unit updates. */
-#define OPTIMIZER_FLOPS_PER_PARAM 12.0
-/* Optimizer states per parameter (fp32 master weight, momentum, variance). */
-#define OPTIMIZER_BYTES_PER_PARAM 12.0
 
 static double terms_cost(const sim_result *r, const sim_term *t, int n)
 {
@@ -93,31 +89,6 @@ static int resolve_op(sim_build *b, sim_phase *ph, const sim_op *op, wt_err *e)
     for (int i = 0; i < nbest; i++)
         ph->terms[ph->nterms++] = best[i];
     return WT_OK;
-}
-
-/* Layers of stage k: L / PP, the first L % PP stages one more. */
-static int stage_layers(const sim_result *r, int k)
-{
-    int L = r->m.layers, pp = r->s.pp;
-    return L / pp + (k < L % pp);
-}
-
-/* Parameters one unit of stage k holds (before zero-redundancy sharding). */
-static double stage_params(const sim_result *r, int k)
-{
-    const model *m = &r->m;
-    double emb = (double)m->vocab * m->hidden, p = stage_layers(r, k) * model_layer_params(m);
-    int first = k == 0, last = k == r->s.pp - 1;
-    if (first)
-        p += emb;
-    if (last) {
-        /* The head: its own matrix when untied; a copy of the embedding on
-         * the last stage when tied and pipelined (Megatron keeps one). */
-        if (!m->tied_embeddings || !first)
-            p += emb;
-        p += 2.0 * m->hidden;
-    }
-    return p / ((double)r->s.tp * r->s.tatp);
 }
 
 static double phase_count(const sim_result *r, const sim_phase *ph, int layers)
@@ -218,83 +189,13 @@ static double phase_max_util(const sim_result *r, const sim_phase *ph, const sim
         const sim_pattern *p = &r->patterns[pat[k]];
         for (int i = 0; i < p->nnz; i++) {
             int l = p->link[i];
-            best = fmax(best, scratch[l] * c->inv_bw[l]);
+            double busy = scratch[l] * c->inv_bw[l];
+            if (busy > best) /* not fmax: a libm call per link */
+                best = busy;
             scratch[l] = 0;
         }
     }
     return best / ph->time_s;
-}
-
-static void remove_empty_phases(sim_result *r)
-{
-    int k = 0;
-    for (int i = 0; i < r->nphases; i++)
-        if (r->phases[i].flops > 0 || r->phases[i].nops > 0 || !strcmp(r->phases[i].name, "optimizer"))
-            r->phases[k++] = r->phases[i];
-    r->nphases = k;
-}
-
-/* The largest collective tensor a unit holds at once (the gradient
- * all-reduce works in place), double-buffered chunks when streaming. */
-static double buffer_bytes(const sim_result *r)
-{
-    double best = 0;
-    for (int i = 0; i < r->nphases; i++)
-        for (int j = 0; j < r->phases[i].nops; j++)
-            if (r->phases[i].ops[j].kind != CG_DP || r->phases[i].scope != SIM_STEP)
-                best = fmax(best, r->phases[i].ops[j].bytes);
-    if (r->s.chunk > 0)
-        best = fmin(best, 2 * r->s.chunk);
-    return best;
-}
-
-/* Memory of a unit of stage k. */
-static mem_usage stage_memory(const sim_result *r, int k, double buffers)
-{
-    const strategy *s = &r->s;
-    mem_usage u = {0};
-    double p = stage_params(r, k), shard = (s->mem & MEM_ZERO) ? (double)s->dp * s->sp : 1;
-    u.params = 2 * p / shard;
-    u.grads = ((s->mem & MEM_GRAD_FP8) ? 1 : 2) * p / shard;
-    u.optimizer = OPTIMIZER_BYTES_PER_PARAM * p / shard;
-    mem_act_opts o = {s->tp, s->sp, s->tatp, s->tp_seqpar, s->checkpoint, (s->mem & MEM_ACT_INT8) != 0};
-    u.activations_per_layer = mem_act_layer(&r->m, &o);
-    int in_flight = s->pp - k < r->micro_batches ? s->pp - k : r->micro_batches;
-    u.activations = stage_layers(r, k) * in_flight * u.activations_per_layer;
-    if (s->checkpoint == RECOMPUTE_FULL) { /* the layer being recomputed */
-        o.recompute = RECOMPUTE_NONE;
-        u.activations += mem_act_layer(&r->m, &o);
-    }
-    u.buffers = buffers;
-    u.total = u.params + u.grads + u.optimizer + u.activations + u.buffers;
-    u.capacity = wafer_unit_capacity(r->wf);
-    u.fits = u.total <= u.capacity;
-    return u;
-}
-
-static void fill_dp_and_optimizer(sim_result *r)
-{
-    const strategy *s = &r->s;
-    double p = 0;
-    for (int k = 0; k < s->pp; k++)
-        p = fmax(p, stage_params(r, k));
-    double wire;
-    if (s->grad == GRAD_FP8) {
-        wire = p;
-    } else if (s->grad == GRAD_1BIT) {
-        double chunks = s->chunk > 0 ? ceil(2 * p / s->chunk) : 1;
-        wire = p / 8 + 4 * chunks; /* sign bits plus one fp32 scale per chunk */
-    } else {
-        wire = 2 * p;
-    }
-    int shard = (s->mem & MEM_ZERO) != 0;
-    for (int i = 0; i < r->nphases; i++) {
-        sim_phase *ph = &r->phases[i];
-        if (!strcmp(ph->name, "dp.allreduce") && s->dp * s->sp > 1)
-            ph->ops[ph->nops++] = (sim_op){CG_DP, shard ? OP_REDUCESCATTER : OP_ALLREDUCE, wire};
-        if (!strcmp(ph->name, "optimizer"))
-            ph->flops = OPTIMIZER_FLOPS_PER_PARAM * p / (shard ? (double)s->dp * s->sp : 1);
-    }
 }
 
 int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
@@ -319,6 +220,8 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
                 double bw = (ok >> d) & 1u ? wafer_link_bw(wf, u, d) : 0;
                 c->inv_bw[(size_t)u * WAFER_NDIR + (size_t)d] = bw > 0 ? 1 / bw : 0;
                 inject += bw;
+                if (bw > c->link_bw)
+                    c->link_bw = bw;
             }
             if (inject > c->inj_bw)
                 c->inj_bw = inject;
@@ -331,6 +234,11 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
     }
     *out = c;
     return WT_OK;
+}
+
+double sim_ctx_link_bw(const sim_ctx *c)
+{
+    return c->link_bw;
 }
 
 void sim_ctx_free(sim_ctx *c)
@@ -373,10 +281,7 @@ static void fill_figures(sim_result *r, const sim_ctx *c)
         double t = 0, busy = 0;
         for (int i = 0; i < r->nphases; i++) {
             const sim_phase *ph = &r->phases[i];
-            double per_mb = ph->scope == SIM_LAYER ? stage_layers(r, k) * ph->rep
-                            : ph->scope == SIM_LAST ? (k == pp - 1)
-                            : ph->scope == SIM_MB   ? 1
-                                                    : 0;
+            double per_mb = sim_per_mb(r, ph, k);
             t += per_mb * ph->time_s;
             busy += per_mb * ph->compute_s;
         }
@@ -391,11 +296,11 @@ static void fill_figures(sim_result *r, const sim_ctx *c)
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
         ph->count = phase_count(r, ph, L_max);
-        if (!strncmp(ph->name, "bwd.", 4))
+        if (ph->role == SIM_BACKWARD)
             window += (ph->count / r->micro_batches) * fmax(0, ph->time_s - ph->comm_s);
-        if (!strcmp(ph->name, "dp.allreduce"))
+        if (ph->role == SIM_DP)
             r->dp_time_s = ph->time_s;
-        if (!strcmp(ph->name, "optimizer"))
+        if (ph->role == SIM_OPTIMIZER)
             r->optimizer_s = ph->time_s;
     }
     r->dp_exposed_s = fmax(0, r->dp_time_s - window);
@@ -419,7 +324,7 @@ static void fill_figures(sim_result *r, const sim_ctx *c)
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
         ph->max_link_util = phase_max_util(r, ph, c, ov);
-        double share = ph->count * (strcmp(ph->name, "dp.allreduce") ? ph->time_s : r->dp_exposed_s);
+        double share = ph->count * (ph->role == SIM_DP ? r->dp_exposed_s : ph->time_s);
         if (share > worst) {
             worst = share;
             r->bottleneck = i;
@@ -438,13 +343,15 @@ static void fill_figures(sim_result *r, const sim_ctx *c)
     int usable = 0;
     r->max_link_util = 0;
     r->hot_links = 0;
+    double per_step = 1 / r->step_time_s;
     for (size_t l = 0; l < nl; l++) {
         if (c->inv_bw[l] <= 0)
             continue;
-        double u = r->link_bytes[l] * c->inv_bw[l] / r->step_time_s;
+        double u = r->link_bytes[l] * c->inv_bw[l] * per_step;
         usable++;
         sum += u;
-        r->max_link_util = fmax(r->max_link_util, u);
+        if (u > r->max_link_util)
+            r->max_link_util = u;
         r->hot_links += u >= SIM_HOT;
     }
     r->mean_link_util = usable ? sum / usable : 0;
@@ -454,12 +361,7 @@ int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, w
 {
     const wafer *wf = c->wf;
     memset(r, 0, sizeof *r);
-    r->wf = wf;
-    r->m = *m;
-    r->s = *s;
-    int rc = model_check(m, e);
-    if (rc == WT_OK)
-        rc = strategy_resolve(&r->s, m, wf, e);
+    int rc = sim_spec(r, wf, m, s, e);
     if (rc != WT_OK)
         return rc;
     rc = place_plan(&r->plan, wf, &r->s, e);
@@ -473,36 +375,14 @@ int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, w
         sim_free(r);
         return wt_oom(e, "result");
     }
-    r->units_total = (int)wafer_nunits(wf);
-    r->units_live = wafer_live_units(wf);
-    r->units_used = r->plan.nranks;
-    r->units_idle = r->units_live - r->units_used;
-    r->micro_batches = m->batch / (r->s.dp * m->microbatch);
-    r->stage_layers_max = stage_layers(r, 0);
-    r->params = model_params(m);
-    r->flops_per_step = model_step_flops(m, r->s.checkpoint);
-    r->model_flops_per_step = model_step_flops(m, RECOMPUTE_NONE);
-
-    sim_phases_build(r);
-    double buffers = buffer_bytes(r);
-    for (int k = 0; k < r->s.pp; k++) {
-        mem_usage u = stage_memory(r, k, buffers);
-        r->stage_mem[k] = u.total;
-        if (k == 0 || u.total > r->mem.total)
-            r->mem = u;
-    }
-    fill_dp_and_optimizer(r);
-    remove_empty_phases(r);
+    sim_stage_memory(r, r->stage_mem);
 
     sim_build b = {.r = r, .c = c};
     for (int i = 0; i < r->nphases && rc == WT_OK; i++) {
         sim_phase *ph = &r->phases[i];
         for (int j = 0; j < ph->nops && rc == WT_OK; j++)
             rc = resolve_op(&b, ph, &ph->ops[j], e);
-        double fixed = 0;
-        if (!strcmp(ph->name, "optimizer") && wf->dram_bw > 0)
-            fixed = 2 * fmax(0, r->mem.total - wf->sram_bytes) / wf->dram_bw; /* spill read and written */
-        time_phase(r, ph, c->inj_bw, fixed);
+        time_phase(r, ph, c->inj_bw, sim_fixed_s(r, ph));
     }
     sim_build_free(&b);
     if (rc != WT_OK) {

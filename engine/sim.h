@@ -56,9 +56,13 @@ typedef struct sim_term {
 #define SIM_MAX_TERMS 12
 #define SIM_MAX_PHASES 24
 
+/* What a phase is, where the timing treats it apart. */
+enum sim_role { SIM_FORWARD = 0, SIM_BACKWARD, SIM_DP, SIM_OPTIMIZER };
+
 typedef struct sim_phase {
     char name[24];
     int scope;            /* enum sim_scope */
+    int role;             /* enum sim_role */
     double rep;           /* repeats per layer (SIM_LAYER) or 1 */
     double flops;         /* per unit and occurrence */
     int nops;
@@ -130,6 +134,23 @@ void sim_ctx_free(sim_ctx *c);
 /* Evaluates s (resolved here against m and the wafer) into r. r->wf borrows
  * the context's wafer, which must outlive r; r owns everything else. */
 int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, wt_err *e);
+/* The first half of an evaluation, without placing or routing anything:
+ * resolves s, fills the phases (FLOPs and collectives, no times), the counts
+ * and r->mem (the fullest unit), and nothing else. Allocates nothing, so r
+ * may be reused without sim_free. */
+int sim_spec(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);
+
+/* Lower bounds on the step time of a sim_spec'd r run with each collective
+ * (out[COLL_RING], [COLL_BIDIR], [COLL_2D], [COLL_HIER]; any placement),
+ * never above what sim_eval_ctx gives: compute at peak efficiency, the bytes
+ * each unit must send to a partner over the fastest link (link_bw, bytes/s:
+ * sim_ctx_link_bw), the fewest latency-bound steps the algorithm needs,
+ * streaming as the engine does it, the optimizer, and no exposed DP
+ * all-reduce (docs/MODEL.md, "Search"). */
+void sim_bounds(const sim_result *r, double link_bw, double out[4]);
+/* The bandwidth of the fastest usable link of the context's wafer. */
+double sim_ctx_link_bw(const sim_ctx *c);
+
 /* The same with a context made and freed for this one call. */
 int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);
 void sim_free(sim_result *r);

@@ -16,6 +16,7 @@ struct sim_ctx {
     route_ctx *rc;
     double *inv_bw;            /* wafer_nlinks: 1 / bandwidth, 0 on unusable links */
     double inj_bw;             /* largest bandwidth a unit can inject */
+    double link_bw;            /* fastest usable link */
     double *scratch;           /* wafer_nlinks doubles, all zero between uses */
     int *next;                 /* cap_ranks entries */
     route_flow *flows;         /* 2 * cap_ranks entries */
@@ -33,6 +34,15 @@ typedef struct sim_build {
 
 /* Fills r->phases with names, scopes, FLOPs and collectives (no timing). */
 void sim_phases_build(sim_result *r);
+
+/* Layers of stage k: L / PP, the first L % PP stages one more. */
+int sim_stage_layers(const sim_result *r, int k);
+/* Occurrences of a phase per micro-batch on stage k (0 for step phases). */
+double sim_per_mb(const sim_result *r, const sim_phase *ph, int k);
+/* Memory total of a unit of every stage, into totals[PP]. */
+void sim_stage_memory(const sim_result *r, double *totals);
+/* Time a phase spends beyond its FLOPs: the optimizer's DRAM spill. */
+double sim_fixed_s(const sim_result *r, const sim_phase *ph);
 
 /* Index of the routed pattern for (kind, pass, mode), routing it on first
  * use; -1 when the pass does not exist for these groups (uneven

@@ -15,7 +15,6 @@
  * TP messages shrink by the TATP grid and TATP messages by TP, since each
  * splits the other's features.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "sim_int.h"
@@ -23,8 +22,11 @@
 static sim_phase *add_phase(sim_result *r, const char *name, int scope, double rep, double flops)
 {
     sim_phase *ph = &r->phases[r->nphases++];
-    memset(ph, 0, sizeof *ph);
-    snprintf(ph->name, sizeof ph->name, "%s", name);
+    ph->nops = ph->nterms = 0;
+    size_t len = strlen(name);
+    memcpy(ph->name, name, len < sizeof ph->name ? len + 1 : sizeof ph->name);
+    ph->name[sizeof ph->name - 1] = '\0';
+    ph->role = !strncmp(name, "bwd.", 4) ? SIM_BACKWARD : SIM_FORWARD;
     ph->scope = scope;
     ph->rep = rep;
     ph->flops = flops;
@@ -139,6 +141,6 @@ void sim_phases_build(sim_result *r)
         add_op(add_phase(r, "bwd.zero.gather", SIM_LAYER, 1, 0), CG_DP, OP_ALLGATHER, zero_bytes, sh.n_dp);
     /* dp.allreduce and optimizer: their sizes depend on the stage's
      * parameters, filled in by sim.c. */
-    add_phase(r, "dp.allreduce", SIM_STEP, 1, 0);
-    add_phase(r, "optimizer", SIM_STEP, 1, 0);
+    add_phase(r, "dp.allreduce", SIM_STEP, 1, 0)->role = SIM_DP;
+    add_phase(r, "optimizer", SIM_STEP, 1, 0)->role = SIM_OPTIMIZER;
 }

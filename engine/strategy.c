@@ -263,8 +263,9 @@ int strategy_units(const strategy *s)
 
 int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e)
 {
-    char name[64];
-    strategy_format(s, name, sizeof name);
+    char name[64] = "";
+    if (e) /* named in every message; not worth formatting when nobody reads it */
+        strategy_format(s, name, sizeof name);
     if (s->grid_given) {
         if (s->tatp_w > wf->w || s->tatp_h > wf->h)
             return wt_fail(e, "strategy %s: TATP grid %dx%d does not fit the %dx%d mesh", name, s->tatp_w,

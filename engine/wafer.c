@@ -81,11 +81,7 @@ int wafer_dir_parse(char c)
 
 int wafer_live_units(const wafer *wf)
 {
-    size_t n = wafer_nunits(wf);
-    int live = 0;
-    for (size_t u = 0; u < n; u++)
-        live += !wf->unit_dead[u];
-    return live;
+    return (int)wafer_nunits(wf) - wf->dead_units;
 }
 
 double wafer_unit_capacity(const wafer *wf)
@@ -97,7 +93,9 @@ int wafer_fail_unit(wafer *wf, int x, int y, wt_err *e)
 {
     if (x < 0 || y < 0 || x >= wf->w || y >= wf->h)
         return wt_fail(e, "unit %d,%d is outside the %dx%d mesh", x, y, wf->w, wf->h);
-    wf->unit_dead[wafer_unit(wf, x, y)] = 1;
+    unsigned char *dead = &wf->unit_dead[wafer_unit(wf, x, y)];
+    wf->dead_units += !*dead;
+    *dead = 1;
     return WT_OK;
 }
 

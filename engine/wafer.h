@@ -39,7 +39,8 @@ typedef struct wafer {
     double iw_bw;           /* per wafer edge and direction, bytes/s */
     double iw_lat;          /* per wafer-edge crossing, s */
 
-    unsigned char *unit_dead; /* w * h flags, owned */
+    unsigned char *unit_dead; /* w * h flags, owned; set them with wafer_fail_unit */
+    int dead_units;           /* how many are set */
     unsigned char *link_dead; /* w * h * 4 flags, owned; a failed link is dead both ways */
 } wafer;
 

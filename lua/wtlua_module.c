@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "route.h"
+#include "search.h"
 #include "wtlua_int.h"
 
 #define WT_VERSION "0.1.0"
@@ -290,32 +291,40 @@ static int l_layout(lua_State *L)
     return 1;
 }
 
+/* The layout (left at stack index 2, kept alive there) and the model of an
+ * options table at index 1, with its seq and batch (and microbatch when
+ * asked) overrides; defaults: layout "default", model "gpt3-6.7b". */
+static wtlua_layout *scenario_args(lua_State *L, model *m, int with_microbatch)
+{
+    if (lua_getfield(L, 1, "layout") == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "default");
+    }
+    wtlua_layout *lay = wtlua_to_layout(L, 2);
+    if (lua_getfield(L, 1, "model") == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "gpt3-6.7b");
+    }
+    wtlua_check_model(L, 3, m);
+    lua_pop(L, 1);
+    static const char *const overrides[] = {"seq", "batch", "microbatch"};
+    int *slots[] = {&m->seq, &m->batch, &m->microbatch};
+    for (int i = 0; i < 2 + with_microbatch; i++) {
+        if (lua_getfield(L, 1, overrides[i]) != LUA_TNIL)
+            *slots[i] = int_value(L, -1, overrides[i]);
+        lua_pop(L, 1);
+    }
+    return lay;
+}
+
 /* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=} */
 static int l_eval(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     static const char *const known[] = {"layout", "model", "strategy", "seq", "batch", "microbatch", NULL};
     lua_settop(L, 1);
-    /* 2: layout userdata */
-    if (lua_getfield(L, 1, "layout") == LUA_TNIL) {
-        lua_pop(L, 1);
-        lua_pushliteral(L, "default");
-    }
-    wtlua_layout *lay = wtlua_to_layout(L, 2);
     model m;
-    if (lua_getfield(L, 1, "model") == LUA_TNIL) {
-        lua_pop(L, 1);
-        lua_pushliteral(L, "gpt3-6.7b");
-    }
-    wtlua_check_model(L, 3, &m);
-    lua_pop(L, 1);
-    static const char *const overrides[] = {"seq", "batch", "microbatch"};
-    int *slots[] = {&m.seq, &m.batch, &m.microbatch};
-    for (int i = 0; i < 3; i++) {
-        if (lua_getfield(L, 1, overrides[i]) != LUA_TNIL)
-            *slots[i] = int_value(L, -1, overrides[i]);
-        lua_pop(L, 1);
-    }
+    wtlua_layout *lay = scenario_args(L, &m, 1);
     strategy s;
     strategy_defaults(&s);
     if (lua_getfield(L, 1, "strategy") == LUA_TNIL) {
@@ -433,6 +442,114 @@ static int l_route(lua_State *L)
     return 1;
 }
 
+/* ---- search ---- */
+
+/* A string field of the options table, or NULL. */
+static const char *opt_string(lua_State *L, int t, const char *key)
+{
+    const char *v = NULL;
+    if (lua_getfield(L, t, key) != LUA_TNIL)
+        v = luaL_checkstring(L, -1); /* stays referenced by the table */
+    lua_pop(L, 1);
+    return v;
+}
+
+/* wt.search{layout=, model=, seq=, batch=, microbatch=, objective=, top=,
+ * jobs=, exhaustive=, allow_idle=, fix=, only=, baselines=} */
+static int l_search(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    static const char *const known[] = {"layout", "model", "seq", "batch", "microbatch", "objective", "top", "jobs",
+                                        "exhaustive", "allow_idle", "fix", "only", "baselines", NULL};
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        int k = 0;
+        while (known[k] && strcmp(known[k], key))
+            k++;
+        if (!known[k])
+            luaL_error(L, "wt.search: unknown field '%s'", key);
+        lua_pop(L, 1);
+    }
+    model m;
+    wtlua_layout *lay = scenario_args(L, &m, 0);
+    search_opts o = {.top_k = 5, .jobs = 1, .baselines = 1};
+    wt_err e;
+    if (lua_getfield(L, 1, "microbatch") != LUA_TNIL)
+        o.space.microbatch = int_value(L, -1, "microbatch");
+    if (lua_getfield(L, 1, "top") != LUA_TNIL)
+        o.top_k = int_value(L, -1, "top");
+    if (lua_getfield(L, 1, "jobs") != LUA_TNIL)
+        o.jobs = int_value(L, -1, "jobs");
+    lua_getfield(L, 1, "exhaustive");
+    o.exhaustive = lua_toboolean(L, -1);
+    lua_getfield(L, 1, "allow_idle");
+    o.space.allow_idle = lua_toboolean(L, -1);
+    if (lua_getfield(L, 1, "baselines") != LUA_TNIL)
+        o.baselines = lua_toboolean(L, -1);
+    lua_settop(L, 2);
+    const char *objective = opt_string(L, 1, "objective"), *fix = opt_string(L, 1, "fix"),
+               *only = opt_string(L, 1, "only");
+    if (objective && strcmp(objective, "step_time") && strcmp(objective, "tokens_per_s"))
+        return luaL_error(L, "wt.search: objective '%s' is not one of step_time, tokens_per_s", objective);
+    o.objective = objective && !strcmp(objective, "tokens_per_s") ? SEARCH_TOKENS : SEARCH_STEP_TIME;
+    if ((fix && search_parse_fix(fix, &o.space, &e) != WT_OK) ||
+        (only && search_parse_only(only, &o.space, &e) != WT_OK))
+        return luaL_error(L, "%s", e.msg);
+    search_result *res = lua_newuserdatauv(L, sizeof *res, 0); /* 3: scratch, collected */
+    if (search_run(&lay->wf, &m, &o, res, &e) != WT_OK)
+        return luaL_error(L, "%s", e.msg);
+    lua_createtable(L, 0, 8);
+    const struct {
+        const char *key;
+        long long v;
+    } counts[] = {{"candidates", res->candidates}, {"pruned_memory", res->pruned_memory},
+                  {"pruned_bound", res->pruned_bound}, {"evaluated", res->evaluated}};
+    for (int i = 0; i < 4; i++) {
+        lua_pushinteger(L, counts[i].v);
+        lua_setfield(L, -2, counts[i].key);
+    }
+    lua_pushnumber(L, res->elapsed_s);
+    lua_setfield(L, -2, "elapsed_s");
+    lua_createtable(L, res->nbaselines, 0);
+    for (int i = 0; i < res->nbaselines; i++) {
+        search_baseline *b = &res->baselines[i];
+        char text[64];
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, b->name);
+        lua_setfield(L, -2, "name");
+        if (b->ok) {
+            lua_pushstring(L, strategy_format(&b->r.s, text, sizeof text));
+            lua_setfield(L, -2, "strategy");
+            lua_pushnumber(L, b->r.step_time_s);
+            lua_setfield(L, -2, "step_time_s");
+            lua_pushnumber(L, b->speedup);
+            lua_setfield(L, -2, "speedup");
+            sim_free(&b->r);
+            b->ok = 0;
+        } else {
+            lua_pushstring(L, b->why);
+            lua_setfield(L, -2, "why");
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "baselines");
+    /* the results move into userdata that keep the layout alive */
+    lua_createtable(L, res->ntop, 0);
+    for (int i = 0; i < res->ntop; i++) {
+        wtlua_push_result(L, &res->top[i], 2);
+        if (i == 0) {
+            lua_pushvalue(L, -1);
+            lua_setfield(L, -4, "best");
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    res->ntop = 0;
+    lua_setfield(L, -2, "top");
+    return 1;
+}
+
 /* ---- commands and policies ---- */
 
 static int l_command(lua_State *L)
@@ -532,6 +649,7 @@ int wtlua_open_module(lua_State *L)
     static const luaL_Reg fns[] = {
         {"layout", l_layout},     {"model", l_model},       {"strategy", l_strategy},
         {"eval", l_eval},         {"route", l_route},       {"command", l_command},
+        {"search", l_search},
         {"commands", l_commands}, {"cmd", l_cmd},           {"policy", l_policy},
         {"policies", l_policies},
         {"print", wtlua_print},   {NULL, NULL},

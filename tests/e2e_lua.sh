@@ -77,7 +77,10 @@ expect_bad "link_util: unknown flag '--bogus'" cmd link_util --bogus 1
 "$bin" eval --strategy lua:deepspeed3d --format json | grep -q '"text":"DP8,TP8,PP4"' || fail "lua:deepspeed3d"
 "$bin" eval --layout dojo-tile --strategy lua:deepspeed3d --format json | grep -q '"text":"DP1,TP8,PP2"' \
     || fail "lua:deepspeed3d shrinks to fit 25 units"
-"$bin" eval --strategy lua:temp --format json | grep -q '"placement":"tiles"' || fail "lua:temp"
+# temp is the search's best on the model's micro-batch
+temp=$("$bin" eval --strategy lua:temp --format json | grep -o '"strategy":{[^}]*}' | head -1)
+best=$("$bin" search --quiet --fix microbatch=1 --top 1 --format json | grep -o '"strategy":{[^}]*}' | head -1)
+[ -n "$temp" ] && [ "$temp" = "$best" ] || fail "lua:temp is not the search's best: $temp vs $best"
 expect_bad "^--strategy: no strategy script 'nope'" eval --strategy lua:nope
 
 # a user directory overrides a built-in script of the same name

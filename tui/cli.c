@@ -27,6 +27,9 @@ static const flag_spec flags[] = {
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
     {"tp-seqpar", 1, 0, 1},      {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
     {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
+    {"objective", 1, CLI_SEARCH, 0}, {"top", 1, CLI_SEARCH, 0}, {"jobs", 1, CLI_SEARCH, 0},
+    {"exhaustive", 0, CLI_SEARCH, 0}, {"allow-idle", 0, CLI_SEARCH, 0}, {"fix", 1, CLI_SEARCH, 0},
+    {"only", 1, CLI_SEARCH, 0}, {"quiet", 0, CLI_SEARCH, 0},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
@@ -37,7 +40,8 @@ static const flag_spec *find_flag(const char *name, size_t len, unsigned extra)
         const flag_spec *f = &flags[i];
         if (strlen(f->name) != len || strncmp(f->name, name, len))
             continue;
-        if ((f->group == 0 && (extra & CLI_NO_SCENARIO)) || (f->group == CLI_PHASE && !(extra & CLI_PHASE)))
+        if ((f->group == 0 && (extra & CLI_NO_SCENARIO)) || (f->group == CLI_PHASE && !(extra & CLI_PHASE)) ||
+            (f->group == CLI_SEARCH && !(extra & CLI_SEARCH)))
             return NULL;
         return f;
     }
@@ -70,6 +74,7 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         o->model = value;
     } else if (!strcmp(n, "strategy")) {
         o->strategy = value;
+        o->strategy_given = 1;
     } else if (!strcmp(n, "seq")) {
         return parse_count(n, value, &o->seq, e);
     } else if (!strcmp(n, "batch")) {
@@ -83,6 +88,24 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
             return wt_fail(e, "--format: '%s' is not one of table, json, csv", value);
         o->format = value;
         o->format_given = 1;
+    } else if (!strcmp(n, "objective")) {
+        if (strcmp(value, "step_time") && strcmp(value, "tokens_per_s"))
+            return wt_fail(e, "--objective: '%s' is not one of step_time, tokens_per_s", value);
+        o->objective = value;
+    } else if (!strcmp(n, "top")) {
+        return parse_count(n, value, &o->top, e);
+    } else if (!strcmp(n, "jobs")) {
+        return parse_count(n, value, &o->jobs, e);
+    } else if (!strcmp(n, "exhaustive")) {
+        o->exhaustive = 1;
+    } else if (!strcmp(n, "allow-idle")) {
+        o->allow_idle = 1;
+    } else if (!strcmp(n, "quiet")) {
+        o->quiet = 1;
+    } else if (!strcmp(n, "fix")) {
+        o->fix = value;
+    } else if (!strcmp(n, "only")) {
+        o->only = value;
     } else if (!strcmp(n, "lua-path")) {
         o->lua.user_dir = value;
     } else if (!strcmp(n, "unsafe-lua")) {
@@ -121,6 +144,7 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
     o->model = "gpt3-6.7b";
     o->strategy = "DP8,TATP16";
     o->format = "table";
+    o->objective = "step_time";
     o->lua.root = root;
     for (int i = 0; i < argc; i++) {
         char *arg = argv[i];
@@ -187,7 +211,7 @@ static int load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const mo
     return rc;
 }
 
-int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m, strategy *s, wt_err *e)
+int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, wt_err *e)
 {
     wt_err why;
     char path[1024];
@@ -213,6 +237,18 @@ int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m
         rc = wt_fail(e, "%s", why.msg);
         goto fail;
     }
+    return WT_OK;
+fail:
+    wafer_free(wf);
+    return rc;
+}
+
+int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m, strategy *s, wt_err *e)
+{
+    wt_err why;
+    int rc = cli_load_hardware(o, root, wf, m, e);
+    if (rc != WT_OK)
+        return rc;
     strategy_defaults(s);
     if ((rc = load_strategy(o, L, wf, m, s, e)) != WT_OK)
         goto fail;
@@ -251,6 +287,19 @@ const char *cli_scenario_help(void)
            "  --chunk SIZE                            tensor streaming chunk, e.g. 256KB (0 = off)\n"
            "  --subgroup WxH                          communication subgroup for hier (default 8x8)\n"
            "  --tp-seqpar on|off                      Megatron sequence parallelism in TP (default on)\n";
+}
+
+const char *cli_search_help(void)
+{
+    return "Search:\n"
+           "  --objective step_time|tokens_per_s    what the best is best at (default step_time)\n"
+           "  --top K                 how many of the best to show (default 5)\n"
+           "  --jobs N                threads (default: the cores)\n"
+           "  --exhaustive            evaluate every candidate (the same answer, slower)\n"
+           "  --allow-idle            also products that leave units idle\n"
+           "  --fix dp=8,pp=1         fix dimensions (dp tp sp pp tatp grid=WxH microbatch)\n"
+           "  --only placement=tiles,collective=ring|bidir,checkpoint=full,mem=zero+act_int8,chunk=256KB\n"
+           "  --quiet                 no progress bar\n";
 }
 
 const char *cli_lua_help(void)

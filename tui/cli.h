@@ -30,6 +30,11 @@ typedef struct cli_opts {
     int nopts;
     /* Lua: --lua-path DIR, --unsafe-lua, --lua-budget N, --lua-mem SIZE */
     wtlua_opts lua;
+    /* search: --objective, --top, --jobs, --exhaustive, --allow-idle, --fix, --only, --quiet */
+    const char *objective;
+    int top, jobs, exhaustive, allow_idle, quiet;
+    const char *fix, *only;
+    int strategy_given;     /* --strategy was on the command line */
     /* CLI_REST: the words that are not ours, in order */
     char *rest[64];
     int nrest;
@@ -40,12 +45,17 @@ enum {
     CLI_PHASE = 1u,      /* --phase NAME */
     CLI_REST = 2u,       /* keep unknown words in rest[] instead of failing */
     CLI_STOP = 4u,       /* with CLI_REST: everything from the first word that is not a flag */
-    CLI_NO_SCENARIO = 8u /* only the Lua flags */
+    CLI_NO_SCENARIO = 8u, /* only the Lua flags */
+    CLI_SEARCH = 16u      /* the search's flags */
 };
 
 /* Parses argv[0..argc) (the words after the command name). root is the data
  * directory (for the Lua options' built-in scripts). */
 int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts *o, wt_err *e);
+
+/* Loads the layout and the model (with the --seq/--batch/--microbatch
+ * overrides). On success the caller frees wf with wafer_free. */
+int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, wt_err *e);
 
 /* Loads layout, model and strategy, applies overrides and options, and
  * resolves the strategy. root is the data directory. A "lua:NAME" strategy
@@ -56,5 +66,6 @@ int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m
 /* The help text of the scenario flags, and of the Lua flags. */
 const char *cli_scenario_help(void);
 const char *cli_lua_help(void);
+const char *cli_search_help(void);
 
 #endif

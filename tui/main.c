@@ -4,10 +4,13 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "out.h"
 #include "paths.h"
+#include "search.h"
 #include "sim.h"
 #include "wtlua.h"
 
@@ -189,9 +192,96 @@ static int run_cmd(int argc, char **argv, const char *root)
     return rc == WT_OK ? 0 : fail(rc, &e);
 }
 
+/* A progress bar on stderr for searches longer than a second, only when
+ * stderr is a terminal. */
+typedef struct progress {
+    struct timespec start;
+    int tty, shown;
+} progress;
+
+static void progress_draw(void *ud, double done)
+{
+    progress *p = ud;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double elapsed = (double)(now.tv_sec - p->start.tv_sec) + (now.tv_nsec - p->start.tv_nsec) * 1e-9;
+    if (!p->tty || (elapsed < 1 && !p->shown))
+        return;
+    if (done >= 1) {
+        if (p->shown)
+            fputs("\r\033[K", stderr);
+        return;
+    }
+    int filled = (int)(done * 30);
+    fprintf(stderr, "\rsearching [%.*s%*s] %3.0f%% %.1f s", filled, "##############################", 30 - filled,
+            "", 100 * done, elapsed);
+    fflush(stderr);
+    p->shown = 1;
+}
+
+static int search_options(const cli_opts *o, search_opts *so, wt_err *e)
+{
+    memset(so, 0, sizeof *so);
+    so->objective = !strcmp(o->objective, "tokens_per_s") ? SEARCH_TOKENS : SEARCH_STEP_TIME;
+    so->top_k = o->top ? o->top : 5;
+    so->exhaustive = o->exhaustive;
+    so->baselines = 1;
+    so->space.allow_idle = o->allow_idle;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    so->jobs = o->jobs ? o->jobs : cores > 0 ? (int)cores : 1;
+    if (o->microbatch)
+        so->space.microbatch = o->microbatch;
+    if (o->strategy_given || o->nopts)
+        return wt_fail(e, "search chooses the strategy and its options; narrow it with --fix and --only");
+    if (o->fix && search_parse_fix(o->fix, &so->space, e) != WT_OK)
+        return WT_EINPUT;
+    if (o->only && search_parse_only(o->only, &so->space, e) != WT_OK)
+        return WT_EINPUT;
+    if (so->top_k > SEARCH_MAX_TOP)
+        return wt_fail(e, "--top: at most %d", SEARCH_MAX_TOP);
+    return WT_OK;
+}
+
+static int run_search(int argc, char **argv, const char *root)
+{
+    cli_opts o;
+    wt_err e;
+    int rc = cli_parse(argc, argv, CLI_SEARCH, root, &o, &e);
+    if (rc == WT_OK && o.help) {
+        printf("usage: wafertop search [--layout L] [--model M] [--seq N --batch N] [search options]\n"
+               "       [--format table|csv|json]\n"
+               "Finds the fastest strategy: prunes by memory and a lower bound, then simulates the rest in\n"
+               "order of the bound; prints the best K beside Megatron TP, DeepSpeed 3D and the best without TATP.\n\n"
+               "%s%s",
+               cli_search_help(), cli_scenario_help());
+        return 0;
+    }
+    search_opts so;
+    if (rc == WT_OK)
+        rc = search_options(&o, &so, &e);
+    wafer wf;
+    model m;
+    int loaded = 0;
+    if (rc == WT_OK && (rc = cli_load_hardware(&o, root, &wf, &m, &e)) == WT_OK)
+        loaded = 1;
+    search_result res;
+    progress bar = {.tty = isatty(2) && !o.quiet};
+    clock_gettime(CLOCK_MONOTONIC, &bar.start);
+    so.progress = progress_draw;
+    so.progress_ud = &bar;
+    if (rc == WT_OK && (rc = search_run(&wf, &m, &so, &res, &e)) == WT_OK) {
+        out_search(stdout, &res, o.format);
+        search_free(&res);
+    }
+    if (loaded)
+        wafer_free(&wf);
+    return rc == WT_OK ? 0 : fail(rc, &e);
+}
+
 static const command commands[] = {
     {"eval", "eval [options]            simulate one step, print its figures", run_eval},
     {"links", "links [options]           per-link bytes and utilisation", run_links},
+    {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
     {"cmd", "cmd NAME [args] [options] run a Lua command (link_util, hot_links, ...) on a scenario",
      run_cmd},

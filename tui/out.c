@@ -29,27 +29,32 @@ static void json_section(json_writer *w, const sim_result *r, report_section s, 
     json_end_object(w);
 }
 
+void out_eval_object(json_writer *w, const sim_result *r)
+{
+    json_begin_object(w);
+    for (int i = 0; i < report_nfields(REPORT_TOP); i++) {
+        report_value v;
+        report_get(r, REPORT_TOP, i, 0, &v);
+        json_key(w, report_field_name(REPORT_TOP, i));
+        json_value(w, &v);
+    }
+    json_key(w, report_section_key(REPORT_STRATEGY));
+    json_section(w, r, REPORT_STRATEGY, 0);
+    json_key(w, report_section_key(REPORT_MEMORY));
+    json_section(w, r, REPORT_MEMORY, 0);
+    json_key(w, report_section_key(REPORT_PHASE));
+    json_begin_array(w);
+    for (int p = 0; p < r->nphases; p++)
+        json_section(w, r, REPORT_PHASE, p);
+    json_end_array(w);
+    json_end_object(w);
+}
+
 void out_eval_json(FILE *f, const sim_result *r)
 {
     json_writer w;
     json_init(&w, f);
-    json_begin_object(&w);
-    for (int i = 0; i < report_nfields(REPORT_TOP); i++) {
-        report_value v;
-        report_get(r, REPORT_TOP, i, 0, &v);
-        json_key(&w, report_field_name(REPORT_TOP, i));
-        json_value(&w, &v);
-    }
-    json_key(&w, report_section_key(REPORT_STRATEGY));
-    json_section(&w, r, REPORT_STRATEGY, 0);
-    json_key(&w, report_section_key(REPORT_MEMORY));
-    json_section(&w, r, REPORT_MEMORY, 0);
-    json_key(&w, report_section_key(REPORT_PHASE));
-    json_begin_array(&w);
-    for (int p = 0; p < r->nphases; p++)
-        json_section(&w, r, REPORT_PHASE, p);
-    json_end_array(&w);
-    json_end_object(&w);
+    out_eval_object(&w, r);
 }
 
 static void csv_value(FILE *f, const report_value *v)

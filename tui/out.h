@@ -7,9 +7,13 @@
 
 #include <stdio.h>
 
+#include "json.h"
+#include "search.h"
 #include "sim.h"
 
 void out_eval_json(FILE *f, const sim_result *r);
+/* The same object inside a larger document. */
+void out_eval_object(json_writer *w, const sim_result *r);
 void out_eval_csv(FILE *f, const sim_result *r);
 void out_eval_table(FILE *f, const sim_result *r);
 
@@ -17,5 +21,8 @@ void out_eval_table(FILE *f, const sim_result *r);
  * step, or over one phase (phase >= 0; util is then the share of the time
  * that phase runs). format: table | json | csv. */
 int out_links(FILE *f, const sim_result *r, int phase, const char *format);
+
+/* A search: the counts, the top K and the baselines. format: table | json | csv. */
+void out_search(FILE *f, const search_result *s, const char *format);
 
 #endif

@@ -1,0 +1,571 @@
+/*
+ * search.c - the two levels of the search, its threads, and the baselines.
+ */
+#include "search.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search_int.h"
+
+/* Candidates evaluated between two checks of the stopping rule. Fixed, so
+ * the counts do not depend on the number of threads. */
+#define BATCH 32
+#define MAX_VARIANTS 12
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- a parallel for ---- */
+
+typedef struct par_job {
+    void (*fn)(void *ctx, size_t i, int thread);
+    void *ctx;
+    size_t n;
+    int jobs, thread;
+} par_job;
+
+static void *par_main(void *arg)
+{
+    par_job *j = arg;
+    for (size_t i = (size_t)j->thread; i < j->n; i += (size_t)j->jobs)
+        j->fn(j->ctx, i, j->thread);
+    return NULL;
+}
+
+/* Runs fn(ctx, i, thread) for i < n on `jobs` threads, i striped over them. */
+static void par_for(int jobs, size_t n, void (*fn)(void *, size_t, int), void *ctx)
+{
+    if (jobs > (int)n)
+        jobs = (int)n;
+    if (jobs < 1)
+        jobs = 1;
+    par_job j[64];
+    pthread_t t[64];
+    int started[64] = {0};
+    if (jobs > 64)
+        jobs = 64;
+    for (int k = 0; k < jobs; k++) {
+        j[k] = (par_job){fn, ctx, n, jobs, k};
+        if (k > 0)
+            started[k] = pthread_create(&t[k], NULL, par_main, &j[k]) == 0;
+    }
+    par_main(&j[0]);
+    for (int k = 1; k < jobs; k++) {
+        if (started[k])
+            pthread_join(t[k], NULL);
+        else
+            par_main(&j[k]); /* no thread: do its share here */
+    }
+}
+
+/* ---- level 1 ---- */
+
+typedef struct level1 {
+    const wafer *wf;
+    const model *m;
+    const search_space *sp;
+    search_core *cores;
+    const size_t *group;  /* start of each group of cores; group[ngroups] = ncores */
+    sim_result *scratch;  /* one per thread */
+    double link_bw;
+} level1;
+
+/* Memory of the fullest unit of core c with the memory switches `mem` and
+ * chunk index `chunk` instead of its own, or INFINITY when refused. */
+static double core_memory(level1 *l, const search_core *c, int mem, int chunk, int thread)
+{
+    search_core v = *c;
+    v.mem = (unsigned char)mem;
+    v.chunk = (unsigned char)chunk;
+    strategy s;
+    model m;
+    search_core_strategy(&v, PLACE_TILES, COLL_RING, &s);
+    search_core_model(&v, l->m, &m);
+    sim_result *r = &l->scratch[thread];
+    return sim_spec(r, l->wf, &m, &s, NULL) == WT_OK ? r->mem.total : INFINITY;
+}
+
+static void level1_core(level1 *l, search_core *c, int thread)
+{
+    strategy s;
+    model m;
+    search_core_strategy(c, PLACE_TILES, COLL_RING, &s);
+    search_core_model(c, l->m, &m);
+    sim_result *r = &l->scratch[thread];
+    c->valid = sim_spec(r, l->wf, &m, &s, NULL) == WT_OK;
+    c->fits = c->valid && r->mem.fits;
+    c->memory = c->valid ? r->mem.total : INFINITY;
+    if (c->fits) /* only candidates that fit are ever ordered by it */
+        sim_bounds(r, l->link_bw, c->bound);
+    else
+        c->bound[0] = c->bound[1] = c->bound[2] = c->bound[3] = INFINITY;
+}
+
+/*
+ * One group of cores: the same dimensions, grid and micro-batch, every
+ * checkpointing, memory-switch set and chunk. int8 activations and fp8
+ * gradients only ever lower a unit's memory and the smallest chunk gives the
+ * smallest buffers, so the engine's memory with those, for each
+ * checkpointing and with zero or without, is the least any core of the group
+ * can need. When even that does not fit, none of them does, and the group
+ * costs six evaluations instead of one per core.
+ */
+static void level1_group(void *ctx, size_t g, int thread)
+{
+    level1 *l = ctx;
+    size_t begin = l->group[g], end = l->group[g + 1];
+    unsigned chunks = l->sp->chunks ? l->sp->chunks : (1u << SEARCH_NCHUNKS) - 1;
+    int small = 1; /* the smallest chunk allowed: buffers of at most 2 chunks; 0 means unchunked */
+    while (small < SEARCH_NCHUNKS && !(chunks >> small & 1))
+        small++;
+    if (small == SEARCH_NCHUNKS)
+        small = 0;
+    double least = INFINITY;
+    size_t at = begin;
+    for (size_t i = begin; i < end; i++) {
+        const search_core *c = &l->cores[i];
+        int lean = (c->mem & MEM_ZERO) | MEM_ACT_INT8 | MEM_GRAD_FP8;
+        double need = c->mem == lean && c->chunk == small ? core_memory(l, c, lean, small, thread) : INFINITY;
+        if (need < least) {
+            least = need;
+            at = i;
+        }
+    }
+    /* Cores with no such sibling (narrowed spaces) are evaluated one by one. */
+    int covered = least < INFINITY;
+    if (covered && least > wafer_unit_capacity(l->wf)) {
+        for (size_t i = begin; i < end; i++) {
+            search_core *c = &l->cores[i];
+            c->valid = 1;
+            c->fits = 0;
+            c->memory = i == at ? least : INFINITY; /* the others need at least that */
+            c->bound[0] = c->bound[1] = c->bound[2] = c->bound[3] = INFINITY;
+        }
+        return;
+    }
+    for (size_t i = begin; i < end; i++)
+        level1_core(l, &l->cores[i], thread);
+}
+
+/* Splits the cores into groups of the same dimensions, grid and micro-batch
+ * (they are enumerated together). Returns the count; *out is allocated. */
+static size_t group_cores(const search_core *cores, size_t n, size_t **out)
+{
+    size_t *g = malloc((n + 1) * sizeof *g), k = 0;
+    if (!g)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const search_core *a = &cores[i], *b = i ? &cores[i - 1] : NULL;
+        if (!b || memcmp(a->dims, b->dims, sizeof a->dims) || a->gw != b->gw || a->gh != b->gh ||
+            a->microbatch != b->microbatch)
+            g[k++] = i;
+    }
+    g[k] = n;
+    *out = g;
+    return k;
+}
+
+/* ---- level 2 ---- */
+
+/* A candidate: a core in bound order and one of its variants. */
+typedef struct cand {
+    size_t core; /* index into the cores, the tie-break after the step time */
+    int variant;
+} cand;
+
+typedef struct level2 {
+    const model *m;
+    const search_core *cores;
+    const place_kind *pl;
+    const coll_algo *co;
+    sim_ctx **ctx;       /* one per thread */
+    const cand *batch;
+    sim_result *out;     /* one per batch entry */
+    int *ok;
+} level2;
+
+static void level2_one(void *arg, size_t i, int thread)
+{
+    level2 *l = arg;
+    const cand *c = &l->batch[i];
+    const search_core *core = &l->cores[c->core];
+    strategy s;
+    model m;
+    search_core_strategy(core, l->pl[c->variant], l->co[c->variant], &s);
+    search_core_model(core, l->m, &m);
+    l->ok[i] = sim_eval_ctx(l->ctx[thread], &l->out[i], &m, &s, NULL) == WT_OK;
+}
+
+/* Kept results in order: step time, then enumeration order. */
+typedef struct kept {
+    sim_result r;
+    size_t core;
+    int variant;
+} kept;
+
+static int better(double step, size_t core, int variant, const kept *k)
+{
+    if (step != k->r.step_time_s)
+        return step < k->r.step_time_s;
+    if (core != k->core)
+        return core < k->core;
+    return variant < k->variant;
+}
+
+/* Offers a result to the top K (taking it, or freeing it). */
+static void offer(kept *top, int *ntop, int k, sim_result *r, size_t core, int variant)
+{
+    int pos = *ntop;
+    while (pos > 0 && better(r->step_time_s, core, variant, &top[pos - 1]))
+        pos--;
+    if (pos >= k) {
+        sim_free(r);
+        return;
+    }
+    if (*ntop == k)
+        sim_free(&top[--*ntop].r);
+    memmove(&top[pos + 1], &top[pos], (size_t)(*ntop - pos) * sizeof *top);
+    top[pos] = (kept){*r, core, variant};
+    (*ntop)++;
+}
+
+/* Sort key of a candidate that fits: its bound, then its place in the
+ * enumeration. */
+typedef struct order {
+    double bound;
+    size_t core;
+    int variant;
+} order;
+
+static int order_cmp(const void *a, const void *b)
+{
+    const order *x = a, *y = b;
+    if (x->bound != y->bound)
+        return x->bound < y->bound ? -1 : 1;
+    if (x->core != y->core)
+        return x->core < y->core ? -1 : 1;
+    return x->variant - y->variant;
+}
+
+/* What would fit when nothing does: the smallest footprint. */
+static int fits_nowhere(const search_core *cores, size_t n, const wafer *wf, const search_space *sp, wt_err *e)
+{
+    const search_core *least = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (cores[i].valid && (!least || cores[i].memory < least->memory))
+            least = &cores[i];
+    if (!least)
+        return wt_fail(e, "the search space is empty: no valid candidate");
+    strategy s;
+    char text[64], mem[64];
+    search_core_strategy(least, PLACE_TILES, COLL_RING, &s);
+    double cap = wafer_unit_capacity(wf), ratio = least->memory / cap;
+    int all_switches = (!sp->checkpoints || (sp->checkpoints >> RECOMPUTE_FULL & 1)) &&
+                       (!sp->mems || (sp->mems >> 7 & 1));
+    return wt_fail(e,
+                   "no candidate fits the %.3g GB of a unit: the smallest footprint is %.3g GB (%s, checkpoint %s, "
+                   "mem %s, micro-batch %d), %.1fx the capacity; it would fit with about %.0fx the units%s",
+                   cap / 1e9, least->memory / 1e9, strategy_format(&s, text, sizeof text),
+                   recompute_name(s.checkpoint), mem_switches_format(s.mem, mem, sizeof mem), least->microbatch,
+                   ratio, ceil(ratio),
+                   all_switches ? ", or units with DRAM"
+                                : ", or with --only checkpoint=full and mem=zero+act_int8+grad_fp8 allowed");
+}
+
+typedef struct search_run_state {
+    const wafer *wf;
+    const model *m;
+    const search_opts *o;
+    sim_ctx *ctx[64];
+    int jobs;
+} search_run_state;
+
+/* Level 2: evaluates the candidates that fit, in bound order (ord), in
+ * batches, until the next bound exceeds the K-th best (or all of them when
+ * exhaustive), and fills r's top and counts. */
+static int level2_run(search_run_state *st, const search_core *cores, const order *ord, size_t total,
+                      const place_kind *pl, const coll_algo *co, search_result *r, wt_err *e)
+{
+    const search_opts *o = st->o;
+    int k = o->top_k, ntop = 0, rc = WT_OK;
+    kept *top = calloc((size_t)k + 1, sizeof *top);
+    cand *batch = malloc(BATCH * sizeof *batch);
+    sim_result *out = calloc(BATCH, sizeof *out);
+    int *ok = calloc(BATCH, sizeof *ok);
+    size_t next = 0;
+    if (!top || !batch || !out || !ok) {
+        rc = wt_oom(e, "search batch");
+        goto out;
+    }
+    while (next < total) {
+        if (!o->exhaustive && ntop == k && ord[next].bound > top[k - 1].r.step_time_s)
+            break;
+        size_t nb = 0;
+        for (; nb < BATCH && next < total; nb++, next++)
+            batch[nb] = (cand){ord[next].core, ord[next].variant};
+        level2 l2 = {st->m, cores, pl, co, st->ctx, batch, out, ok};
+        par_for(st->jobs, nb, level2_one, &l2);
+        for (size_t i = 0; i < nb; i++) {
+            r->evaluated++;
+            if (!ok[i])
+                r->invalid++;
+            else
+                offer(top, &ntop, k, &out[i], batch[i].core, batch[i].variant);
+        }
+        if (o->progress)
+            o->progress(o->progress_ud, 0.5 + 0.5 * (double)next / (double)total);
+    }
+    r->pruned_bound = (long long)(total - next);
+    r->ntop = ntop;
+    for (int i = 0; i < ntop; i++)
+        r->top[i] = top[i].r;
+    if (ntop == 0)
+        rc = wt_fail(e, "no candidate that fits memory could be placed (every one was refused by its placement)");
+out:
+    free(top);
+    free(batch);
+    free(out);
+    free(ok);
+    return rc;
+}
+
+/* The search proper: levels 1 and 2 into r (no baselines). */
+static int run_levels(search_run_state *st, search_result *r, wt_err *e)
+{
+    const search_opts *o = st->o;
+    search_core *cores = NULL;
+    size_t ncores = 0;
+    int rc = search_cores(st->wf, st->m, &o->space, &cores, &ncores, e);
+    if (rc != WT_OK)
+        return rc;
+    place_kind pl[MAX_VARIANTS];
+    coll_algo co[MAX_VARIANTS];
+    int nvar = search_variants(&o->space, pl, co, MAX_VARIANTS);
+    r->candidates = (long long)ncores * nvar;
+    if (r->candidates == 0) {
+        free(cores);
+        return wt_fail(e, "the search space is empty: no (DP,TP,SP,PP,TATP) with the model's constraints and the "
+                          "--fix/--only choices fills the units");
+    }
+
+    /* level 1 */
+    sim_result *scratch = calloc((size_t)st->jobs, sizeof *scratch);
+    if (!scratch) {
+        free(cores);
+        return wt_oom(e, "search scratch");
+    }
+    size_t *group = NULL, ngroups = group_cores(cores, ncores, &group);
+    if (!group) {
+        free(scratch);
+        free(cores);
+        return wt_oom(e, "search groups");
+    }
+    level1 l1 = {st->wf, st->m, &o->space, cores, group, scratch, sim_ctx_link_bw(st->ctx[0])};
+    par_for(st->jobs, ngroups, level1_group, &l1);
+    free(group);
+    free(scratch);
+    if (o->progress)
+        o->progress(o->progress_ud, 0.5);
+
+    size_t nfit = 0;
+    for (size_t i = 0; i < ncores; i++)
+        nfit += cores[i].fits;
+    order *ord = malloc((nfit ? nfit * (size_t)nvar : 1) * sizeof *ord);
+    if (!ord) {
+        free(cores);
+        return wt_oom(e, "search order");
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < ncores; i++)
+        for (int v = 0; v < nvar && cores[i].fits; v++)
+            ord[total++] = (order){cores[i].bound[co[v]], i, v};
+    r->pruned_memory = r->candidates - (long long)total;
+    if (nfit == 0) {
+        rc = fits_nowhere(cores, ncores, st->wf, &o->space, e);
+        free(ord);
+        free(cores);
+        return rc;
+    }
+    qsort(ord, total, sizeof *ord, order_cmp);
+
+    rc = level2_run(st, cores, ord, total, pl, co, r, e);
+    free(ord);
+    free(cores);
+    return rc;
+}
+
+/* The megatron-tp baseline: TP as large as the heads allow (a divisor of
+ * heads, kv_heads and ffn that splits the sequence), DP over the rest. */
+static void megatron_dims(const wafer *wf, const model *m, search_space *sp)
+{
+    int live = wafer_live_units(wf), tp = 1;
+    for (int t = 1; t <= m->heads && t <= live; t++)
+        if (m->heads % t == 0 && m->kv_heads % t == 0 && m->ffn % t == 0 && m->seq % t == 0)
+            tp = t;
+    int dp = live / tp;
+    while (dp > 1 && m->batch % dp)
+        dp--;
+    sp->dp = dp;
+    sp->tp = tp;
+}
+
+/* The deepspeed-3d baseline: (8, 8, 1, 4, 1), DP halved first, then PP,
+ * then TP, until it fits the units, the model and the batch. */
+static void deepspeed_dims(const wafer *wf, const model *m, search_space *sp)
+{
+    int live = wafer_live_units(wf), dp = 8, tp = 8, pp = 4;
+    for (;;) {
+        int fits = dp * tp * pp <= live && m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 &&
+                   m->seq % tp == 0 && pp <= m->layers && m->batch % dp == 0;
+        if (fits || (dp == 1 && pp == 1 && tp == 1))
+            break;
+        if (dp > 1)
+            dp /= 2;
+        else if (pp > 1)
+            pp /= 2;
+        else
+            tp /= 2;
+    }
+    sp->dp = dp;
+    sp->tp = tp;
+    sp->pp = pp;
+}
+
+/* One baseline: the best of its options (checkpointing, memory switches,
+ * micro-batch) that fits, or why there is none. */
+static void run_baseline(search_run_state *st, search_baseline *b, const char *name, const search_space *space,
+                         double best_step)
+{
+    memset(b, 0, sizeof *b);
+    snprintf(b->name, sizeof b->name, "%s", name);
+    search_opts o = *st->o;
+    o.space = *space;
+    o.top_k = 1;
+    o.exhaustive = 0;
+    o.baselines = 0;
+    o.progress = NULL;
+    search_result sub = {0};
+    wt_err e;
+    search_run_state sst = *st;
+    sst.o = &o;
+    if (run_levels(&sst, &sub, &e) == WT_OK) {
+        b->ok = 1;
+        b->r = sub.top[0];
+        b->speedup = b->r.step_time_s / best_step;
+        return;
+    }
+    snprintf(b->why, sizeof b->why, "%.250s", e.msg);
+    search_free(&sub);
+}
+
+static void run_baselines(search_run_state *st, search_result *r)
+{
+    const search_opts *o = st->o;
+    double best = r->top[0].step_time_s;
+    search_space ring_linear = {.placements = 1u << PLACE_LINEAR, .collectives = 1u << COLL_RING,
+                                .chunks = 1u, .allow_idle = 1};
+    search_space meg = ring_linear, ds = ring_linear, notatp = o->space;
+    megatron_dims(st->wf, st->m, &meg);
+    meg.sp = meg.pp = meg.tatp = 1;
+    deepspeed_dims(st->wf, st->m, &ds);
+    ds.sp = ds.tatp = 1;
+    notatp.tatp = 1;
+    notatp.grid_w = notatp.grid_h = 0;
+    run_baseline(st, &r->baselines[0], "megatron-tp", &meg, best);
+    run_baseline(st, &r->baselines[1], "deepspeed-3d", &ds, best);
+    run_baseline(st, &r->baselines[2], "best-no-tatp", &notatp, best);
+    if (!r->baselines[2].ok && !notatp.allow_idle) { /* no TATP-free strategy fills the units */
+        notatp.allow_idle = 1;
+        run_baseline(st, &r->baselines[2], "best-no-tatp", &notatp, best);
+        snprintf(r->baselines[2].note, sizeof r->baselines[2].note, "idle units allowed");
+    }
+    r->nbaselines = 3;
+}
+
+int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = now_s();
+    search_opts o = *opts;
+    if (o.top_k <= 0)
+        o.top_k = 5;
+    if (o.top_k > SEARCH_MAX_TOP)
+        return wt_fail(e, "--top: at most %d", SEARCH_MAX_TOP);
+    search_run_state st = {wf, m, &o, {NULL}, o.jobs < 1 ? 1 : o.jobs > 64 ? 64 : o.jobs};
+    int rc = model_check(m, e);
+    for (int t = 0; t < st.jobs && rc == WT_OK; t++)
+        rc = sim_ctx_new(&st.ctx[t], wf, e);
+    if (rc == WT_OK)
+        rc = run_levels(&st, r, e);
+    if (rc == WT_OK && o.baselines)
+        run_baselines(&st, r);
+    for (int t = 0; t < st.jobs; t++)
+        sim_ctx_free(st.ctx[t]);
+    if (rc != WT_OK) {
+        search_free(r);
+        return rc;
+    }
+    r->elapsed_s = now_s() - t0;
+    if (o.progress)
+        o.progress(o.progress_ud, 1.0);
+    return WT_OK;
+}
+
+void search_free(search_result *r)
+{
+    for (int i = 0; i < r->ntop; i++)
+        sim_free(&r->top[i]);
+    for (int i = 0; i < r->nbaselines; i++)
+        if (r->baselines[i].ok)
+            sim_free(&r->baselines[i].r);
+    r->ntop = r->nbaselines = 0;
+}
+
+int search_each(const wafer *wf, const model *m, const search_space *sp,
+                void (*fn)(void *ud, const strategy *s, const model *m, int fits, double bound), void *ud,
+                wt_err *e)
+{
+    search_core *cores;
+    size_t n;
+    int rc = search_cores(wf, m, sp, &cores, &n, e);
+    if (rc != WT_OK)
+        return rc;
+    sim_ctx *ctx;
+    if ((rc = sim_ctx_new(&ctx, wf, e)) != WT_OK) {
+        free(cores);
+        return rc;
+    }
+    sim_result *scratch = calloc(1, sizeof *scratch);
+    if (!scratch) {
+        free(cores);
+        sim_ctx_free(ctx);
+        return wt_oom(e, "search scratch");
+    }
+    level1 l1 = {wf, m, sp, cores, NULL, scratch, sim_ctx_link_bw(ctx)};
+    place_kind pl[MAX_VARIANTS];
+    coll_algo co[MAX_VARIANTS];
+    int nvar = search_variants(sp, pl, co, MAX_VARIANTS);
+    for (size_t i = 0; i < n; i++) {
+        level1_core(&l1, &cores[i], 0);
+        for (int v = 0; v < nvar && cores[i].valid; v++) {
+            strategy s;
+            model mm;
+            search_core_strategy(&cores[i], pl[v], co[v], &s);
+            search_core_model(&cores[i], m, &mm);
+            fn(ud, &s, &mm, cores[i].fits, cores[i].bound[co[v]]);
+        }
+    }
+    free(scratch);
+    free(cores);
+    sim_ctx_free(ctx);
+    return WT_OK;
+}

@@ -1,0 +1,104 @@
+/*
+ * search.h - the two-level strategy search (DESIGN.md section 7).
+ *
+ * The space: every (DP, TP, SP, PP, TATP) whose product is the live units
+ * (or at most them with allow_idle), every TATP grid that fits, placements
+ * {linear, snake, tiles}, collectives {ring, bidir, 2d, hier}, checkpointing
+ * {none, selective, full}, micro-batch sizes (powers of two dividing the
+ * batch), the 8 subsets of the memory switches and chunk sizes {0, 64 KB,
+ * 256 KB, 1 MB}.
+ *
+ * Level 1, per candidate and without placing or routing: the memory of the
+ * fullest unit (the engine's own formula, sim_spec) must fit, and a lower
+ * bound on the step time (sim_bound) orders the survivors. Level 2 evaluates
+ * them fully in order of increasing bound and stops once the next bound
+ * exceeds the K-th best step time; the exhaustive mode evaluates them all and
+ * gives the same top K. Ties are broken by the candidate's place in the
+ * enumeration, so results are the same for any number of threads.
+ */
+#ifndef WT_SEARCH_H
+#define WT_SEARCH_H
+
+#include "model.h"
+#include "sim.h"
+#include "strategy.h"
+#include "wafer.h"
+
+#define SEARCH_NCHUNKS 4
+#define SEARCH_NMEMS 8
+#define SEARCH_MAX_TOP 50
+
+/* The chunk sizes tried, bytes. */
+extern const double search_chunks[SEARCH_NCHUNKS];
+
+typedef enum search_objective { SEARCH_STEP_TIME = 0, SEARCH_TOKENS = 1 } search_objective;
+
+/* What the space holds. Sizes 0 are free; masks 0 mean everything. */
+typedef struct search_space {
+    int dp, tp, sp, pp, tatp;   /* fixed dimensions */
+    int grid_w, grid_h;         /* a fixed TATP grid */
+    int microbatch;
+    unsigned placements;        /* bit place_kind */
+    unsigned collectives;       /* bit coll_algo (ring, bidir, 2d, hier) */
+    unsigned checkpoints;       /* bit model_recompute */
+    unsigned mems;              /* bit = a MEM_* subset (0..7) */
+    unsigned chunks;            /* bit i = search_chunks[i] */
+    int allow_idle;             /* products below the live units too */
+} search_space;
+
+typedef struct search_opts {
+    search_space space;
+    search_objective objective;
+    int top_k;                  /* 1..SEARCH_MAX_TOP, default 5 */
+    int jobs;                   /* threads, >= 1 */
+    int exhaustive;
+    int baselines;              /* also evaluate the baselines */
+    /* Progress in [0, 1], called from the calling thread; may be NULL. */
+    void (*progress)(void *ud, double done);
+    void *progress_ud;
+} search_opts;
+
+/* The baselines, each the best of its own options (checkpointing, memory
+ * switches, micro-batch) that fits, leaving units idle where it must:
+ * megatron-tp (TP as large as the heads allow, DP over the rest, linear,
+ * ring), deepspeed-3d ((8,8,1,4,1) halved until it fits, linear, ring),
+ * best-no-tatp (the search's own space without TATP; when nothing there
+ * fills the units, with idle units allowed, as its note says). */
+typedef struct search_baseline {
+    char name[24];              /* megatron-tp, deepspeed-3d, best-no-tatp */
+    int ok;                     /* evaluated */
+    sim_result r;               /* owned when ok */
+    double speedup;             /* its step time / the best step time */
+    char why[256];              /* when not ok */
+    char note[32];              /* e.g. "idle units allowed" */
+} search_baseline;
+
+typedef struct search_result {
+    long long candidates, pruned_memory, pruned_bound, evaluated;
+    long long invalid;          /* evaluated but refused (tiles that do not fit, ...) */
+    double elapsed_s;
+    int ntop;
+    sim_result top[SEARCH_MAX_TOP]; /* best first, owned */
+    int nbaselines;
+    search_baseline baselines[3];
+} search_result;
+
+/* "dp=8,pp=1,grid=4x4,microbatch=2" into sp. Errors name the key. */
+int search_parse_fix(const char *text, search_space *sp, wt_err *e);
+/* "placement=tiles,collective=ring|bidir,checkpoint=full,mem=zero+act_int8,chunk=256KB" */
+int search_parse_only(const char *text, search_space *sp, wt_err *e);
+
+/* Runs the search (opts->jobs threads). Errors: an empty space, a model
+ * that fits nowhere (saying what would fit). r is filled on success and
+ * freed with search_free. */
+int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e);
+void search_free(search_result *r);
+
+/* Every candidate of the space with its level-1 figures, for tests: calls
+ * fn(ud, strategy, model, fits, bound) for each (placement and collective
+ * included). */
+int search_each(const wafer *wf, const model *m, const search_space *sp,
+                void (*fn)(void *ud, const strategy *s, const model *m, int fits, double bound), void *ud,
+                wt_err *e);
+
+#endif

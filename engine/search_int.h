@@ -1,0 +1,35 @@
+/*
+ * search_int.h - what search.c and search_space.c share (not a public API).
+ */
+#ifndef WT_SEARCH_INT_H
+#define WT_SEARCH_INT_H
+
+#include <stddef.h>
+
+#include "search.h"
+
+/* A candidate without its placement and collective: everything level 1
+ * looks at. The placement x collective variants share its figures. */
+typedef struct search_core {
+    int dims[5];               /* DP, TP, SP, PP, TATP */
+    short gw, gh;              /* TATP grid */
+    int microbatch;
+    unsigned char checkpoint, mem, chunk;
+    unsigned char valid, fits;
+    double memory;             /* the fullest unit, bytes */
+    double bound[4];           /* lower bound on the step per collective (ring, bidir, 2d, hier), s */
+} search_core;
+
+/* Every core of the space, in enumeration order (the tie-break order).
+ * *out is allocated; the caller frees it. */
+int search_cores(const wafer *wf, const model *m, const search_space *sp, search_core **out, size_t *n,
+                 wt_err *e);
+
+/* The placement and collective of variant v of a core (0 <= v < count). */
+int search_variants(const search_space *sp, place_kind *pl, coll_algo *co, int max);
+
+/* The strategy and model of a core with one placement and collective. */
+void search_core_strategy(const search_core *c, place_kind pl, coll_algo co, strategy *s);
+void search_core_model(const search_core *c, const model *m, model *out);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * sim_spec.c - what a strategy needs before any unit is placed or any flow
+ * routed: the phases with their FLOPs and collectives, the memory of every
+ * stage, and a lower bound on the step time. The search's first level uses
+ * these on every candidate; sim_eval_ctx builds on them.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+/* Adam: FLOPs per parameter a unit updates. */
+#define OPTIMIZER_FLOPS_PER_PARAM 12.0
+/* Optimizer states per parameter (fp32 master weight, momentum, variance). */
+#define OPTIMIZER_BYTES_PER_PARAM 12.0
+
+/* Layers of stage k: L / PP, the first L % PP stages one more. */
+int sim_stage_layers(const sim_result *r, int k)
+{
+    int L = r->m.layers, pp = r->s.pp;
+    return L / pp + (k < L % pp);
+}
+
+/* Parameters one unit of stage k holds (before zero-redundancy sharding). */
+static double stage_params(const sim_result *r, int k)
+{
+    const model *m = &r->m;
+    double emb = (double)m->vocab * m->hidden, p = sim_stage_layers(r, k) * model_layer_params(m);
+    int first = k == 0, last = k == r->s.pp - 1;
+    if (first)
+        p += emb;
+    if (last) {
+        /* The head: its own matrix when untied; a copy of the embedding on
+         * the last stage when tied and pipelined (Megatron keeps one). */
+        if (!m->tied_embeddings || !first)
+            p += emb;
+        p += 2.0 * m->hidden;
+    }
+    return p / ((double)r->s.tp * r->s.tatp);
+}
+
+static void remove_empty_phases(sim_result *r)
+{
+    int k = 0;
+    for (int i = 0; i < r->nphases; i++)
+        if (r->phases[i].flops > 0 || r->phases[i].nops > 0 || r->phases[i].role == SIM_OPTIMIZER)
+            r->phases[k++] = r->phases[i];
+    r->nphases = k;
+}
+
+/* The largest collective tensor a unit holds at once (the gradient
+ * all-reduce works in place), double-buffered chunks when streaming. */
+static double buffer_bytes(const sim_result *r)
+{
+    double best = 0;
+    for (int i = 0; i < r->nphases; i++)
+        for (int j = 0; j < r->phases[i].nops; j++)
+            if (r->phases[i].ops[j].kind != CG_DP || r->phases[i].scope != SIM_STEP)
+                best = fmax(best, r->phases[i].ops[j].bytes);
+    if (r->s.chunk > 0)
+        best = fmin(best, 2 * r->s.chunk);
+    return best;
+}
+
+/* Activation bytes per layer and micro-batch, and those of the one layer
+ * being recomputed under full checkpointing: the same on every stage. */
+typedef struct act_sizes {
+    double per_layer, recompute;
+} act_sizes;
+
+static act_sizes activation_sizes(const sim_result *r)
+{
+    const strategy *s = &r->s;
+    mem_act_opts o = {s->tp, s->sp, s->tatp, s->tp_seqpar, s->checkpoint, (s->mem & MEM_ACT_INT8) != 0};
+    act_sizes a = {mem_act_layer(&r->m, &o), 0};
+    if (s->checkpoint == RECOMPUTE_FULL) {
+        o.recompute = RECOMPUTE_NONE;
+        a.recompute = mem_act_layer(&r->m, &o);
+    }
+    return a;
+}
+
+/* Memory of a unit of stage k. */
+static mem_usage stage_memory(const sim_result *r, int k, double buffers, act_sizes act)
+{
+    const strategy *s = &r->s;
+    mem_usage u = {0};
+    double p = stage_params(r, k), shard = (s->mem & MEM_ZERO) ? (double)s->dp * s->sp : 1;
+    u.params = 2 * p / shard;
+    u.grads = ((s->mem & MEM_GRAD_FP8) ? 1 : 2) * p / shard;
+    u.optimizer = OPTIMIZER_BYTES_PER_PARAM * p / shard;
+    u.activations_per_layer = act.per_layer;
+    int in_flight = s->pp - k < r->micro_batches ? s->pp - k : r->micro_batches;
+    u.activations = sim_stage_layers(r, k) * in_flight * act.per_layer + act.recompute;
+    u.buffers = buffers;
+    u.total = u.params + u.grads + u.optimizer + u.activations + u.buffers;
+    u.capacity = wafer_unit_capacity(r->wf);
+    u.fits = u.total <= u.capacity;
+    return u;
+}
+
+static void fill_dp_and_optimizer(sim_result *r)
+{
+    const strategy *s = &r->s;
+    double p = 0;
+    for (int k = 0; k < s->pp; k++)
+        p = fmax(p, stage_params(r, k));
+    double wire;
+    if (s->grad == GRAD_FP8) {
+        wire = p;
+    } else if (s->grad == GRAD_1BIT) {
+        double chunks = s->chunk > 0 ? ceil(2 * p / s->chunk) : 1;
+        wire = p / 8 + 4 * chunks; /* sign bits plus one fp32 scale per chunk */
+    } else {
+        wire = 2 * p;
+    }
+    int shard = (s->mem & MEM_ZERO) != 0;
+    for (int i = 0; i < r->nphases; i++) {
+        sim_phase *ph = &r->phases[i];
+        if (ph->role == SIM_DP && s->dp * s->sp > 1)
+            ph->ops[ph->nops++] = (sim_op){CG_DP, shard ? OP_REDUCESCATTER : OP_ALLREDUCE, wire};
+        if (ph->role == SIM_OPTIMIZER)
+            ph->flops = OPTIMIZER_FLOPS_PER_PARAM * p / (shard ? (double)s->dp * s->sp : 1);
+    }
+}
+
+
+void sim_stage_memory(const sim_result *r, double *totals)
+{
+    double buffers = buffer_bytes(r);
+    act_sizes act = activation_sizes(r);
+    for (int k = 0; k < r->s.pp; k++)
+        totals[k] = stage_memory(r, k, buffers, act).total;
+}
+
+double sim_fixed_s(const sim_result *r, const sim_phase *ph)
+{
+    const wafer *wf = r->wf;
+    if (ph->role != SIM_OPTIMIZER || wf->dram_bw <= 0)
+        return 0;
+    return 2 * fmax(0, r->mem.total - wf->sram_bytes) / wf->dram_bw; /* the spill, read and written */
+}
+
+double sim_per_mb(const sim_result *r, const sim_phase *ph, int k)
+{
+    switch (ph->scope) {
+    case SIM_LAYER: return sim_stage_layers(r, k) * ph->rep;
+    case SIM_LAST: return k == r->s.pp - 1;
+    case SIM_MB: return 1;
+    default: return 0;
+    }
+}
+
+int sim_spec(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e)
+{
+    r->wf = wf;
+    r->m = *m;
+    r->s = *s;
+    r->nphases = 0;
+    int rc = model_check(m, e);
+    if (rc == WT_OK)
+        rc = strategy_resolve(&r->s, m, wf, e);
+    if (rc != WT_OK)
+        return rc;
+    r->units_total = (int)wafer_nunits(wf);
+    r->units_live = wafer_live_units(wf);
+    r->units_used = strategy_units(&r->s);
+    r->units_idle = r->units_live - r->units_used;
+    r->micro_batches = m->batch / (r->s.dp * m->microbatch);
+    r->stage_layers_max = sim_stage_layers(r, 0);
+    r->params = model_params(m);
+    r->flops_per_step = model_step_flops(m, r->s.checkpoint);
+    r->model_flops_per_step = model_step_flops(m, RECOMPUTE_NONE);
+    sim_phases_build(r);
+    double buffers = buffer_bytes(r);
+    act_sizes act = activation_sizes(r);
+    for (int k = 0; k < r->s.pp; k++) {
+        mem_usage u = stage_memory(r, k, buffers, act);
+        if (k == 0 || u.total > r->mem.total)
+            r->mem = u;
+    }
+    fill_dp_and_optimizer(r);
+    remove_empty_phases(r);
+    return WT_OK;
+}
+
+/* Members of a group of this kind under the resolved strategy. */
+static int kind_size(const strategy *s, int kind)
+{
+    switch (kind) {
+    case CG_TATP_ROW: return s->tatp_w;
+    case CG_TATP_COL: return s->tatp_h;
+    case CG_TP: return s->tp;
+    case CG_SP: return s->sp;
+    case CG_PP: return s->pp;
+    default: return s->dp * s->sp;
+    }
+}
+
+/* Latency-bound steps no algorithm of op on p members goes below: the
+ * fewest of a ring (c = p) and every two-level split p = c * (p / c). */
+static int steps_floor(int op, int p)
+{
+    int per = op == OP_ALLREDUCE ? 2 : 1, best = per * (p - 1);
+    for (int c = 2; c * c <= p; c++)
+        if (p % c == 0 && per * (c - 1 + p / c - 1) < best)
+            best = per * (c - 1 + p / c - 1);
+    return best;
+}
+
+/* What the bound needs of one phase's communication. */
+typedef struct comm_need {
+    double total;      /* bytes a unit sends (the same for every algorithm) */
+    double one_way;    /* bytes a pipeline shift sends each way */
+    int ring_steps;    /* steps of rings */
+    int floor_steps;   /* the fewest steps of any two-level split */
+} comm_need;
+
+/*
+ * Every algorithm makes each member send, pass after pass, the ring's total
+ * (2(p-1)/p M to all-reduce, (p-1)/p M otherwise) to one partner, or to two
+ * with bidir, each taking half; a partner's share crosses the first link of
+ * its path whole, so the passes take at least the total (half for bidir)
+ * over the fastest link. A ring takes 2(p-1) or p-1 steps; 2d and hier at
+ * least the fewest of any two-level split, as does any group across wafers
+ * (always hierarchical). A pipeline shift sends its message each way in one
+ * step. Every step costs the overhead and at least one hop.
+ */
+static comm_need comm_needs(const sim_result *r, const sim_phase *ph)
+{
+    comm_need c = {0};
+    for (int i = 0; i < ph->nops; i++) {
+        const sim_op *op = &ph->ops[i];
+        int p = kind_size(&r->s, op->kind);
+        if (op->op < 0) {
+            c.one_way += op->bytes;
+            c.total += 2 * op->bytes; /* as time_phase counts a two-way pass */
+            c.ring_steps++;
+            c.floor_steps++;
+        } else {
+            c.total += coll_ring_bytes(op->op, p, op->bytes);
+            c.ring_steps += (op->op == OP_ALLREDUCE ? 2 : 1) * (p - 1);
+            c.floor_steps += steps_floor(op->op, p);
+        }
+    }
+    return c;
+}
+
+/* A phase's time with comm as its communication, as time_phase streams it. */
+static double phase_time(const sim_result *r, double comp, double comm, double sent)
+{
+    double hi = fmax(comp, comm), lo = fmin(comp, comm);
+    if (r->s.chunk > 0 && lo > 0) {
+        double n = fmax(1, ceil(sent / r->s.chunk));
+        return hi + lo / n + n * r->wf->chunk_overhead;
+    }
+    return comp + comm;
+}
+
+void sim_bounds(const sim_result *r, double link_bw, double out[4])
+{
+    const wafer *wf = r->wf;
+    int multi = wf->wafers_x * wf->wafers_y > 1;
+    double peak = wf->peak_flops * wf->efficiency;
+    double step_s = wf->link_overhead + (multi ? fmin(wf->link_lat, wf->iw_lat) : wf->link_lat);
+    /* Stage k takes layers_k * A + C, plus B on the last stage. */
+    double A[4] = {0}, B[4] = {0}, C[4] = {0}, opt = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        const sim_phase *ph = &r->phases[i];
+        double comp = ph->flops / peak + sim_fixed_s(r, ph);
+        comm_need c = comm_needs(r, ph);
+        for (int a = 0; a < 4; a++) {
+            int two_level = a == COLL_2D || a == COLL_HIER || multi;
+            double bytes = c.total - 2 * c.one_way, per_link = (a == COLL_BIDIR ? bytes / 2 : bytes) + c.one_way;
+            double comm = per_link / link_bw + (two_level ? c.floor_steps : c.ring_steps) * step_s;
+            double t = phase_time(r, comp, c.total > 0 ? comm : 0, c.total);
+            if (ph->scope == SIM_LAYER)
+                A[a] += ph->rep * t;
+            else if (ph->scope == SIM_LAST)
+                B[a] += t;
+            else if (ph->scope == SIM_MB)
+                C[a] += t;
+            else if (ph->role == SIM_OPTIMIZER)
+                opt = t;
+        }
+    }
+    int pp = r->s.pp, first = sim_stage_layers(r, 0), last = sim_stage_layers(r, pp - 1);
+    for (int a = 0; a < 4; a++) {
+        double stage = fmax(first * A[a] + C[a] + (pp == 1 ? B[a] : 0), last * A[a] + B[a] + C[a]);
+        /* the exposed DP all-reduce is at least 0 */
+        out[a] = (r->micro_batches + pp - 1) * stage + opt;
+    }
+}

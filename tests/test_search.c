@@ -1,0 +1,245 @@
+/* The two-level search (engine/search.h): the pruned search returns the
+ * exhaustive answer, the bound never exceeds the fine result, threads do not
+ * change anything, and the refusals say why. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "search.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static int rand_int(int lo, int hi)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
+}
+
+/* A small wafer whose SRAM is set so that some candidates do not fit. */
+static void small_wafer(wafer *wf, int w, int h, double sram)
+{
+    assert_int_equal(wafer_init(wf, w, h, 1, 1, NULL), WT_OK);
+    wf->peak_flops = 1e12;
+    wf->link_bw = 1e9;
+    wf->link_lat = 1e-8;
+    wf->link_overhead = 2e-7;
+    wf->sram_bytes = sram;
+}
+
+static model small_model(int layers, int hidden, int heads, int seq, int batch)
+{
+    model m = {"small", layers, hidden, heads, heads, 4 * hidden, MODEL_GELU, 256, 1, seq, batch, 1};
+    return m;
+}
+
+/* The figures that identify a candidate: strategy, options, micro-batch. */
+static void identity(const sim_result *r, char *buf, size_t n)
+{
+    char s[64], mem[64];
+    snprintf(buf, n, "%s %s %s %s %s %.0f b%d", strategy_format(&r->s, s, sizeof s), place_kind_name(r->s.placement),
+             coll_algo_name(r->s.collective), recompute_name(r->s.checkpoint),
+             mem_switches_format(r->s.mem, mem, sizeof mem), r->s.chunk, r->m.microbatch);
+}
+
+static void run(const wafer *wf, const model *m, search_opts *o, search_result *r)
+{
+    wt_err e;
+    if (search_run(wf, m, o, r, &e) != WT_OK)
+        fail_msg("search_run: %s", e.msg);
+}
+
+/* Same top K, same order, same step times, same counts where they must be. */
+static void assert_same_top(const search_result *a, const search_result *b)
+{
+    assert_int_equal(a->ntop, b->ntop);
+    for (int i = 0; i < a->ntop; i++) {
+        char x[160], y[160];
+        identity(&a->top[i], x, sizeof x);
+        identity(&b->top[i], y, sizeof y);
+        assert_string_equal(x, y);
+        assert_true(a->top[i].step_time_s == b->top[i].step_time_s);
+    }
+}
+
+/* Six random small scenarios: the pruned search equals the exhaustive one. */
+static void test_pruned_equals_exhaustive(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 6; k++) {
+        wafer wf;
+        int w = rand_int(2, 6), h = rand_int(2, 6);
+        model m = small_model(rand_int(1, 4) * 2, 64 * rand_int(1, 2), 4 * rand_int(1, 2), 32 * rand_int(1, 2),
+                              8 * rand_int(1, 4));
+        /* some candidates must not fit: a unit holds 1 to 4 times its share
+         * of the weights and optimizer states (16 bytes a parameter) */
+        small_wafer(&wf, w, h, rand_int(1, 4) * 16 * model_params(&m) / (w * h));
+        search_opts o = {.top_k = 5, .jobs = 2};
+        o.space.mems = (1u << 0) | (1u << (MEM_ZERO | MEM_ACT_INT8)); /* keep the test quick */
+        o.space.chunks = 1u | 4u;
+        search_result pruned, full;
+        run(&wf, &m, &o, &pruned);
+        o.exhaustive = 1;
+        run(&wf, &m, &o, &full);
+        print_message("scenario %d: %dx%d, %lld candidates, %lld fit, %lld evaluated pruned vs %lld exhaustive\n", k,
+                      w, h, full.candidates, full.candidates - full.pruned_memory, pruned.evaluated, full.evaluated);
+        assert_same_top(&pruned, &full);
+        assert_int_equal(pruned.candidates, full.candidates);
+        assert_int_equal(pruned.pruned_memory, full.pruned_memory);
+        assert_int_equal(full.pruned_bound, 0);
+        assert_int_equal(full.evaluated, full.candidates - full.pruned_memory);
+        assert_int_equal(pruned.evaluated + pruned.pruned_bound, full.evaluated);
+        search_free(&pruned);
+        search_free(&full);
+        wafer_free(&wf);
+    }
+}
+
+typedef struct bound_check {
+    const wafer *wf;
+    sim_ctx *ctx;
+    long checked, fits;
+} bound_check;
+
+static void check_one(void *ud, const strategy *s, const model *m, int fits, double bound)
+{
+    bound_check *b = ud;
+    sim_result r;
+    if (sim_eval_ctx(b->ctx, &r, m, s, NULL) != WT_OK)
+        return;
+    assert_int_equal(fits, r.mem.fits);
+    if (fits) {
+        if (!(bound <= r.step_time_s * (1 + 1e-12))) {
+            char id[160];
+            identity(&r, id, sizeof id);
+            fail_msg("bound %.17g above the step %.17g for %s", bound, r.step_time_s, id);
+        }
+        b->fits++;
+    }
+    b->checked++;
+    sim_free(&r);
+}
+
+/* The bound is never above the fine result, over every candidate. */
+static void test_bound_below_fine(void **state)
+{
+    (void)state;
+    const int meshes[2][2] = {{4, 2}, {2, 3}};
+    for (int k = 0; k < 2; k++) {
+        wafer wf;
+        small_wafer(&wf, meshes[k][0], meshes[k][1], 1e9);
+        model m = small_model(4, 64, 4, 48, 24);
+        search_space sp = {0};
+        bound_check b = {&wf, NULL, 0, 0};
+        assert_int_equal(sim_ctx_new(&b.ctx, &wf, NULL), WT_OK);
+        assert_int_equal(search_each(&wf, &m, &sp, check_one, &b, NULL), WT_OK);
+        print_message("mesh %dx%d: bound checked on %ld candidates\n", meshes[k][0], meshes[k][1], b.checked);
+        assert_true(b.checked > 5000 && b.fits == b.checked);
+        sim_ctx_free(b.ctx);
+        wafer_free(&wf);
+    }
+}
+
+/* Any number of threads gives the same answer and the same counts. */
+static void test_jobs_do_not_matter(void **state)
+{
+    (void)state;
+    wafer wf;
+    model m = small_model(4, 128, 8, 64, 32);
+    small_wafer(&wf, 4, 4, 2 * 16 * model_params(&m) / 16);
+    search_opts o = {.top_k = 8, .jobs = 1, .baselines = 1};
+    search_result one, four;
+    run(&wf, &m, &o, &one);
+    o.jobs = 4;
+    run(&wf, &m, &o, &four);
+    assert_same_top(&one, &four);
+    assert_int_equal(one.evaluated, four.evaluated);
+    assert_int_equal(one.pruned_bound, four.pruned_bound);
+    assert_int_equal(one.nbaselines, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(one.baselines[i].ok, four.baselines[i].ok);
+        if (one.baselines[i].ok)
+            assert_true(one.baselines[i].r.step_time_s == four.baselines[i].r.step_time_s);
+    }
+    search_free(&one);
+    search_free(&four);
+    wafer_free(&wf);
+}
+
+/* The baselines are what their names say, and the best is no slower. */
+static void test_baselines(void **state)
+{
+    (void)state;
+    wafer wf;
+    small_wafer(&wf, 8, 8, 1e9);
+    model m = small_model(4, 128, 8, 64, 64);
+    search_opts o = {.top_k = 1, .jobs = 2, .baselines = 1};
+    search_result r;
+    run(&wf, &m, &o, &r);
+    const search_baseline *meg = &r.baselines[0], *ds = &r.baselines[1], *nt = &r.baselines[2];
+    assert_string_equal(meg->name, "megatron-tp");
+    assert_true(meg->ok && meg->r.s.tp == 8 && meg->r.s.dp == 8); /* TP as large as 8 heads allow */
+    assert_true(meg->r.s.placement == PLACE_LINEAR && meg->r.s.collective == COLL_RING);
+    assert_string_equal(ds->name, "deepspeed-3d");
+    assert_true(ds->ok && ds->r.s.dp == 2 && ds->r.s.tp == 8 && ds->r.s.pp == 4); /* 8x8x4 halved to 64 units */
+    assert_string_equal(nt->name, "best-no-tatp");
+    assert_true(nt->ok && nt->r.s.tatp == 1);
+    for (int i = 0; i < 3; i++) {
+        assert_true(r.baselines[i].r.step_time_s >= r.top[0].step_time_s);
+        assert_true(fabs(r.baselines[i].speedup - r.baselines[i].r.step_time_s / r.top[0].step_time_s) < 1e-12);
+    }
+    search_free(&r);
+    wafer_free(&wf);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    wafer wf;
+    small_wafer(&wf, 4, 4, 1e3); /* nothing fits in 1 KB */
+    model m = small_model(4, 128, 8, 64, 32);
+    search_opts o = {.top_k = 5, .jobs = 1};
+    search_result r;
+    wt_err e;
+    assert_int_equal(search_run(&wf, &m, &o, &r, &e), WT_EINPUT);
+    assert_non_null(strstr(e.msg, "no candidate fits"));
+    assert_non_null(strstr(e.msg, "the units"));
+    wf.sram_bytes = 1e9;
+    /* an empty space: TP 3 divides nothing here */
+    assert_int_equal(search_parse_fix("tp=3", &o.space, &e), WT_OK);
+    assert_int_equal(search_run(&wf, &m, &o, &r, &e), WT_EINPUT);
+    assert_non_null(strstr(e.msg, "the search space is empty"));
+    search_space sp = {0};
+    assert_int_equal(search_parse_fix("dp=0", &sp, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "--fix: dp=0 is not a positive whole number");
+    assert_int_equal(search_parse_fix("colour=red", &sp, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "--fix: unknown key 'colour' (dp, tp, sp, pp, tatp, grid, microbatch)");
+    assert_int_equal(search_parse_only("placement=diagonal", &sp, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "--only: placement=diagonal is not a choice of the search (linear|snake|tiles)");
+    assert_int_equal(search_parse_only("chunk=512KB", &sp, &e), WT_EINPUT);
+    assert_int_equal(search_parse_only("placement=tiles|snake,mem=none|zero+act_int8,chunk=256KB", &sp, &e), WT_OK);
+    assert_int_equal(sp.placements, (1u << PLACE_TILES) | (1u << PLACE_SNAKE));
+    assert_int_equal(sp.mems, 1u | (1u << (MEM_ZERO | MEM_ACT_INT8)));
+    assert_int_equal(sp.chunks, 1u << 2);
+    wafer_free(&wf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pruned_equals_exhaustive),
+        cmocka_unit_test(test_bound_below_fine),
+        cmocka_unit_test(test_jobs_do_not_matter),
+        cmocka_unit_test(test_baselines),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
