@@ -53,7 +53,8 @@ typedef struct sim_term {
 } sim_term;
 
 #define SIM_MAX_OPS 6
-#define SIM_MAX_TERMS 12
+#define SIM_MAX_WAVES 4
+#define SIM_MAX_TERMS (12 * SIM_MAX_WAVES)
 #define SIM_MAX_PHASES 24
 
 /* What a phase is, where the timing treats it apart. */
@@ -78,10 +79,12 @@ typedef struct sim_phase {
     double start_s;       /* first start within the step's first micro-batch, for timelines */
 } sim_phase;
 
-/* A pass routed over the mesh, stored sparsely: only the links it loads. */
+/* A pass routed over the mesh, stored sparsely: only the links it loads.
+ * With waves, only the groups g with g % nwaves == wave. */
 typedef struct sim_pattern {
     int kind, pass;
     route_mode mode;
+    int wave, nwaves;
     int nnz;              /* links with a load */
     int *link;            /* nnz link slots, ascending, owned */
     double *load;         /* nnz loads: bytes per byte of coef, owned */
@@ -92,7 +95,30 @@ typedef struct sim_pattern {
     double step_coef;     /* sum of coef * count over the step (for link totals) */
 } sim_pattern;
 
-#define SIM_MAX_PATTERNS 32
+#define SIM_MAX_PATTERNS 64
+
+/* Run-time tuning a policy applies on top of a strategy (docs/MODEL.md,
+ * "Tuning"): per phase, a routing other than the strategy's and a number of
+ * waves (the phase's groups split into waves that run one after another: a
+ * lower peak load, a longer phase); and whether the DP all-reduce is served
+ * before the backward traffic it overlaps. */
+typedef struct sim_phase_tune {
+    char phase[24];
+    int routing;              /* route_mode, or -1 for the strategy's */
+    int waves;                /* 1..SIM_MAX_WAVES */
+} sim_phase_tune;
+
+typedef struct sim_tuning {
+    int nphases;
+    sim_phase_tune phase[SIM_MAX_PHASES];
+    int dp_priority;          /* 1: the DP all-reduce first where it shares links */
+} sim_tuning;
+
+/* One stretch of the step's timeline: a phase (index) from start_s to end_s. */
+typedef struct sim_slice {
+    int phase;
+    double start_s, end_s;
+} sim_slice;
 
 typedef struct sim_result {
     const wafer *wf;           /* borrowed: must outlive the result */
@@ -119,6 +145,16 @@ typedef struct sim_result {
     int npatterns;
     sim_pattern patterns[SIM_MAX_PATTERNS];
     double *link_bytes;        /* wafer_nlinks: bytes over the whole step, owned */
+
+    sim_tuning tune;           /* what the evaluation applied */
+    double compute_scale;      /* compute times scaled by sim_retime (1 = as modelled) */
+    /* The timeline: one pipeline slot (a micro-batch's forward and backward
+     * on the slowest stage, phases in order), repeated (m + PP - 1) times,
+     * then the exposed DP all-reduce and the optimizer (the last slices). */
+    int ntimeline;
+    sim_slice timeline[SIM_MAX_PHASES + 2];
+    double slot_s;             /* one slot */
+    int slots;                 /* m + PP - 1 */
 } sim_result;
 
 #define SIM_HOT 0.90
@@ -150,6 +186,22 @@ int sim_spec(sim_result *r, const wafer *wf, const model *m, const strategy *s, 
 void sim_bounds(const sim_result *r, double link_bw, double out[4]);
 /* The bandwidth of the fastest usable link of the context's wafer. */
 double sim_ctx_link_bw(const sim_ctx *c);
+
+/* The same with run-time tuning (NULL for none). */
+int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s, const sim_tuning *t, wt_err *e);
+
+/* Scales every phase's compute time to factor x the modelled one (jitter,
+ * stragglers) and times the step again, without routing anything. c must
+ * be the context r was evaluated with. */
+void sim_retime(sim_ctx *c, sim_result *r, double factor);
+
+/* The phase playing at time t of the step (0 <= t < step_time_s), from the
+ * timeline; -1 past the end. */
+int sim_phase_at(const sim_result *r, double t);
+
+/* A deep copy of src into dst (which must not hold a result); dst borrows
+ * the same wafer. */
+int sim_copy(sim_result *dst, const sim_result *src, wt_err *e);
 
 /* The same with a context made and freed for this one call. */
 int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);

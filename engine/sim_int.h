@@ -30,6 +30,8 @@ typedef struct sim_build {
     coll_groups groups[CG_NKIND];
     int built[CG_NKIND];
     int inner[CG_NKIND];       /* hierarchical inner size per kind, 0 = unknown, -1 = none */
+    route_mode mode;           /* routing of the phase being resolved */
+    int waves;                 /* its waves */
 } sim_build;
 
 /* Fills r->phases with names, scopes, FLOPs and collectives (no timing). */
@@ -47,7 +49,7 @@ double sim_fixed_s(const sim_result *r, const sim_phase *ph);
 /* Index of the routed pattern for (kind, pass, mode), routing it on first
  * use; -1 when the pass does not exist for these groups (uneven
  * hierarchical split); WT_EINTERNAL/WT_EINPUT (< -1) on errors. */
-int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, wt_err *e);
+int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave, int nwaves, wt_err *e);
 
 /* The groups of a kind, built on first use (NULL on out of memory). */
 const coll_groups *sim_groups(sim_build *b, int kind, wt_err *e);

@@ -18,21 +18,21 @@ const coll_groups *sim_groups(sim_build *b, int kind, wt_err *e)
     return &b->groups[kind];
 }
 
-static int find_pattern(const sim_result *r, int kind, int pass, route_mode mode)
+static int find_pattern(const sim_result *r, int kind, int pass, route_mode mode, int wave, int nwaves)
 {
     for (int i = 0; i < r->npatterns; i++) {
         const sim_pattern *p = &r->patterns[i];
-        if (p->kind == kind && p->pass == pass && p->mode == mode)
+        if (p->kind == kind && p->pass == pass && p->mode == mode && p->wave == wave && p->nwaves == nwaves)
             return i;
     }
     return -1;
 }
 
-int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, wt_err *e)
+int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave, int nwaves, wt_err *e)
 {
     sim_result *r = b->r;
     sim_ctx *c = b->c;
-    int found = find_pattern(r, kind, pass, mode);
+    int found = find_pattern(r, kind, pass, mode, wave, nwaves);
     if (found >= 0)
         return found;
     const coll_groups *g = sim_groups(b, kind, e);
@@ -52,7 +52,7 @@ int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, wt_err *e
     }
     size_t nf = 0;
     int two_way = coll_pass_two_way(pass);
-    for (int grp = 0; grp < g->ngroups; grp++) {
+    for (int grp = wave; grp < g->ngroups; grp += nwaves) {
         const int *unit = g->unit + (size_t)grp * g->size;
         const int *next = c->next + (size_t)grp * g->size;
         for (int m = 0; m < g->size; m++) {
@@ -94,6 +94,8 @@ int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, wt_err *e
     p->kind = kind;
     p->pass = pass;
     p->mode = mode;
+    p->wave = wave;
+    p->nwaves = nwaves;
     p->max_hops = st.max_hops;
     p->max_lat = st.max_latency;
     p->send_factor = two_way ? 2 : 1;

@@ -21,6 +21,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "session.h"
 #include "sim.h"
 #include "strategy.h"
 #include "wafer.h"
@@ -65,6 +66,21 @@ int wtlua_strategy(wtlua *L, const char *name, const wafer *wf, const model *m, 
 /* The help text a command registered, or NULL when there is no such command
  * (valid until the next call into L). */
 const char *wtlua_command_help(wtlua *L, const char *name);
+
+/* Loads a policy: a registered name, or a Lua file that registers exactly
+ * one with wt.policy. Writes its name into name[n]. */
+int wtlua_load_policy(wtlua *L, const char *name_or_path, char *name, size_t n, wt_err *e);
+
+/* Runs policy `name`'s hooks after a step of S whose result is r: on_step
+ * (session, result), then on_hot_link(session, link) for the hottest links
+ * at or above 0.90 (at most max_hot, hottest first). The session object the
+ * hooks see is valid only during the call; results it hands out borrow S's
+ * wafer, so free L before S. An error or a spent budget comes back as
+ * path:line: message. */
+int wtlua_policy_step(wtlua *L, const char *name, session *S, const sim_result *r, int max_hot, wt_err *e);
+
+/* Names of the registered policies (as wtlua_command_names). */
+int wtlua_policy_names(wtlua *L, const char **names, int max);
 
 /* Names of the registered commands, for completion: fills up to max entries
  * (pointers valid until the next call into L) and returns the count. */

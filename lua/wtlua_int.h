@@ -74,6 +74,24 @@ wtlua_layout *wtlua_to_layout(lua_State *L, int idx);
  * with the result, or 0 when the wafer belongs to C. */
 void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx);
 
+#define WTLUA_SESSION "wafertop.session"
+
+/* wt.session{...} and the session type (wtlua_session.c). */
+int wtlua_session_new(lua_State *L);
+void wtlua_open_session(lua_State *L);
+/* Pushes a session object that borrows S until wtlua_session_release. */
+void wtlua_push_session(lua_State *L, session *S);
+void wtlua_session_release(lua_State *L, int idx);
+/* Pushes a copy of r as a result object kept alive with the object at
+ * owner_idx (0: none). */
+int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx);
+/* Pushes a strategy as a table (the fields of wt.strategy). */
+void wtlua_push_strategy(lua_State *L, const strategy *s);
+/* Reads the options table at index 1 as wt.eval does: layout (left on the
+ * stack at index 2), model, strategy, options, seq, batch, microbatch; other
+ * fields than these and `also` (NULL-terminated) are errors. */
+wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const char *const *also);
+
 /* One link record {x, y, dir, bytes, busy_s, util, dead} for link slot l;
  * util (busy_s over span_s, the step or the time a phase runs) only when
  * span_s > 0. */

@@ -238,7 +238,7 @@ void wtlua_check_strategy(lua_State *L, int idx, strategy *s)
     strategy_from_table(L, idx, s);
 }
 
-static void push_strategy(lua_State *L, const strategy *s)
+void wtlua_push_strategy(lua_State *L, const strategy *s)
 {
     char buf[96];
     lua_createtable(L, 0, 16);
@@ -279,7 +279,7 @@ static int l_strategy(lua_State *L)
     strategy s;
     strategy_defaults(&s);
     wtlua_check_strategy(L, 1, &s);
-    push_strategy(L, &s);
+    wtlua_push_strategy(L, &s);
     return 1;
 }
 
@@ -317,32 +317,42 @@ static wtlua_layout *scenario_args(lua_State *L, model *m, int with_microbatch)
     return lay;
 }
 
-/* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=} */
-static int l_eval(lua_State *L)
+/* The scenario of an options table at index 1 (see wtlua_int.h); fields
+ * other than the scenario's and `also` are errors. The layout stays at 2. */
+wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const char *const *also)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
     static const char *const known[] = {"layout", "model", "strategy", "seq", "batch", "microbatch", NULL};
-    lua_settop(L, 1);
-    model m;
-    wtlua_layout *lay = scenario_args(L, &m, 1);
-    strategy s;
-    strategy_defaults(&s);
+    wtlua_layout *lay = scenario_args(L, m, 1);
+    strategy_defaults(s);
     if (lua_getfield(L, 1, "strategy") == LUA_TNIL) {
         lua_pop(L, 1);
         lua_pushliteral(L, "DP8,TATP16");
     }
-    wtlua_check_strategy(L, -1, &s);
+    wtlua_check_strategy(L, -1, s);
     lua_pop(L, 1);
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
-        int k = 0;
+        int k = 0, a = 0;
         while (known[k] && strcmp(known[k], key))
             k++;
-        if (!known[k] && !try_option(L, &s, key, lua_gettop(L)))
-            luaL_error(L, "wt.eval: unknown field '%s'", key);
+        while (also && also[a] && strcmp(also[a], key))
+            a++;
+        if (!known[k] && !(also && also[a]) && !try_option(L, s, key, lua_gettop(L)))
+            luaL_error(L, "unknown field '%s'", key);
         lua_pop(L, 1);
     }
+    return lay;
+}
+
+/* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=} */
+static int l_eval(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    model m;
+    strategy s;
+    wtlua_layout *lay = wtlua_scenario(L, &m, &s, NULL);
     sim_result r;
     wt_err e;
     if (sim_eval(&r, &lay->wf, &m, &s, &e) != WT_OK)
@@ -649,7 +659,7 @@ int wtlua_open_module(lua_State *L)
     static const luaL_Reg fns[] = {
         {"layout", l_layout},     {"model", l_model},       {"strategy", l_strategy},
         {"eval", l_eval},         {"route", l_route},       {"command", l_command},
-        {"search", l_search},
+        {"search", l_search},     {"session", wtlua_session_new},
         {"commands", l_commands}, {"cmd", l_cmd},           {"policy", l_policy},
         {"policies", l_policies},
         {"print", wtlua_print},   {NULL, NULL},

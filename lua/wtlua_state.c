@@ -3,6 +3,7 @@
  * script directories, the one pcall path, and the public functions.
  */
 #include <dirent.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,6 @@ static void *cap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
  * its very next one. */
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
-    (void)ar;
     wtlua *W = wtlua_of(L);
     if (!W->over_budget && ++W->steps <= W->max_steps)
         return;
@@ -52,9 +52,14 @@ static void budget_hook(lua_State *L, lua_Debug *ar)
         W->over_budget = 1;
         lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
     }
+    /* the function running when the hook fired, which is where the time went */
+    char where[300] = "";
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+        snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
     char msg[96];
     snprintf(msg, sizeof msg, "instruction budget of %.0f exceeded (--lua-budget)", W->opts.budget);
-    luaL_error(L, "%s", msg);
+    lua_pushfstring(L, "%s%s", where, msg);
+    lua_error(L);
 }
 
 static void reset_budget(wtlua *W)
@@ -305,6 +310,7 @@ static int setup(lua_State *L)
     lua_pushcfunction(L, wtlua_print);
     lua_setglobal(L, "print");
     wtlua_open_types(L);
+    wtlua_open_session(L);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
     lua_newtable(L);
@@ -463,6 +469,109 @@ int wtlua_strategy(wtlua *W, const char *name, const wafer *wf, const model *m, 
         return wt_fail(e, "no strategy script '%s' (strategies/%s.lua in the script directories)", name, name);
     strategy_job job = {path, wf, m, s};
     lua_pushcfunction(W->L, strategy_thunk);
+    lua_pushlightuserdata(W->L, &job);
+    return wtlua_pcall(W, 1, 0, e);
+}
+
+int wtlua_policy_names(wtlua *W, const char **names, int max)
+{
+    return wtlua_names(W, WTLUA_POLICIES, names, max);
+}
+
+int wtlua_load_policy(wtlua *W, const char *name_or_path, char *name, size_t n, wt_err *e)
+{
+    lua_State *L = W->L;
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_POLICIES);
+    int known = lua_getfield(L, -1, name_or_path) == LUA_TTABLE;
+    lua_pop(L, 2);
+    if (known) {
+        snprintf(name, n, "%s", name_or_path);
+        return WT_OK;
+    }
+    if (!strchr(name_or_path, '/') && !strstr(name_or_path, ".lua")) {
+        const char *names[64];
+        char list[512] = "";
+        int k = wtlua_policy_names(W, names, 64);
+        for (int i = 0; i < k; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+        return wt_fail(e, "unknown policy '%s' (policies: %s; or a .lua file)", name_or_path, list);
+    }
+    /* a file: whatever it registers that was not there before */
+    const char *before[64];
+    int nb = wtlua_policy_names(W, before, 64);
+    char *kept[64];
+    for (int i = 0; i < nb; i++)
+        kept[i] = strdup(before[i]);
+    int rc = wtlua_run_file(W, name_or_path, 0, NULL, e);
+    const char *after[64];
+    int na = rc == WT_OK ? wtlua_policy_names(W, after, 64) : 0, found = 0;
+    for (int i = 0; i < na; i++) {
+        int old = 0;
+        for (int j = 0; j < nb; j++)
+            old |= kept[j] && !strcmp(kept[j], after[i]);
+        if (!old) {
+            snprintf(name, n, "%s", after[i]);
+            found++;
+        }
+    }
+    for (int i = 0; i < nb; i++)
+        free(kept[i]);
+    if (rc == WT_OK && found != 1)
+        rc = wt_fail(e, "%s registers %d new policies with wt.policy; a policy file registers one", name_or_path,
+                     found);
+    return rc;
+}
+
+typedef struct policy_job {
+    const char *name;
+    session *S;
+    const sim_result *r;
+    int max_hot;
+} policy_job;
+
+/* Calls on_step and on_hot_link (inside the protected call), then takes the
+ * session back from Lua whatever happened. */
+static int policy_thunk(lua_State *L)
+{
+    policy_job *job = lua_touserdata(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_POLICIES);
+    if (lua_getfield(L, -1, job->name) != LUA_TTABLE)
+        return luaL_error(L, "unknown policy '%s'", job->name);
+    int hooks = lua_gettop(L);
+    wtlua_push_session(L, job->S);
+    int sess = lua_gettop(L);
+    /* the release runs even when a hook fails: a to-be-closed variable */
+    lua_toclose(L, sess);
+    if (lua_getfield(L, hooks, "on_step") == LUA_TFUNCTION) {
+        lua_pushvalue(L, sess);
+        wtlua_push_result_copy(L, job->r, sess);
+        lua_call(L, 2, 0);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, hooks, "on_hot_link") == LUA_TFUNCTION) {
+        int fn = lua_gettop(L);
+        wtlua_push_result_copy(L, job->r, sess);
+        lua_getfield(L, -1, "hot_links");
+        lua_pushvalue(L, -2);
+        lua_call(L, 1, 1);
+        int hot = lua_gettop(L);
+        for (lua_Integer i = 1; i <= job->max_hot && lua_rawgeti(L, hot, i) == LUA_TTABLE; i++) {
+            int link = lua_gettop(L);
+            lua_pushvalue(L, fn);
+            lua_pushvalue(L, sess);
+            lua_pushvalue(L, link);
+            lua_call(L, 2, 0);
+            lua_settop(L, hot);
+        }
+    }
+    return 0;
+}
+
+int wtlua_policy_step(wtlua *W, const char *name, session *S, const sim_result *r, int max_hot, wt_err *e)
+{
+    policy_job job = {name, S, r, max_hot};
+    lua_pushcfunction(W->L, policy_thunk);
     lua_pushlightuserdata(W->L, &job);
     return wtlua_pcall(W, 1, 0, e);
 }

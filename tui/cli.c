@@ -30,6 +30,8 @@ static const flag_spec flags[] = {
     {"objective", 1, CLI_SEARCH, 0}, {"top", 1, CLI_SEARCH, 0}, {"jobs", 1, CLI_SEARCH, 0},
     {"exhaustive", 0, CLI_SEARCH, 0}, {"allow-idle", 0, CLI_SEARCH, 0}, {"fix", 1, CLI_SEARCH, 0},
     {"only", 1, CLI_SEARCH, 0}, {"quiet", 0, CLI_SEARCH, 0},
+    {"policy", 1, CLI_TUNE, 0}, {"steps", 1, CLI_TUNE, 0}, {"seed", 1, CLI_TUNE, 0},
+    {"jitter", 1, CLI_TUNE, 0}, {"straggler", 1, CLI_TUNE, 0},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
@@ -41,11 +43,23 @@ static const flag_spec *find_flag(const char *name, size_t len, unsigned extra)
         if (strlen(f->name) != len || strncmp(f->name, name, len))
             continue;
         if ((f->group == 0 && (extra & CLI_NO_SCENARIO)) || (f->group == CLI_PHASE && !(extra & CLI_PHASE)) ||
-            (f->group == CLI_SEARCH && !(extra & CLI_SEARCH)))
+            (f->group == CLI_SEARCH && !(extra & CLI_SEARCH)) || (f->group == CLI_TUNE && !(extra & CLI_TUNE)))
             return NULL;
         return f;
     }
     return NULL;
+}
+
+/* A number in [lo, hi]. */
+static int parse_number(const char *flag, const char *v, double lo, double hi, double *out, wt_err *e)
+{
+    errno = 0;
+    char *end;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= lo && x <= hi))
+        return wt_fail(e, "--%s: '%s' is not a number from %g to %g", flag, v, lo, hi);
+    *out = x;
+    return WT_OK;
 }
 
 static int parse_count(const char *flag, const char *v, int *out, wt_err *e)
@@ -106,6 +120,16 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         o->fix = value;
     } else if (!strcmp(n, "only")) {
         o->only = value;
+    } else if (!strcmp(n, "policy")) {
+        o->policy = value;
+    } else if (!strcmp(n, "steps")) {
+        return parse_count(n, value, &o->steps, e);
+    } else if (!strcmp(n, "seed")) {
+        return parse_number(n, value, 0, 1e18, &o->seed, e);
+    } else if (!strcmp(n, "jitter")) {
+        return parse_number(n, value, 0, 0.99, &o->jitter, e);
+    } else if (!strcmp(n, "straggler")) {
+        return parse_number(n, value, 0, 1, &o->straggler, e);
     } else if (!strcmp(n, "lua-path")) {
         o->lua.user_dir = value;
     } else if (!strcmp(n, "unsafe-lua")) {
@@ -300,6 +324,16 @@ const char *cli_search_help(void)
            "  --fix dp=8,pp=1         fix dimensions (dp tp sp pp tatp grid=WxH microbatch)\n"
            "  --only placement=tiles,collective=ring|bidir,checkpoint=full,mem=zero+act_int8,chunk=256KB\n"
            "  --quiet                 no progress bar\n";
+}
+
+const char *cli_tune_help(void)
+{
+    return "Session:\n"
+           "  --policy NAME|FILE      a policy (shrink_groups, inject_delay, reroute, priority) or a .lua file\n"
+           "  --steps N               steps to run (default 10)\n"
+           "  --seed S                the random sequence (default 1)\n"
+           "  --jitter X              each unit's compute scaled within +-X every step (default 0)\n"
+           "  --straggler P           probability that a unit runs 2x slower for a step (default 0)\n";
 }
 
 const char *cli_lua_help(void)

@@ -35,6 +35,10 @@ typedef struct cli_opts {
     int top, jobs, exhaustive, allow_idle, quiet;
     const char *fix, *only;
     int strategy_given;     /* --strategy was on the command line */
+    /* tune: --policy, --steps, --seed, --jitter, --straggler */
+    const char *policy;
+    int steps;
+    double seed, jitter, straggler;
     /* CLI_REST: the words that are not ours, in order */
     char *rest[64];
     int nrest;
@@ -46,7 +50,8 @@ enum {
     CLI_REST = 2u,       /* keep unknown words in rest[] instead of failing */
     CLI_STOP = 4u,       /* with CLI_REST: everything from the first word that is not a flag */
     CLI_NO_SCENARIO = 8u, /* only the Lua flags */
-    CLI_SEARCH = 16u      /* the search's flags */
+    CLI_SEARCH = 16u,     /* the search's flags */
+    CLI_TUNE = 32u        /* the session's flags */
 };
 
 /* Parses argv[0..argc) (the words after the command name). root is the data
@@ -67,5 +72,6 @@ int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m
 const char *cli_scenario_help(void);
 const char *cli_lua_help(void);
 const char *cli_search_help(void);
+const char *cli_tune_help(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "out.h"
 #include "paths.h"
 #include "search.h"
@@ -22,16 +23,13 @@ typedef struct command {
     int (*run)(int argc, char **argv, const char *root);
 } command;
 
-static int exit_code(int rc)
+int cmd_exit(int rc, const wt_err *e)
 {
+    if (rc != WT_OK)
+        fprintf(stderr, "%s\n", e->msg);
     return rc == WT_EINPUT ? 2 : rc == WT_OK ? 0 : 1;
 }
 
-static int fail(int rc, const wt_err *e)
-{
-    fprintf(stderr, "%s\n", e->msg);
-    return exit_code(rc);
-}
 
 /* Everything a command that evaluates a scenario holds. */
 typedef struct scenario {
@@ -87,7 +85,7 @@ static int run_eval(int argc, char **argv, const char *root)
             out_eval_table(stdout, &sc.r);
     }
     scenario_free(&sc);
-    return rc == WT_OK ? 0 : fail(rc, &e);
+    return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
 static int run_links(int argc, char **argv, const char *root)
@@ -115,7 +113,7 @@ static int run_links(int argc, char **argv, const char *root)
     if (rc == WT_OK && out_links(stdout, &sc.r, phase, sc.o.format_given ? sc.o.format : "csv") != 0)
         rc = wt_oom(&e, "links");
     scenario_free(&sc);
-    return rc == WT_OK ? 0 : fail(rc, &e);
+    return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
 static int run_script(int argc, char **argv, const char *root)
@@ -137,7 +135,7 @@ static int run_script(int argc, char **argv, const char *root)
     if (rc == WT_OK)
         rc = wtlua_run_file(L, o.rest[0], o.nrest - 1, o.rest + 1, &e);
     wtlua_free(L);
-    return rc == WT_OK ? 0 : fail(rc, &e);
+    return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
 static void cmd_usage(wtlua *L)
@@ -189,7 +187,7 @@ static int run_cmd(int argc, char **argv, const char *root)
         rc = wtlua_run_command(sc.lua, name, sc.o.nrest, sc.o.rest, &sc.r, &e);
     }
     scenario_free(&sc);
-    return rc == WT_OK ? 0 : fail(rc, &e);
+    return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
 /* A progress bar on stderr for searches longer than a second, only when
@@ -275,13 +273,14 @@ static int run_search(int argc, char **argv, const char *root)
     }
     if (loaded)
         wafer_free(&wf);
-    return rc == WT_OK ? 0 : fail(rc, &e);
+    return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
 static const command commands[] = {
     {"eval", "eval [options]            simulate one step, print its figures", run_eval},
     {"links", "links [options]           per-link bytes and utilisation", run_links},
     {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
+    {"tune", "tune [options]            run steps with a policy acting between them", cmd_tune},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
     {"cmd", "cmd NAME [args] [options] run a Lua command (link_util, hot_links, ...) on a scenario",
      run_cmd},

@@ -1,0 +1,268 @@
+#include "session.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* xorshift64*: small, fast, and the same sequence everywhere. */
+static double next_unit(session *S)
+{
+    S->rng ^= S->rng >> 12;
+    S->rng ^= S->rng << 25;
+    S->rng ^= S->rng >> 27;
+    return (double)((S->rng * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
+}
+
+/* Appends an action to the log. */
+static void note(session *S, const char *fmt, ...)
+{
+    size_t len = strlen(S->log);
+    if (len && len + 2 < sizeof S->log) {
+        strcat(S->log, "; ");
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(S->log + len, sizeof S->log - len, fmt, ap);
+    va_end(ap);
+}
+
+int session_new(session *S, const wafer *wf, const model *m, const strategy *s, const session_opts *o, wt_err *e)
+{
+    memset(S, 0, sizeof *S);
+    if (o->jitter < 0 || o->jitter >= 1)
+        return wt_fail(e, "jitter %g must be in [0, 1)", o->jitter);
+    if (o->straggler < 0 || o->straggler > 1)
+        return wt_fail(e, "straggler probability %g must be in [0, 1]", o->straggler);
+    int rc = wafer_copy(&S->base, wf, e);
+    if (rc != WT_OK)
+        return rc;
+    if ((rc = wafer_copy(&S->wf, wf, e)) != WT_OK) {
+        wafer_free(&S->base);
+        return rc;
+    }
+    if ((rc = sim_ctx_new(&S->ctx, &S->wf, e)) != WT_OK) {
+        wafer_free(&S->base);
+        wafer_free(&S->wf);
+        return rc;
+    }
+    S->m = *m;
+    S->s = *s;
+    S->o = *o;
+    S->rng = o->seed ? o->seed : 1;
+    S->dirty = 1;
+    return WT_OK;
+}
+
+void session_free(session *S)
+{
+    if (S->evaluated)
+        sim_free(&S->res);
+    sim_ctx_free(S->ctx);
+    wafer_free(&S->wf);
+    wafer_free(&S->base);
+    memset(S, 0, sizeof *S);
+}
+
+/* This step's pace: the slowest used unit's factor. */
+static double step_factor(session *S, int units)
+{
+    double f = 1;
+    if (S->o.jitter <= 0 && S->o.straggler <= 0)
+        return f;
+    for (int u = 0; u < units; u++) {
+        double x = 1 + S->o.jitter * (2 * next_unit(S) - 1);
+        if (S->o.straggler > 0 && next_unit(S) < S->o.straggler)
+            x *= 2;
+        if (x > f || u == 0)
+            f = x;
+    }
+    return f;
+}
+
+int session_step(session *S, const sim_result **out, wt_err *e)
+{
+    if (S->dirty || !S->evaluated) {
+        sim_result r;
+        int rc = sim_eval_tuned(S->ctx, &r, &S->m, &S->s, &S->tune, e);
+        if (rc != WT_OK)
+            return rc;
+        if (S->evaluated)
+            sim_free(&S->res);
+        S->res = r;
+        S->evaluated = 1;
+        S->dirty = 0;
+    }
+    sim_retime(S->ctx, &S->res, step_factor(S, S->res.units_used));
+    S->steps++;
+    *out = &S->res;
+    return WT_OK;
+}
+
+/* Checks that a strategy resolves on the session's wafer and model. */
+static int check(session *S, const strategy *s, wt_err *e)
+{
+    sim_result probe;
+    memset(&probe, 0, sizeof probe);
+    return sim_spec(&probe, &S->wf, &S->m, s, e);
+}
+
+int session_set_strategy(session *S, const strategy *s, wt_err *e)
+{
+    int rc = check(S, s, e);
+    if (rc != WT_OK)
+        return rc;
+    S->s = *s;
+    S->dirty = 1;
+    char text[64];
+    note(S, "strategy %s", strategy_format(s, text, sizeof text));
+    return WT_OK;
+}
+
+int session_set_placement(session *S, place_kind p, wt_err *e)
+{
+    (void)e;
+    S->s.placement = p;
+    S->dirty = 1;
+    note(S, "placement %s", place_kind_name(p));
+    return WT_OK;
+}
+
+int session_set_subgroup(session *S, int wx, int wy, wt_err *e)
+{
+    if (wx < 1 || wy < 1)
+        return wt_fail(e, "subgroup %dx%d must be at least 1x1", wx, wy);
+    S->s.sub_w = wx;
+    S->s.sub_h = wy;
+    S->s.collective = COLL_HIER;
+    S->dirty = 1;
+    note(S, "subgroup %dx%d", wx, wy);
+    return WT_OK;
+}
+
+/* The tuning entry of a phase of the current setup, made on first use. */
+static sim_phase_tune *phase_entry(session *S, const char *phase, wt_err *e)
+{
+    if (S->evaluated) {
+        int found = sim_phase_find(&S->res, phase);
+        if (found < 0) {
+            char list[512] = "";
+            for (int i = 0; i < S->res.nphases; i++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                         S->res.phases[i].name);
+            wt_fail(e, "no phase '%s' (phases: %s)", phase, list);
+            return NULL;
+        }
+    }
+    for (int i = 0; i < S->tune.nphases; i++)
+        if (!strcmp(S->tune.phase[i].phase, phase))
+            return &S->tune.phase[i];
+    if (S->tune.nphases == SIM_MAX_PHASES || strlen(phase) >= sizeof S->tune.phase[0].phase) {
+        wt_fail(e, "cannot tune phase '%s'", phase);
+        return NULL;
+    }
+    sim_phase_tune *t = &S->tune.phase[S->tune.nphases++];
+    snprintf(t->phase, sizeof t->phase, "%s", phase);
+    t->routing = -1;
+    t->waves = 1;
+    return t;
+}
+
+int session_set_routing(session *S, const char *phase, route_mode mode, wt_err *e)
+{
+    if (!phase || !strcmp(phase, "all")) {
+        S->s.routing = mode;
+        for (int i = 0; i < S->tune.nphases; i++)
+            S->tune.phase[i].routing = -1;
+    } else {
+        sim_phase_tune *t = phase_entry(S, phase, e);
+        if (!t)
+            return WT_EINPUT;
+        t->routing = (int)mode;
+    }
+    S->dirty = 1;
+    note(S, "routing %s %s", phase ? phase : "all", route_mode_name(mode));
+    return WT_OK;
+}
+
+int session_delay(session *S, const char *phase, int waves, wt_err *e)
+{
+    if (waves < 1 || waves > SIM_MAX_WAVES)
+        return wt_fail(e, "waves %d must be 1 to %d", waves, SIM_MAX_WAVES);
+    sim_phase_tune *t = phase_entry(S, phase, e);
+    if (!t)
+        return WT_EINPUT;
+    t->waves = waves;
+    S->dirty = 1;
+    note(S, "delay %s %d waves", phase, waves);
+    return WT_OK;
+}
+
+int session_set_priority(session *S, const char *phase, wt_err *e)
+{
+    int dp = 0;
+    if (phase && *phase) {
+        if (!strcmp(phase, "dp.allreduce"))
+            dp = 1;
+        else if (strncmp(phase, "bwd.", 4))
+            return wt_fail(e, "priority: phase '%s' overlaps no other traffic; only dp.allreduce and the "
+                              "backward phases it overlaps can go first", phase);
+    }
+    S->tune.dp_priority = dp;
+    S->dirty = 1;
+    note(S, "priority %s", dp ? "dp.allreduce" : "backward");
+    return WT_OK;
+}
+
+/* The context follows the wafer's faults. */
+static int refault(session *S, wt_err *e)
+{
+    sim_ctx *c;
+    int rc = sim_ctx_new(&c, &S->wf, e);
+    if (rc != WT_OK)
+        return rc;
+    if (S->evaluated) { /* its patterns were routed with the old faults */
+        sim_free(&S->res);
+        S->evaluated = 0;
+    }
+    sim_ctx_free(S->ctx);
+    S->ctx = c;
+    S->dirty = 1;
+    return WT_OK;
+}
+
+int session_fail_link(session *S, int x, int y, int dir, wt_err *e)
+{
+    int rc = wafer_fail_link(&S->wf, x, y, dir, e);
+    if (rc == WT_OK && (rc = refault(S, e)) == WT_OK)
+        note(S, "fail link %d,%d,%c", x, y, wafer_dir_char(dir));
+    return rc;
+}
+
+int session_fail_unit(session *S, int x, int y, wt_err *e)
+{
+    int rc = wafer_fail_unit(&S->wf, x, y, e);
+    if (rc == WT_OK && (rc = refault(S, e)) == WT_OK)
+        note(S, "fail unit %d,%d", x, y);
+    return rc;
+}
+
+int session_repair(session *S, wt_err *e)
+{
+    wafer w;
+    int rc = wafer_copy(&w, &S->base, e);
+    if (rc != WT_OK)
+        return rc;
+    wafer_free(&S->wf);
+    S->wf = w;
+    if ((rc = refault(S, e)) == WT_OK)
+        note(S, "repair");
+    return rc;
+}
+
+const char *session_take_log(session *S, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", S->log);
+    S->log[0] = '\0';
+    return buf;
+}

@@ -1,0 +1,73 @@
+/*
+ * session.h - a live training run: steps go by, a policy or the user acts
+ * between them, faults come and go (DESIGN.md sections 6 and 8).
+ *
+ * The session holds the layout (as loaded, and with run-time faults), the
+ * model, the strategy and the run-time tuning. A step evaluates the current
+ * setup when something changed since the last one, then scales its compute
+ * by this step's variation: every used unit draws a factor within +-jitter,
+ * and doubles with probability straggler; the slowest unit sets the pace of
+ * its synchronised step. The same seed gives the same run.
+ */
+#ifndef WT_SESSION_H
+#define WT_SESSION_H
+
+#include <stdint.h>
+
+#include "sim.h"
+
+typedef struct session_opts {
+    uint64_t seed;      /* 0 means 1 */
+    double jitter;      /* 0..1 */
+    double straggler;   /* probability per unit and step, 0..1 */
+} session_opts;
+
+#define SESSION_LOG 256
+
+typedef struct session {
+    wafer base;             /* the layout as loaded, owned */
+    wafer wf;               /* with run-time faults, owned */
+    sim_ctx *ctx;           /* for wf */
+    model m;
+    strategy s;             /* as set: dimensions may be left to fill */
+    sim_tuning tune;
+    session_opts o;
+    uint64_t rng;
+    int steps;              /* steps taken */
+    int dirty;              /* the setup changed since `res` was evaluated */
+    int evaluated;          /* res holds an evaluation */
+    sim_result res;         /* the current setup, retimed for the last step, owned */
+    char log[SESSION_LOG];  /* the actions since the last step, "; "-joined */
+} session;
+
+/* Copies the layout, model and strategy; the caller keeps its own. */
+int session_new(session *S, const wafer *wf, const model *m, const strategy *s, const session_opts *o, wt_err *e);
+void session_free(session *S);
+
+/* Takes a step. On success *out points to the session's result, valid until
+ * the next step or action. An error (a strategy that no longer fits after a
+ * fault, say) leaves the session as it was, ready for another action. */
+int session_step(session *S, const sim_result **out, wt_err *e);
+
+/* Actions; each changes what the next step simulates and is noted in the
+ * log. Errors say why and change nothing. */
+int session_set_strategy(session *S, const strategy *s, wt_err *e);
+int session_set_placement(session *S, place_kind p, wt_err *e);
+/* Collectives of groups larger than wx x wy become hierarchical. */
+int session_set_subgroup(session *S, int wx, int wy, wt_err *e);
+/* phase NULL or "all": every phase. */
+int session_set_routing(session *S, const char *phase, route_mode mode, wt_err *e);
+/* Splits the phase's groups into waves (1 undoes it). */
+int session_delay(session *S, const char *phase, int waves, wt_err *e);
+/* "dp.allreduce": its traffic before the backward's it overlaps; a
+ * backward phase, NULL or "": the backward first (the default). */
+int session_set_priority(session *S, const char *phase, wt_err *e);
+int session_fail_link(session *S, int x, int y, int dir, wt_err *e);
+int session_fail_unit(session *S, int x, int y, wt_err *e);
+/* Back to the layout's own faults. */
+int session_repair(session *S, wt_err *e);
+
+/* Takes the log of actions since the last call ("" when none). */
+const char *session_take_log(session *S, char *buf, size_t n);
+
+#endif

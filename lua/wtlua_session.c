@@ -1,0 +1,251 @@
+/*
+ * wtlua_session.c - the session object: wt.session{...} for scripts, and the
+ * object a policy's hooks get (borrowed from C for the length of the call).
+ */
+#include <string.h>
+
+#include "wtlua_int.h"
+
+typedef struct lsession {
+    session *S;      /* NULL once released */
+    session own;     /* when made by wt.session */
+    int owned;
+} lsession;
+
+static session *check_session(lua_State *L, int idx)
+{
+    lsession *ls = luaL_checkudata(L, idx, WTLUA_SESSION);
+    if (!ls->S)
+        luaL_error(L, "this session is gone (a policy's session lives only during its hook)");
+    return ls->S;
+}
+
+void wtlua_push_session(lua_State *L, session *S)
+{
+    lsession *ls = lua_newuserdatauv(L, sizeof *ls, 0);
+    memset(ls, 0, sizeof *ls);
+    ls->S = S;
+    luaL_setmetatable(L, WTLUA_SESSION);
+}
+
+void wtlua_session_release(lua_State *L, int idx)
+{
+    lsession *ls = luaL_checkudata(L, idx, WTLUA_SESSION);
+    ls->S = NULL;
+}
+
+int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx)
+{
+    sim_result copy;
+    wt_err e;
+    if (sim_copy(&copy, r, &e) != WT_OK)
+        return luaL_error(L, "%s", e.msg);
+    wtlua_push_result(L, &copy, owner_idx);
+    return 1;
+}
+
+/* wt.session{<wt.eval's fields>, seed=, jitter=, straggler=} */
+int wtlua_session_new(lua_State *L)
+{
+    static const char *const also[] = {"seed", "jitter", "straggler", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    model m;
+    strategy s;
+    wtlua_layout *lay = wtlua_scenario(L, &m, &s, also);
+    session_opts o = {0};
+    lua_getfield(L, 1, "seed");
+    o.seed = (uint64_t)luaL_optinteger(L, -1, 1);
+    lua_getfield(L, 1, "jitter");
+    o.jitter = luaL_optnumber(L, -1, 0);
+    lua_getfield(L, 1, "straggler");
+    o.straggler = luaL_optnumber(L, -1, 0);
+    lua_settop(L, 2);
+    lsession *ls = lua_newuserdatauv(L, sizeof *ls, 0);
+    memset(ls, 0, sizeof *ls);
+    luaL_setmetatable(L, WTLUA_SESSION);
+    wt_err e;
+    if (session_new(&ls->own, &lay->wf, &m, &s, &o, &e) != WT_OK)
+        return luaL_error(L, "%s", e.msg);
+    ls->owned = 1;
+    ls->S = &ls->own;
+    return 1;
+}
+
+static int session_gc(lua_State *L)
+{
+    lsession *ls = luaL_checkudata(L, 1, WTLUA_SESSION);
+    if (ls->owned)
+        session_free(&ls->own);
+    ls->owned = 0;
+    ls->S = NULL;
+    return 0;
+}
+
+/* Raises the action's error, or returns nothing. */
+static int done(lua_State *L, int rc, const wt_err *e)
+{
+    if (rc != WT_OK)
+        return luaL_error(L, "%s", e->msg);
+    return 0;
+}
+
+/* s:step() -> the step's result (a copy that keeps the session alive). */
+static int s_step(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    const sim_result *r;
+    wt_err e;
+    if (session_step(S, &r, &e) != WT_OK)
+        return luaL_error(L, "%s", e.msg);
+    return wtlua_push_result_copy(L, r, 1);
+}
+
+/* s:result() -> the last step's result, or nil before the first. */
+static int s_result(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    if (!S->evaluated) {
+        lua_pushnil(L);
+        return 1;
+    }
+    return wtlua_push_result_copy(L, &S->res, 1);
+}
+
+static int s_set_strategy(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    strategy s = S->s; /* options stay unless the table changes them */
+    wtlua_check_strategy(L, 2, &s);
+    wt_err e;
+    return done(L, session_set_strategy(S, &s, &e), &e);
+}
+
+static int s_set_placement(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    strategy s = S->s;
+    wt_err e;
+    if (strategy_set_option(&s, "placement", luaL_checkstring(L, 2), &e) != WT_OK)
+        return luaL_error(L, "%s", e.msg);
+    return done(L, session_set_placement(S, s.placement, &e), &e);
+}
+
+static int s_set_subgroup(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    wt_err e;
+    int rc = session_set_subgroup(S, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), &e);
+    return done(L, rc, &e);
+}
+
+/* s:set_routing(phase, mode), or s:set_routing(mode) for every phase */
+static int s_set_routing(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    const char *phase = lua_gettop(L) >= 3 ? luaL_optstring(L, 2, NULL) : NULL;
+    const char *name = luaL_checkstring(L, lua_gettop(L) >= 3 ? 3 : 2);
+    int mode = route_mode_parse(name);
+    if (mode < 0)
+        return luaL_error(L, "routing '%s' is not one of xy, yx, balanced", name);
+    wt_err e;
+    return done(L, session_set_routing(S, phase, (route_mode)mode, &e), &e);
+}
+
+static int s_delay(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    wt_err e;
+    return done(L, session_delay(S, luaL_checkstring(L, 2), (int)luaL_checkinteger(L, 3), &e), &e);
+}
+
+static int s_set_priority(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    wt_err e;
+    return done(L, session_set_priority(S, luaL_optstring(L, 2, NULL), &e), &e);
+}
+
+static int s_fail_link(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    int dir = wafer_dir_parse(*luaL_checkstring(L, 4));
+    luaL_argcheck(L, dir >= 0, 4, "a direction is E, W, N or S");
+    wt_err e;
+    return done(L, session_fail_link(S, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), dir, &e), &e);
+}
+
+static int s_fail_unit(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    wt_err e;
+    return done(L, session_fail_unit(S, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), &e), &e);
+}
+
+static int s_repair(lua_State *L)
+{
+    session *S = check_session(L, 1);
+    wt_err e;
+    return done(L, session_repair(S, &e), &e);
+}
+
+static int session_index(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"step", s_step},           {"result", s_result},         {"set_strategy", s_set_strategy},
+        {"set_placement", s_set_placement}, {"set_subgroup", s_set_subgroup}, {"set_routing", s_set_routing},
+        {"delay", s_delay},         {"set_priority", s_set_priority}, {"fail_link", s_fail_link},
+        {"fail_unit", s_fail_unit}, {"repair", s_repair},         {NULL, NULL},
+    };
+    const char *k = luaL_checkstring(L, 2);
+    for (const luaL_Reg *m = methods; m->name; m++) {
+        if (!strcmp(k, m->name)) {
+            lua_pushcfunction(L, m->func);
+            return 1;
+        }
+    }
+    session *S = check_session(L, 1);
+    if (!strcmp(k, "steps"))
+        lua_pushinteger(L, S->steps);
+    else if (!strcmp(k, "strategy"))
+        wtlua_push_strategy(L, &S->s);
+    else if (!strcmp(k, "layout"))
+        lua_pushstring(L, S->wf.name);
+    else if (!strcmp(k, "model"))
+        lua_pushstring(L, S->m.name);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* A borrowed session goes back to C when its hook ends (to-be-closed). */
+static int session_close(lua_State *L)
+{
+    lsession *ls = luaL_checkudata(L, 1, WTLUA_SESSION);
+    if (!ls->owned)
+        ls->S = NULL;
+    return 0;
+}
+
+static int session_tostring(lua_State *L)
+{
+    lsession *ls = luaL_checkudata(L, 1, WTLUA_SESSION);
+    if (!ls->S) {
+        lua_pushliteral(L, "wafertop.session (gone)");
+        return 1;
+    }
+    char text[64];
+    lua_pushfstring(L, "wafertop.session: %s on %s, %d steps", strategy_format(&ls->S->s, text, sizeof text),
+                    ls->S->wf.name, ls->S->steps);
+    return 1;
+}
+
+void wtlua_open_session(lua_State *L)
+{
+    static const luaL_Reg meta[] = {
+        {"__gc", session_gc}, {"__close", session_close}, {"__index", session_index},
+        {"__tostring", session_tostring}, {NULL, NULL}};
+    luaL_newmetatable(L, WTLUA_SESSION);
+    luaL_setfuncs(L, meta, 0);
+    lua_pop(L, 1);
+}

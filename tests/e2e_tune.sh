@@ -1,0 +1,71 @@
+#!/bin/sh
+# End-to-end: wafertop tune with each stock policy on the scenario its file
+# documents, determinism, and policies that fail.
+# usage: sh tests/e2e_tune.sh ./wafertop
+. tests/lib_e2e.sh
+
+models=tests/fixtures/models
+
+# improves SCORE_COLUMN ARGS...: the best of the first 5 steps beats step 1
+# on column 3 (step_time_s) or 4 (max_link_util)
+improves() {
+    col=$1
+    shift
+    "$bin" tune --steps 5 --format csv "$@" >"$tmp/out" 2>"$tmp/err" || fail "tune $*: $(cat "$tmp/err")"
+    # the quoted strategy and action hold commas: blank them out first
+    sed 's/"[^"]*"/q/g' "$tmp/out" | awk -F, -v c="$col" 'NR == 2 { first = $c }
+        NR > 2 && /^[0-9]/ && $c < first * 0.999 { ok = 1 } END { exit ok ? 0 : 1 }' \
+        || fail "tune $* did not improve column $col: $(cat "$tmp/out")"
+}
+
+improves 3 --policy shrink_groups --strategy DP256 --placement linear --model $models/policy-small.yaml
+improves 4 --policy reroute --strategy TP12 --placement linear --model $models/policy-tp12.yaml
+improves 4 --policy inject_delay --strategy DP64,TATP4 --model $models/policy-small.yaml
+improves 3 --policy priority --layout tests/fixtures/layouts/column.yaml --model $models/policy-wide.yaml \
+    --strategy DP16,TATP4x1
+grep -q 'priority dp.allreduce' "$tmp/out" || fail "priority's action is not in the action column"
+
+# the same seed gives the same run; another seed does not
+run="--steps 6 --jitter 0.2 --straggler 0.01 --policy inject_delay --strategy DP64,TATP4 --model $models/policy-small.yaml --format csv"
+"$bin" tune --seed 7 $run >"$tmp/a"
+"$bin" tune --seed 7 $run >"$tmp/b"
+"$bin" tune --seed 8 $run >"$tmp/c"
+cmp -s "$tmp/a" "$tmp/b" || fail "two runs with --seed 7 differ"
+cmp -s "$tmp/a" "$tmp/c" && fail "--seed 7 and --seed 8 give the same run"
+[ "$(grep -c '^[0-9]' "$tmp/a")" -eq 6 ] || fail "tune prints one row per step"
+
+expect_ok tune --steps 3 --format json
+for key in steps step strategy step_time_s max_link_util hot_links action first_step_time_s best_step_time_s \
+    first_max_link_util best_max_link_util; do
+    grep -q "\"$key\":" "$tmp/out" || fail "tune JSON lacks \"$key\""
+done
+expect_ok tune --steps 2
+grep -q '^first: step' "$tmp/out" || fail "tune table has no summary"
+
+# a policy that errors, or loops forever, is stopped with file:line; the steps go on
+printf 'wt.policy("broken", {on_step = function(s, r)\n  local x = nil\n  return x.field\nend})\n' >"$tmp/broken.lua"
+expect_ok tune --steps 3 --policy "$tmp/broken.lua" --format csv
+grep -q "policy broken stopped: $tmp/broken.lua:3: attempt to index a nil value" "$tmp/out" \
+    || fail "broken policy: $(cat "$tmp/out")"
+[ "$(grep -c '^[0-9]' "$tmp/out")" -eq 3 ] || fail "the session did not go on without the policy"
+printf 'wt.policy("spin", {on_step = function() while true do end end})\n' >"$tmp/spin.lua"
+expect_ok tune --steps 2 --policy "$tmp/spin.lua" --lua-budget 1e6 --format csv
+grep -q "policy spin stopped: $tmp/spin.lua:1: instruction budget" "$tmp/out" || fail "spin: $(cat "$tmp/out")"
+# on_hot_link: called with each link at or above 90 %, hottest first
+printf 'wt.policy("hot", {on_hot_link = function(s, l)\n  assert(l.util >= 0.9 and l.dir)\n  s:set_routing("yx")\nend})\n' >"$tmp/hot.lua"
+expect_ok tune --steps 2 --policy "$tmp/hot.lua" --strategy DP16 --model $models/policy-wide.yaml --seq 8 --format csv
+grep -q '^1,.*,16,"routing all yx' "$tmp/out" || fail "on_hot_link was not called: $(cat "$tmp/out")"
+
+# faults at run time from a policy: the step says why it cannot run
+printf 'wt.policy("kill", {on_step = function(s) s:fail_unit(0, 0) end})\n' >"$tmp/kill.lua"
+expect_ok tune --steps 2 --policy "$tmp/kill.lua" --strategy DP16,TATP16 --format csv
+grep -q 'step failed: .*needs 256 units but the layout has 255 live units' "$tmp/out" \
+    || fail "a fault under a strategy that needs every unit: $(cat "$tmp/out")"
+
+# refusals
+expect_bad "^unknown policy 'nope' (policies: inject_delay, priority, reroute, shrink_groups" tune --policy nope
+expect_bad "^--steps: '0' is not a positive whole number" tune --steps 0
+expect_bad "^--jitter: '2' is not a number from 0 to 0.99" tune --jitter 2
+expect_bad "^--straggler: " tune --straggler -1
+
+finish e2e_tune

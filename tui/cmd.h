@@ -1,0 +1,18 @@
+/*
+ * cmd.h - the subcommands that live in their own files, and what they share
+ * with main.c.
+ */
+#ifndef WT_CMD_H
+#define WT_CMD_H
+
+#include <stdlib.h>
+
+#include "cli.h"
+
+/* Prints e's message (when rc is an error) and returns the exit status:
+ * 0 ok, 2 bad input, 1 internal error. */
+int cmd_exit(int rc, const wt_err *e);
+
+int cmd_tune(int argc, char **argv, const char *root);
+
+#endif
