@@ -276,12 +276,34 @@ static void test_priority(void **state)
     wafer_free(&wf);
 }
 
+/* A dead link between two wafers: traffic detours, DP stays hierarchical. */
+static void test_dead_interwafer_link(void **state)
+{
+    (void)state;
+    wafer wf;
+    session S;
+    model m = small();
+    start(&S, &wf, "layouts/multiwafer-4x4.yaml", &m, "DP64,TATP64", PLACE_TILES);
+    double t0 = step(&S)->step_time_s;
+    assert_true(wafer_link_crosses(&S.wf, wafer_unit(&S.wf, 15, 3), WAFER_E));
+    assert_int_equal(session_fail_link(&S, 15, 3, WAFER_E, NULL), WT_OK);
+    const sim_result *r = step(&S);
+    size_t l = (size_t)wafer_unit(&S.wf, 15, 3) * 4;
+    assert_true(r->link_bytes[l + WAFER_E] == 0 && r->link_bytes[l + 4 + WAFER_W] == 0);
+    assert_true(r->step_time_s >= t0);
+    int p = sim_phase_find(r, "dp.allreduce");
+    assert_int_equal(r->patterns[r->phases[p].terms[0].pattern].pass, PASS_INNER);
+    session_free(&S);
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waves),         cmocka_unit_test(test_subgroups),
         cmocka_unit_test(test_routing),       cmocka_unit_test(test_faults_and_repair),
         cmocka_unit_test(test_variation),     cmocka_unit_test(test_priority),
+        cmocka_unit_test(test_dead_interwafer_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
