@@ -126,29 +126,15 @@ static int layout_fault(ydoc *d, yaml_node_t *n, const char *key, int *x, int *y
         return ydoc_fail(d, n, e, "%s: expected \"%s\" in quotes, found %s", key,
                          dir ? "x,y,D" : "x,y", ydoc_kind(n));
     const char *s = (const char *)n->data.scalar.value;
-    const char *p = s;
-    layout_skip_blanks(&p);
-    int ok = layout_scan_int(&p, x);
-    layout_skip_blanks(&p);
-    ok = ok && *p++ == ',';
-    layout_skip_blanks(&p);
-    ok = ok && layout_scan_int(&p, y);
-    layout_skip_blanks(&p);
-    if (ok && dir) {
-        ok = *p++ == ',';
-        layout_skip_blanks(&p);
-        if (ok && *p && (p[1] == '\0' || p[1] == ' ' || p[1] == '\t')) {
-            *dir = wafer_dir_parse(*p);
-            if (*dir < 0)
-                return ydoc_fail(d, n, e, "%s: unknown direction '%c', expected E, W, N or S", key,
-                                 *p);
-            p++;
-            layout_skip_blanks(&p);
-        } else {
-            ok = 0;
-        }
-    }
-    if (!ok || *p != '\0') {
+    int found;
+    char bad = 0;
+    int rc = wafer_parse_fault(s, x, y, &found, &bad);
+    if (rc == -2 && dir)
+        return ydoc_fail(d, n, e, "%s: unknown direction '%c', expected E, W, N or S", key, bad);
+    int ok = rc == 0 && (dir ? found >= 0 : found < 0);
+    if (dir)
+        *dir = found;
+    if (!ok) {
         if (dir)
             return ydoc_fail(d, n, e,
                              "%s: expected \"x,y,D\" such as \"3,4,E\" (D is E, W, N or S), found '%.40s'",

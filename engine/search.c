@@ -309,6 +309,12 @@ static int level2_run(search_run_state *st, const search_core *cores, const orde
     while (next < total) {
         if (!o->exhaustive && ntop == k && ord[next].bound > top[k - 1].r.step_time_s)
             break;
+        if (o->stop && atomic_load(o->stop)) {
+            for (int i = 0; i < ntop; i++)
+                sim_free(&top[i].r);
+            rc = wt_fail(e, "search stopped");
+            goto out;
+        }
         size_t nb = 0;
         for (; nb < BATCH && next < total; nb++, next++)
             batch[nb] = (cand){ord[next].core, ord[next].variant};

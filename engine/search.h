@@ -19,6 +19,8 @@
 #ifndef WT_SEARCH_H
 #define WT_SEARCH_H
 
+#include <stdatomic.h>
+
 #include "model.h"
 #include "sim.h"
 #include "strategy.h"
@@ -56,6 +58,9 @@ typedef struct search_opts {
     /* Progress in [0, 1], called from the calling thread; may be NULL. */
     void (*progress)(void *ud, double done);
     void *progress_ud;
+    /* When not NULL and set (from another thread), the search stops at its
+     * next batch and fails with "search stopped". */
+    const atomic_int *stop;
 } search_opts;
 
 /* The baselines, each the best of its own options (checkpointing, memory

@@ -79,6 +79,51 @@ int wafer_dir_parse(char c)
     }
 }
 
+/* A whole number of at most 9 digits (a '-' allowed) after blanks. */
+static int scan_int(const char **p, int *out)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    int neg = *s == '-', v = 0, nd = 0;
+    for (s += neg; *s >= '0' && *s <= '9'; s++, nd++) {
+        if (nd == 9)
+            return 0;
+        v = v * 10 + (*s - '0');
+    }
+    while (*s == ' ' || *s == '\t')
+        s++;
+    *out = neg ? -v : v;
+    *p = s;
+    return nd > 0;
+}
+
+int wafer_parse_fault(const char *s, int *x, int *y, int *dir, char *bad)
+{
+    *dir = -1;
+    if (!scan_int(&s, x) || *s++ != ',' || !scan_int(&s, y))
+        return -1;
+    if (!*s)
+        return 0;
+    if (*s++ != ',')
+        return -1;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char c = *s;
+    if (!c)
+        return -1;
+    for (s++; *s == ' ' || *s == '\t'; s++)
+        ;
+    if (*s)
+        return -1;
+    *dir = wafer_dir_parse(c);
+    if (*dir < 0) {
+        *bad = c;
+        return -2;
+    }
+    return 0;
+}
+
 int wafer_live_units(const wafer *wf)
 {
     return (int)wafer_nunits(wf) - wf->dead_units;

@@ -75,6 +75,12 @@ int wafer_dir_opposite(int dir);
 char wafer_dir_char(int dir);
 int wafer_dir_parse(char c);
 
+/* A fault as text: "x,y" (a unit, *dir = -1) or "x,y,D" (its link towards
+ * D), blanks allowed around each part. Returns 0, -1 when the text is
+ * neither form, or -2 when D is not a direction (*bad holds it). The
+ * coordinates are not checked against a mesh. */
+int wafer_parse_fault(const char *s, int *x, int *y, int *dir, char *bad);
+
 /* 1 when the link exists, is not failed and both of its ends are alive. */
 static inline int wafer_link_usable(const wafer *wf, int u, int dir)
 {
