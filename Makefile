@@ -3,7 +3,7 @@
 #   make          build ./wafertop
 #   make deps     install the missing Debian packages (as root), else say how
 #   make test     deps, build, every test, then every test again under ASan+UBSan
-#   make run      deps, build, open the main job on layouts/default.yaml
+#   make run      deps, build, open the live screen on layouts/default.yaml
 #   make bench    print the performance figures of DESIGN.md section 10
 #   make install  the binary to $(PREFIX)/bin, layouts and scripts to $(PREFIX)/share/wafertop
 #   make clean
@@ -29,6 +29,8 @@ CMOCKA_CF = $(shell pkg-config --cflags cmocka)
 CMOCKA_LD = $(shell pkg-config --libs cmocka)
 LUA_CF    = $(shell pkg-config --cflags lua5.4)
 LUA_LD    = $(shell pkg-config --libs lua5.4)
+CURSES_CF = $(shell pkg-config --cflags ncursesw)
+CURSES_LD = $(shell pkg-config --libs ncursesw)
 CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine -Ilua $(YAML_CF) $(LUA_CF)
 LDLIBS_ALL = $(LUA_LD) $(YAML_LD) -lm -lpthread
 
@@ -39,10 +41,12 @@ TEST_SRC   = $(wildcard tests/test_*.c)
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 LUA_OBJ    = $(LUA_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ    = $(TUI_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ   = $(BUILD)/tui/main.o
 TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 ENGINE_LIB = $(BUILD)/libwtengine.a
 LUA_LIB    = $(BUILD)/libwtlua.a
-LIBS       = $(LUA_LIB) $(ENGINE_LIB)
+TUI_LIB    = $(BUILD)/libwttui.a
+LIBS       = $(TUI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 
 .PHONY: all deps test check run bench install clean FORCE
 # Keep objects that only feed a test binary, so a rebuild stays incremental.
@@ -69,11 +73,19 @@ $(LUA_LIB): $(LUA_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(TUI_OBJ) $(LIBS)
-	$(CC) $(OPT) $(EXTRA) -o $@ $(TUI_OBJ) $(LIBS) $(LDLIBS_ALL)
+# The program but its main, for the tests of the screen's parts.
+$(TUI_LIB): $(filter-out $(MAIN_OBJ),$(TUI_OBJ))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# Only the terminal layer sees curses.h (and its feature macros).
+$(BUILD)/tui/term.o: CFLAGS_ALL += $(CURSES_CF)
+
+$(BIN): $(MAIN_OBJ) $(LIBS)
+	$(CC) $(OPT) $(EXTRA) -o $@ $(MAIN_OBJ) $(LIBS) $(CURSES_LD) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBS)
-	$(CC) $(OPT) $(EXTRA) -o $@ $< $(LIBS) $(CMOCKA_LD) $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA) -o $@ $< $(LIBS) $(CMOCKA_LD) $(CURSES_LD) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -102,13 +114,18 @@ test: deps
 	$(MAKE) check
 	$(MAKE) BUILD=build/san BIN=build/san/wafertop OPT="-O1 -g" EXTRA="$(SAN)" check
 
+# A Megatron-style strategy on the mesh: its DP all-reduce and ZeRO gathers
+# run hot. The screen's hint line says how to search or start a policy.
+RUN_SCENARIO = --layout default --model gpt3-6.7b --strategy DP8,TP32 --placement linear \
+	--checkpoint full --mem zero,act_int8,grad_fp8
 run: deps
 	$(MAKE) all
-	./$(BIN) eval --layout default --model gpt3-6.7b --strategy DP8,TATP16
+	./$(BIN) ui $(RUN_SCENARIO)
 
 bench: deps
 	$(MAKE) all $(BUILD)/bench
 	./$(BUILD)/bench
+	./$(BIN) ui $(RUN_SCENARIO) --bench-frames 500
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)
@@ -116,8 +133,9 @@ $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/wafertop
-	for f in layouts/*.yaml $$(find lua -name '*.lua'); do \
+	for f in layouts/*.yaml themes/*.yaml $$(find lua -name '*.lua'); do \
 	    install -D -m 644 $$f $(DESTDIR)$(DATADIR)/$$f; done
+	install -D -m 644 docs/wafertop.1 $(DESTDIR)$(PREFIX)/share/man/man1/wafertop.1
 
 clean:
 	rm -rf build $(BIN)

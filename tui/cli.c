@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "datadir.h"
 #include "layout.h"
@@ -25,13 +26,14 @@ static const flag_spec flags[] = {
     {"format", 1, 0, 0},         {"placement", 1, 0, 1},    {"collective", 1, 0, 1},
     {"routing", 1, 0, 1},        {"checkpoint", 1, 0, 1},   {"mem", 1, 0, 1},
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
-    {"tp-seqpar", 1, 0, 1},      {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
+    {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},      {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
     {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
     {"objective", 1, CLI_SEARCH, 0}, {"top", 1, CLI_SEARCH, 0}, {"jobs", 1, CLI_SEARCH, 0},
     {"exhaustive", 0, CLI_SEARCH, 0}, {"allow-idle", 0, CLI_SEARCH, 0}, {"fix", 1, CLI_SEARCH, 0},
     {"only", 1, CLI_SEARCH, 0}, {"quiet", 0, CLI_SEARCH, 0},
     {"policy", 1, CLI_TUNE, 0}, {"steps", 1, CLI_TUNE, 0}, {"seed", 1, CLI_TUNE, 0},
     {"jitter", 1, CLI_TUNE, 0}, {"straggler", 1, CLI_TUNE, 0},
+    {"theme", 1, CLI_UI, 0}, {"bench-frames", 1, CLI_UI, 0},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
@@ -43,7 +45,8 @@ static const flag_spec *find_flag(const char *name, size_t len, unsigned extra)
         if (strlen(f->name) != len || strncmp(f->name, name, len))
             continue;
         if ((f->group == 0 && (extra & CLI_NO_SCENARIO)) || (f->group == CLI_PHASE && !(extra & CLI_PHASE)) ||
-            (f->group == CLI_SEARCH && !(extra & CLI_SEARCH)) || (f->group == CLI_TUNE && !(extra & CLI_TUNE)))
+            (f->group == CLI_SEARCH && !(extra & CLI_SEARCH)) || (f->group == CLI_TUNE && !(extra & CLI_TUNE)) ||
+            (f->group == CLI_UI && !(extra & CLI_UI)))
             return NULL;
         return f;
     }
@@ -95,6 +98,14 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         return parse_count(n, value, &o->batch, e);
     } else if (!strcmp(n, "microbatch")) {
         return parse_count(n, value, &o->microbatch, e);
+    } else if (!strcmp(n, "fail")) {
+        int x, y, dir;
+        char bad;
+        if (wafer_parse_fault(value, &x, &y, &dir, &bad) != 0)
+            return wt_fail(e, "--fail: '%s' is not x,y (a unit) or x,y,DIR (its link; DIR one of N E S W)", value);
+        if (o->nfail == (int)(sizeof o->fail / sizeof o->fail[0]))
+            return wt_fail(e, "--fail: at most %d faults", o->nfail);
+        o->fail[o->nfail++] = value;
     } else if (!strcmp(n, "phase")) {
         o->phase = value;
     } else if (!strcmp(n, "format")) {
@@ -122,6 +133,10 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         o->only = value;
     } else if (!strcmp(n, "policy")) {
         o->policy = value;
+    } else if (!strcmp(n, "theme")) {
+        o->theme = value;
+    } else if (!strcmp(n, "bench-frames")) {
+        return parse_count(n, value, &o->bench_frames, e);
     } else if (!strcmp(n, "steps")) {
         return parse_count(n, value, &o->steps, e);
     } else if (!strcmp(n, "seed")) {
@@ -251,6 +266,15 @@ int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, 
         rc = located ? wt_fail(e, "%s", why.msg) : flag_error(e, "model", &why);
         goto fail;
     }
+    for (int i = 0; i < o->nfail; i++) {
+        int x, y, dir;
+        char bad;
+        wafer_parse_fault(o->fail[i], &x, &y, &dir, &bad); /* checked by cli_parse */
+        if ((dir < 0 ? wafer_fail_unit(wf, x, y, &why) : wafer_fail_link(wf, x, y, dir, &why)) != WT_OK) {
+            rc = flag_error(e, "fail", &why);
+            goto fail;
+        }
+    }
     if (o->seq)
         m->seq = o->seq;
     if (o->batch)
@@ -267,29 +291,51 @@ fail:
     return rc;
 }
 
+int cli_load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model *m, strategy *s, wt_err *e)
+{
+    wt_err why;
+    strategy_defaults(s);
+    int rc = load_strategy(o, L, wf, m, s, e);
+    for (int i = 0; rc == WT_OK && i < o->nopts; i++)
+        if (strategy_set_option(s, o->opt_name[i], o->opt_value[i], &why) != WT_OK)
+            rc = flag_error(e, o->opt_name[i], &why);
+    return rc;
+}
+
 int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m, strategy *s, wt_err *e)
 {
     wt_err why;
     int rc = cli_load_hardware(o, root, wf, m, e);
     if (rc != WT_OK)
         return rc;
-    strategy_defaults(s);
-    if ((rc = load_strategy(o, L, wf, m, s, e)) != WT_OK)
-        goto fail;
-    for (int i = 0; i < o->nopts; i++) {
-        if ((rc = strategy_set_option(s, o->opt_name[i], o->opt_value[i], &why)) != WT_OK) {
-            rc = flag_error(e, o->opt_name[i], &why);
-            goto fail;
-        }
-    }
-    if ((rc = strategy_resolve(s, m, wf, &why)) != WT_OK) {
+    if ((rc = cli_load_strategy(o, L, wf, m, s, e)) == WT_OK && strategy_resolve(s, m, wf, &why) != WT_OK)
         rc = flag_error(e, "strategy", &why);
-        goto fail;
-    }
-    return WT_OK;
-fail:
-    wafer_free(wf);
+    if (rc != WT_OK)
+        wafer_free(wf);
     return rc;
+}
+
+int cli_search_opts(const cli_opts *o, search_opts *so, wt_err *e)
+{
+    memset(so, 0, sizeof *so);
+    so->objective = !strcmp(o->objective, "tokens_per_s") ? SEARCH_TOKENS : SEARCH_STEP_TIME;
+    so->top_k = o->top ? o->top : 5;
+    so->exhaustive = o->exhaustive;
+    so->baselines = 1;
+    so->space.allow_idle = o->allow_idle;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    so->jobs = o->jobs ? o->jobs : cores > 0 ? (int)cores : 1;
+    if (o->microbatch)
+        so->space.microbatch = o->microbatch;
+    if (o->strategy_given || o->nopts)
+        return wt_fail(e, "search chooses the strategy and its options; narrow it with --fix and --only");
+    if (o->fix && search_parse_fix(o->fix, &so->space, e) != WT_OK)
+        return WT_EINPUT;
+    if (o->only && search_parse_only(o->only, &so->space, e) != WT_OK)
+        return WT_EINPUT;
+    if (so->top_k > SEARCH_MAX_TOP)
+        return wt_fail(e, "--top: at most %d", SEARCH_MAX_TOP);
+    return WT_OK;
 }
 
 const char *cli_scenario_help(void)
@@ -299,6 +345,7 @@ const char *cli_scenario_help(void)
            "  --model NAME|FILE      gpt3-6.7b gpt3-13b llama2-70b gpt3-175b gopher-280b\n"
            "                         (or 6b 13b 70b 175b 280b), or a YAML model (default: gpt3-6.7b)\n"
            "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
+           "  --fail x,y[,DIR]       fail a unit, or its link towards DIR (N E S W); repeatable\n"
            "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
            "                         (default: DP8,TATP16)\n"
            "Strategy options:\n"
@@ -333,7 +380,15 @@ const char *cli_tune_help(void)
            "  --steps N               steps to run (default 10)\n"
            "  --seed S                the random sequence (default 1)\n"
            "  --jitter X              each unit's compute scaled within +-X every step (default 0)\n"
-           "  --straggler P           probability that a unit runs 2x slower for a step (default 0)\n";
+           "  --straggler P           probability that a unit runs 2x slower for a step (default 0)\n"
+           "  --scenario FILE         a scenario saved with :save on the screen (flags after it win)\n";
+}
+
+const char *cli_ui_help(void)
+{
+    return "Screen:\n"
+           "  --theme NAME|FILE       colours (default, viridis, light, mono, or a theme file)\n"
+           "  --bench-frames N        draw N frames headless and print their timings\n";
 }
 
 const char *cli_lua_help(void)

@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "search.h"
 #include "strategy.h"
 #include "wafer.h"
 #include "wtlua.h"
@@ -39,6 +40,12 @@ typedef struct cli_opts {
     const char *policy;
     int steps;
     double seed, jitter, straggler;
+    /* ui: --theme, --bench-frames */
+    const char *theme;
+    int bench_frames;
+    /* --fail x,y[,DIR], repeatable: faults on top of the layout's */
+    const char *fail[64];
+    int nfail;
     /* CLI_REST: the words that are not ours, in order */
     char *rest[64];
     int nrest;
@@ -51,7 +58,8 @@ enum {
     CLI_STOP = 4u,       /* with CLI_REST: everything from the first word that is not a flag */
     CLI_NO_SCENARIO = 8u, /* only the Lua flags */
     CLI_SEARCH = 16u,     /* the search's flags */
-    CLI_TUNE = 32u        /* the session's flags */
+    CLI_TUNE = 32u,       /* the session's flags */
+    CLI_UI = 64u          /* the screen's flags */
 };
 
 /* Parses argv[0..argc) (the words after the command name). root is the data
@@ -68,10 +76,19 @@ int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, 
  * caller frees it). On success the caller frees wf with wafer_free. */
 int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m, strategy *s, wt_err *e);
 
+/* The strategy of o (text or lua:NAME, then the option flags in order) into
+ * s, not resolved. */
+int cli_load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model *m, strategy *s, wt_err *e);
+
+/* The search options of o (--fix, --only, --objective, --top, --jobs,
+ * --exhaustive, --allow-idle), with the baselines on and a thread per core. */
+int cli_search_opts(const cli_opts *o, search_opts *so, wt_err *e);
+
 /* The help text of the scenario flags, and of the Lua flags. */
 const char *cli_scenario_help(void);
 const char *cli_lua_help(void);
 const char *cli_search_help(void);
 const char *cli_tune_help(void);
+const char *cli_ui_help(void);
 
 #endif

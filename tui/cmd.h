@@ -14,5 +14,6 @@
 int cmd_exit(int rc, const wt_err *e);
 
 int cmd_tune(int argc, char **argv, const char *root);
+int cmd_ui(int argc, char **argv, const char *root);
 
 #endif

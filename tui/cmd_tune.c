@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "json.h"
+#include "scenario.h"
 #include "session.h"
 #include "wtlua.h"
 
@@ -95,12 +96,19 @@ int cmd_tune(int argc, char **argv, const char *root)
 {
     cli_opts o;
     wt_err e;
-    int rc = cli_parse(argc, argv, CLI_TUNE, root, &o, &e);
+    scenario_file *sf = calloc(1, sizeof *sf);
+    char **args = NULL;
+    int nargs = argc;
+    int rc = sf ? scenario_expand(argc, argv, sf, &nargs, &args, &e) : wt_oom(&e, "scenario");
+    if (rc == WT_OK)
+        rc = cli_parse(nargs, args ? args : argv, CLI_TUNE, root, &o, &e);
     if (rc == WT_OK && o.help) {
         printf("usage: wafertop tune [--policy NAME|FILE] [--steps N] [--seed S --jitter X --straggler P]\n"
-               "       [scenario options] [--format table|csv|json]\n"
+               "       [--scenario FILE] [scenario options] [--format table|csv|json]\n"
                "Runs the scenario step by step; the policy acts between steps.\n\n%s%s%s",
                cli_tune_help(), cli_scenario_help(), cli_lua_help());
+        free(args);
+        free(sf);
         return 0;
     }
     wtlua *L = NULL;
@@ -117,6 +125,8 @@ int cmd_tune(int argc, char **argv, const char *root)
     session_opts so = {(uint64_t)o.seed, o.jitter, o.straggler};
     if (rc == WT_OK && (rc = session_new(&S, &wf, &m, &s, &so, &e)) == WT_OK)
         started = 1;
+    if (rc == WT_OK && sf->has_tuning)
+        rc = scenario_apply_tuning(sf, &S, &e);
     int steps = o.steps ? o.steps : 10, n = 0;
     tune_row *rows = rc == WT_OK ? calloc((size_t)steps, sizeof *rows) : NULL;
     if (rc == WT_OK && !rows)
@@ -158,5 +168,7 @@ int cmd_tune(int argc, char **argv, const char *root)
         session_free(&S);
     if (loaded)
         wafer_free(&wf);
+    free(args);
+    free(sf);
     return cmd_exit(rc, &e);
 }

@@ -217,29 +217,6 @@ static void progress_draw(void *ud, double done)
     p->shown = 1;
 }
 
-static int search_options(const cli_opts *o, search_opts *so, wt_err *e)
-{
-    memset(so, 0, sizeof *so);
-    so->objective = !strcmp(o->objective, "tokens_per_s") ? SEARCH_TOKENS : SEARCH_STEP_TIME;
-    so->top_k = o->top ? o->top : 5;
-    so->exhaustive = o->exhaustive;
-    so->baselines = 1;
-    so->space.allow_idle = o->allow_idle;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    so->jobs = o->jobs ? o->jobs : cores > 0 ? (int)cores : 1;
-    if (o->microbatch)
-        so->space.microbatch = o->microbatch;
-    if (o->strategy_given || o->nopts)
-        return wt_fail(e, "search chooses the strategy and its options; narrow it with --fix and --only");
-    if (o->fix && search_parse_fix(o->fix, &so->space, e) != WT_OK)
-        return WT_EINPUT;
-    if (o->only && search_parse_only(o->only, &so->space, e) != WT_OK)
-        return WT_EINPUT;
-    if (so->top_k > SEARCH_MAX_TOP)
-        return wt_fail(e, "--top: at most %d", SEARCH_MAX_TOP);
-    return WT_OK;
-}
-
 static int run_search(int argc, char **argv, const char *root)
 {
     cli_opts o;
@@ -256,7 +233,7 @@ static int run_search(int argc, char **argv, const char *root)
     }
     search_opts so;
     if (rc == WT_OK)
-        rc = search_options(&o, &so, &e);
+        rc = cli_search_opts(&o, &so, &e);
     wafer wf;
     model m;
     int loaded = 0;
@@ -277,6 +254,7 @@ static int run_search(int argc, char **argv, const char *root)
 }
 
 static const command commands[] = {
+    {"ui", "ui [options]              the live screen (the default command)", cmd_ui},
     {"eval", "eval [options]            simulate one step, print its figures", run_eval},
     {"links", "links [options]           per-link bytes and utilisation", run_links},
     {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
@@ -297,7 +275,11 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    char root[4096];
+    paths_data_root(root, sizeof root);
+    if (argc < 2)
+        return cmd_ui(0, argv + 1, root);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }
@@ -305,8 +287,6 @@ int main(int argc, char **argv)
         printf("wafertop " WT_VERSION "\n");
         return 0;
     }
-    char root[4096];
-    paths_data_root(root, sizeof root);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 2, argv + 2, root);

@@ -1,0 +1,259 @@
+# End-to-end tests of the screen: the real program in a tmux pane, driven
+# with send-keys and read with capture-pane. Run by `make test` as
+#   sh tests/e2e_ui.sh ./wafertop
+. "$(dirname "$0")/lib_e2e.sh"
+
+# A server per start (a killed server may still be going away when the next starts).
+nstart=0
+sock="wafertop-e2e-$$-0"
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+
+cap() { T capture-pane -p -t ui 2>/dev/null; }
+
+# wait_for PATTERN WHAT: until the pane shows PATTERN (a fixed string), at most 30 s
+wait_for() {
+    i=0
+    while [ $i -lt 300 ]; do
+        cap | grep -qF -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$2: the screen never showed '$1'"
+    cap | sed 's/^/    | /'
+    return 1
+}
+
+# wait_gone PATTERN WHAT
+wait_gone() {
+    i=0
+    while [ $i -lt 300 ]; do
+        cap | grep -qF -- "$1" || return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$2: '$1' stayed on the screen"
+    return 1
+}
+
+# wait_exit WHAT: until the program has ended; its status is then in $tmp/rc
+wait_exit() {
+    i=0
+    while [ $i -lt 300 ]; do
+        [ -s "$tmp/rc" ] && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$1: the program did not exit"
+    return 1
+}
+
+# start ARGS...: the program (ARGS after its name) in a fresh 120x40 pane; the terminal's settings
+# before and after go to $tmp/before and $tmp/after, the status to $tmp/rc.
+start() {
+    T kill-server 2>/dev/null
+    nstart=$((nstart + 1))
+    sock="wafertop-e2e-$$-$nstart"
+    rm -f "$tmp/rc" "$tmp/before" "$tmp/after"
+    T new-session -d -s ui -x 120 -y 40 \
+        "stty -g >'$tmp/before'; env LANG=C.UTF-8 TERM=tmux-256color '$bin' $* 2>'$tmp/stderr'; \
+         echo \$? >'$tmp/rc.new'; stty -g >'$tmp/after'; mv '$tmp/rc.new' '$tmp/rc'; sleep 600"
+}
+
+keys() { T send-keys -t ui "$@"; }
+
+restored() {
+    cmp -s "$tmp/before" "$tmp/after" || fail "$1: the terminal settings were not restored"
+    cap | grep -qF "figures" && fail "$1: the screen is still shown after exit"
+}
+
+# A user command with a Lua error in it.
+mkdir -p "$tmp/lua/commands"
+cat >"$tmp/lua/commands/broken.lua" <<'EOF'
+wt.command("broken", function(words, ctx)
+  local missing = nil
+  return missing.field
+end, "broken  always fails")
+EOF
+
+scenario="--strategy DP8,TP32 --placement linear --checkpoint full --mem zero,act_int8,grad_fp8"
+
+# --- the first frame: mesh, legend, figures
+start ui $scenario --lua-path "$tmp/lua"
+wait_for "figures" "first frame"
+screen=$(cap)
+echo "$screen" | grep -qF "▀" || fail "first frame: no half blocks of the mesh"
+echo "$screen" | grep -qF "link util 0%" || fail "first frame: no legend"
+echo "$screen" | grep -qF "100%" || fail "first frame: the legend has no 100%"
+echo "$screen" | grep -qE "step +5\.56 s" || fail "first frame: no step time 5.56 s"
+echo "$screen" | grep -qF "DP8,TP32" || fail "first frame: no strategy"
+echo "$screen" | grep -qF "step timeline" || fail "first frame: no timeline"
+
+# --- a Lua command shows its table in the output pane
+keys ':' 'link_util --group 4x4' Enter
+wait_for "by 4x4 tile" ":link_util --group 4x4"
+wait_for "y\\x     0    1    2    3" ":link_util table header"
+
+# --- Tab completes command names and flags
+keys ':' 'link_u' Tab '--gr' Tab
+wait_for ":link_util --group" "Tab completion"
+cap | tail -n 1 | grep -qx ":link_util --group *" || fail "Tab completion: '$(cap | tail -n 1)' on the command line"
+keys Escape
+sleep 0.3
+cap | tail -n 1 | grep -qF "link_util" && fail "Esc does not cancel the command line"
+
+# --- help overlay, closed by any key
+keys '?'
+wait_for "help (any key closes)" "? help"
+wait_for "q F10" "help lists quit"
+keys 'z'
+wait_gone "help (any key closes)" "help closes"
+
+# --- resize: too small, then back
+T resize-window -t ui -x 50 -y 15
+wait_for "terminal too small" "resize to 50x15"
+T resize-window -t ui -x 120 -y 40
+wait_for "figures" "resize back to 120x40"
+
+# --- a Lua error: the status line names file:line, the program keeps running
+keys ':' 'broken' Enter
+wait_for "broken.lua:3:" "Lua error in a command"
+keys ':' 'hot_links --top 3' Enter
+wait_for ":hot_links --top 3" "a command after the Lua error"
+[ -s "$tmp/rc" ] && fail "the program ended after a Lua error"
+
+# --- a broken policy stops with file:line and the screen goes on
+cat >"$tmp/bad_policy.lua" <<'EOF'
+wt.policy("bad_policy", {
+  on_step = function(session, result)
+    error("policy went wrong")
+  end
+})
+EOF
+keys ':' "policy $tmp/bad_policy.lua" Enter
+wait_for "policy bad_policy acts between steps" ":policy FILE"
+keys 'n'
+wait_for "bad_policy.lua:3: policy went wrong" "policy error shown"
+keys ':' 'units --top 2' Enter
+wait_for "units: " "a command after the policy error"
+
+# --- views, averages, zoom, themes, speed, mouse
+keys v
+wait_for "compute: " "v: the compute view"
+wait_for "compute util 0%" "v: the compute legend"
+keys v
+wait_for "memory fill 0%" "v: the memory view"
+keys v a
+wait_for "links: step average" "a: the step average"
+keys '-'
+wait_for "2x2 max" "-: zoom out to blocks"
+keys x
+wait_for "2x2 mean" "x: blocks show the mean"
+keys '=' x
+wait_gone "2x2" "=: fit the window again"
+keys t
+wait_for "theme light" "t: next theme"
+keys '>'
+wait_for "1 steps per second" "> faster"
+keys m
+wait_for "mouse on" "m: mouse on"
+keys m a
+
+# --- inspect and find
+keys '/' '2,3' Enter
+wait_for "unit 2,3: rank" "/ finds a unit"
+keys Enter
+wait_for "links out:" "Enter inspects"
+
+# --- faults and repair; save writes the scenario, tune reads it back
+keys ':' 'strategy TP32 --placement linear --checkpoint full --mem zero,act_int8,grad_fp8' Enter
+keys ':' 'fail 3,4,E' Enter
+keys 'n'
+wait_for "fail link 3,4,E" "fail a link"
+keys ':' "save $tmp/saved.yaml" Enter
+wait_for "saved $tmp/saved.yaml" ":save"
+grep -q '"3,4,E"' "$tmp/saved.yaml" || fail "the saved scenario lacks the failed link: $(cat "$tmp/saved.yaml")"
+grep -q 'strategy: "TP32"' "$tmp/saved.yaml" || fail "the saved scenario lacks the strategy"
+"$bin" tune --scenario "$tmp/saved.yaml" --steps 1 --format csv >"$tmp/tune.csv" 2>"$tmp/tune.err" ||
+    fail "tune --scenario: $(cat "$tmp/tune.err")"
+"$bin" tune $scenario --fail 3,4,E --strategy TP32 --steps 1 --format csv >"$tmp/tune2.csv" 2>&1
+cmp -s "$tmp/tune.csv" "$tmp/tune2.csv" || fail "the saved scenario does not run as the same flags"
+keys ':' 'repair' Enter
+keys 'n'
+wait_for "repair" ":repair"
+
+# --- q quits with status 0 and the terminal restored
+keys q
+wait_exit "q" && {
+    [ "$(cat "$tmp/rc")" = 0 ] || fail "q: exit status $(cat "$tmp/rc") ($(cat "$tmp/stderr"))"
+    restored "q"
+}
+
+# --- a search runs without freezing the screen, then y applies the best
+start ui $scenario
+wait_for "figures" "first frame (search)"
+keys ':' 'search --fix dp=1,pp=2 --only placement=tiles,collective=hier,checkpoint=full' Enter
+wait_for "search done" ":search"
+keys y
+wait_for "applied the search's best" "y applies the search"
+keys ':' 'quit' Enter
+wait_exit ":quit" && [ "$(cat "$tmp/rc")" = 0 ] || fail ":quit: exit status $(cat "$tmp/rc" 2>/dev/null)"
+
+# --- Ctrl-C restores the terminal
+start ui $scenario
+wait_for "figures" "first frame (Ctrl-C)"
+keys C-c
+wait_exit "Ctrl-C" && {
+    [ "$(cat "$tmp/rc")" = 130 ] || fail "Ctrl-C: exit status $(cat "$tmp/rc"), want 130"
+    restored "Ctrl-C"
+}
+
+# --- a fatal signal restores the terminal too
+start ui $scenario
+wait_for "figures" "first frame (SIGSEGV)"
+pid=$(pgrep -n -f "$bin ui $scenario")
+[ -n "$pid" ] && kill -SEGV "$pid"
+wait_exit "SIGSEGV" && {
+    [ "$(cat "$tmp/rc")" = 139 ] || fail "SIGSEGV: exit status $(cat "$tmp/rc"), want 139"
+    restored "SIGSEGV"
+}
+
+# --- bad input before the screen opens: one line, status 2
+start ui --theme nosuch_theme --strategy DP7,TP3
+wait_exit "bad strategy" && {
+    [ "$(cat "$tmp/rc")" = 2 ] || fail "bad strategy: status $(cat "$tmp/rc"), want 2"
+    grep -q -- "--strategy" "$tmp/stderr" || fail "bad strategy: stderr lacks --strategy: $(cat "$tmp/stderr")"
+}
+
+# --- a bad theme file: file:line:col in the status line, the default theme used
+printf 'name: broken\ngradient: ["#000000", "#12345g"]\n' >"$tmp/broken.yaml"
+start ui $scenario --theme "$tmp/broken.yaml"
+wait_for "broken.yaml:2:" "bad theme file"
+keys q
+wait_exit "q after a bad theme"
+
+# --- NO_COLOR: glyph density instead of colour
+T kill-server 2>/dev/null
+sock="wafertop-e2e-$$-nocolour"
+rm -f "$tmp/rc"
+T new-session -d -s ui -x 120 -y 40 \
+    "env NO_COLOR=1 LANG=C.UTF-8 TERM=tmux-256color '$bin' ui $scenario; echo \$? >'$tmp/rc'; sleep 600"
+wait_for "figures" "first frame (NO_COLOR)"
+wait_for "link util 0% ·" "NO_COLOR: the legend in glyph density"
+cap | grep -F "link util 0%" | grep -qF "▒▒▓▓" || fail "NO_COLOR: the legend lacks the density steps"
+cap | grep -qF "▀" && fail "NO_COLOR: half blocks drawn"
+keys q
+wait_exit "q (NO_COLOR)"
+
+# --- wafertop alone opens the screen on the default scenario
+start
+wait_for "figures" "wafertop with no arguments"
+wait_for "DP8,TATP16" "the default strategy"
+keys q
+wait_exit "q (no arguments)"
+
+# --- headless frames for make bench
+expect_ok ui $scenario --bench-frames 20
+grep -q "^bench ui_frame " "$tmp/out" || fail "--bench-frames prints no ui_frame line: $(cat "$tmp/out")"
+
+finish e2e_ui

@@ -1,0 +1,957 @@
+/* The screen's drawing parts without a terminal (tui/canvas.h, tui/theme.h,
+ * tui/view.h): canvas text, theme files and colour mapping, the mesh
+ * heatmap of real results (glyphs, colours, half-block pairing, blocks,
+ * faults), the legend, the whole frame and mouse hits. */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../tui/canvas.h"
+#include "../tui/theme.h"
+#include "../tui/view.h"
+
+#define HALF 0x2580u /* ▀ */
+
+/* A cell's glyph and colours, with a message that names the cell. */
+static void check_cell(const canvas *c, int x, int y, uint32_t ch, int fg, int bg)
+{
+    const canvas_cell *k = canvas_at(c, x, y);
+    if (!k)
+        fail_msg("cell %d,%d is off the %dx%d canvas", x, y, c->w, c->h);
+    if (k->ch != ch || k->fg != fg || k->bg != bg)
+        fail_msg("cell %d,%d: U+%04X fg %d bg %d, expected U+%04X fg %d bg %d", x, y, (unsigned)k->ch, k->fg, k->bg,
+                 (unsigned)ch, fg, bg);
+}
+
+static void new_canvas(canvas *c, int w, int h)
+{
+    memset(c, 0, sizeof *c);
+    assert_int_equal(canvas_resize(c, w, h), 0);
+    canvas_clear(c, TC_TEXT, TC_BACKGROUND);
+}
+
+/* s of a preset or a model file evaluated on wf with a placement. */
+static void eval(sim_result *r, const wafer *wf, const char *model_name, const char *text, place_kind pl)
+{
+    model m;
+    strategy s;
+    wt_err e;
+    if (model_load(model_name, &m, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    strategy_defaults(&s);
+    if (strategy_parse(text, &s, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    s.placement = pl;
+    if (sim_eval(r, wf, &m, &s, &e) != WT_OK)
+        fail_msg("sim_eval %s: %s", text, e.msg);
+}
+
+static size_t slot(const wafer *wf, int x, int y, int dir)
+{
+    return (size_t)wafer_unit(wf, x, y) * WAFER_NDIR + (size_t)dir;
+}
+
+/* ---- canvas ------------------------------------------------------------ */
+
+static void test_canvas_text(void **state)
+{
+    (void)state;
+    canvas c;
+    new_canvas(&c, 10, 3);
+    char row[64];
+
+    /* UTF-8 of 1, 2 and 3 bytes is one cell per code point */
+    assert_int_equal(canvas_text(&c, 0, 0, 10, "a\xc3\xa9\xe2\x96\x80z", TC_HOT, TC_GRID, CA_BOLD), 4);
+    check_cell(&c, 0, 0, 'a', TC_HOT, TC_GRID);
+    check_cell(&c, 1, 0, 0xE9, TC_HOT, TC_GRID);
+    check_cell(&c, 2, 0, HALF, TC_HOT, TC_GRID);
+    check_cell(&c, 3, 0, 'z', TC_HOT, TC_GRID);
+    assert_int_equal(canvas_at(&c, 3, 0)->attr, CA_BOLD);
+    check_cell(&c, 4, 0, ' ', TC_TEXT, TC_BACKGROUND);
+    assert_string_equal(canvas_row(&c, 0, row, sizeof row), "a\xc3\xa9\xe2\x96\x80z      ");
+
+    /* maxw clips; a bad byte is '?', a tab a blank, other controls vanish */
+    assert_int_equal(canvas_text(&c, 0, 1, 3, "abcdef", TC_TEXT, TC_BACKGROUND, 0), 3);
+    assert_string_equal(canvas_row(&c, 1, row, sizeof row), "abc       ");
+    assert_int_equal(canvas_text(&c, 0, 1, 10, "x\xff\ty\x01z", TC_TEXT, TC_BACKGROUND, 0), 5);
+    assert_string_equal(canvas_row(&c, 1, row, sizeof row), "x? yz     ");
+    /* a truncated lead byte at the end of the string is one '?' */
+    assert_int_equal(canvas_text(&c, 0, 1, 10, "ab\xe2\x96", TC_TEXT, TC_BACKGROUND, 0), 4);
+    assert_string_equal(canvas_row(&c, 1, row, sizeof row), "ab??z     ");
+
+    /* the canvas edge clips without wrapping to the next row */
+    canvas_text(&c, 8, 1, 10, "XYZ", TC_TEXT, TC_BACKGROUND, 0);
+    assert_string_equal(canvas_row(&c, 1, row, sizeof row), "ab??z   XY");
+    assert_string_equal(canvas_row(&c, 2, row, sizeof row), "          ");
+    assert_null(canvas_at(&c, 10, 1));
+    assert_null(canvas_at(&c, -1, 0));
+    canvas_text(&c, -2, 2, 10, "12345", TC_TEXT, TC_BACKGROUND, 0);
+    assert_string_equal(canvas_row(&c, 2, row, sizeof row), "345       ");
+    canvas_text(&c, 0, 3, 10, "off", TC_TEXT, TC_BACKGROUND, 0);
+    canvas_text(&c, 0, -1, 10, "off", TC_TEXT, TC_BACKGROUND, 0);
+    assert_false(canvas_find(&c, "off"));
+
+    /* printf, fill and attr */
+    assert_int_equal(canvas_printf(&c, 4, 2, 6, TC_ACCENT, TC_BACKGROUND, 0, "%d%%", 42), 3);
+    assert_string_equal(canvas_row(&c, 2, row, sizeof row), "345 42%   ");
+    canvas_fill(&c, 8, 0, 5, 5, '#', TC_DEAD, TC_HOT);
+    check_cell(&c, 9, 2, '#', TC_DEAD, TC_HOT);
+    check_cell(&c, 7, 2, ' ', TC_TEXT, TC_BACKGROUND);
+    canvas_attr(&c, 1, 2, 2, 1, CA_REVERSE);
+    assert_int_equal(canvas_at(&c, 0, 2)->attr, 0);
+    assert_int_equal(canvas_at(&c, 1, 2)->attr, CA_REVERSE);
+    assert_int_equal(canvas_at(&c, 2, 2)->attr, CA_REVERSE);
+    assert_int_equal(canvas_at(&c, 3, 2)->attr, 0);
+
+    /* find across rows, never across a row break */
+    assert_true(canvas_find(&c, "\xc3\xa9\xe2\x96\x80z"));
+    assert_true(canvas_find(&c, "42%"));
+    assert_false(canvas_find(&c, "##345"));
+    assert_false(canvas_find(&c, "a\xc3\xa9z"));
+
+    /* a short buffer keeps a prefix of the row, never a glyph further on */
+    assert_string_equal(canvas_row(&c, 0, row, 5), "a\xc3\xa9");
+    assert_string_equal(canvas_row(&c, 0, row, 7), "a\xc3\xa9\xe2\x96\x80");
+    assert_string_equal(canvas_row(&c, 5, row, sizeof row), "");
+
+    /* resize clears */
+    assert_int_equal(canvas_resize(&c, 4, 2), 0);
+    assert_int_equal(c.w, 4);
+    assert_int_equal(c.h, 2);
+    assert_string_equal(canvas_row(&c, 0, row, sizeof row), "    ");
+    canvas_free(&c);
+    assert_null(c.cells);
+}
+
+/* ---- themes ------------------------------------------------------------ */
+
+static void check_rgb(rgb c, int r, int g, int b)
+{
+    if (c.r != r || c.g != g || c.b != b)
+        fail_msg("colour %d,%d,%d, expected %d,%d,%d", c.r, c.g, c.b, r, g, b);
+}
+
+static void test_theme_default(void **state)
+{
+    (void)state;
+    theme def, file;
+    wt_err e;
+    theme_default(&def);
+    assert_string_equal(def.name, "default");
+    assert_int_equal(def.mono, 0);
+    check_rgb(def.colour[TC_BACKGROUND], 0, 0, 0);
+    check_rgb(def.colour[TC_TEXT], 0xd0, 0xd0, 0xd0);
+    check_rgb(def.colour[TC_DEAD], 0x80, 0x80, 0x80);
+    check_rgb(def.colour[TC_GRID], 0x4e, 0x4e, 0x4e);
+    /* six stops over 101 steps: stop k at step 20k, halfway at 20k + 10 */
+    check_rgb(def.colour[TC_GRAD0], 0x00, 0x5f, 0x87);
+    check_rgb(def.colour[TC_GRAD0 + 10], 0, (0x5f + 0x87) / 2, (0x87 + 0xaf) / 2);
+    check_rgb(def.colour[TC_GRAD0 + 20], 0x00, 0x87, 0xaf);
+    check_rgb(def.colour[TC_GRAD0 + 60], 0xff, 0xd7, 0x00);
+    check_rgb(def.colour[TC_GRAD0 + 100], 0xd7, 0x00, 0x00);
+    /* theme_grad rounds to the nearest percent and clamps */
+    assert_int_equal(theme_grad(0), TC_GRAD0);
+    assert_int_equal(theme_grad(0.004), TC_GRAD0);
+    assert_int_equal(theme_grad(0.005), TC_GRAD0 + 1);
+    assert_int_equal(theme_grad(0.97), TC_GRAD0 + 97);
+    assert_int_equal(theme_grad(1.5), TC_GRAD0 + 100);
+    assert_int_equal(theme_grad(-0.3), TC_GRAD0);
+
+    if (theme_load("themes/default.yaml", &file, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    assert_memory_equal(&file, &def, sizeof def);
+}
+
+/* Every file of themes/ parses and names itself after the file. */
+static void test_theme_files(void **state)
+{
+    (void)state;
+    DIR *d = opendir("themes");
+    assert_non_null(d);
+    struct dirent *de;
+    int n = 0, seen = 0;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".yaml"))
+            continue;
+        char path[512], name[256];
+        snprintf(path, sizeof path, "themes/%s", de->d_name);
+        snprintf(name, sizeof name, "%.*s", (int)(len - 5), de->d_name);
+        theme t;
+        wt_err e;
+        if (theme_load(path, &t, &e) != WT_OK)
+            fail_msg("%s", e.msg);
+        assert_string_equal(t.name, name);
+        assert_int_equal(t.mono, !strcmp(name, "mono"));
+        n++;
+        static const char *const stock[] = {"default", "light", "mono", "viridis"};
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(name, stock[i]))
+                seen |= 1 << i;
+    }
+    closedir(d);
+    assert_true(n >= 4);
+    assert_int_equal(seen, 15);
+
+    theme t;
+    assert_int_equal(theme_load("themes/viridis.yaml", &t, NULL), WT_OK);
+    check_rgb(t.colour[TC_GRAD0], 0x44, 0x01, 0x54);
+    check_rgb(t.colour[TC_GRAD0 + 100], 0xfd, 0xe7, 0x25);
+    /* step 50 of ten stops is halfway from #26828e to #1f9e89 */
+    check_rgb(t.colour[TC_GRAD0 + 50], 35, 144, 140);
+    check_rgb(t.colour[TC_HOT], 0xfd, 0xe7, 0x25);
+    assert_int_equal(theme_load("themes/mono.yaml", &t, NULL), WT_OK);
+    check_rgb(t.colour[TC_GRAD0 + 50], 128, 128, 128);
+    check_rgb(t.colour[TC_TEXT], 0xd0, 0xd0, 0xd0); /* not given: the default's */
+    assert_int_equal(theme_load("themes/light.yaml", &t, NULL), WT_OK);
+    check_rgb(t.colour[TC_BACKGROUND], 0xff, 0xff, 0xff);
+    check_rgb(t.colour[TC_GRAD0 + 100], 0x7f, 0x00, 0x00);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Each bad file fails with "path:line:col: message" and leaves the default. */
+static void test_theme_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *text;
+        int line, col;
+        const char *msg;
+    } bad[] = {
+        {"unknown.yaml", "name: x\ngradient: [\"#000000\", \"#ffffff\"]\ncolour: \"#ffffff\"\n", 3, 1,
+         "unknown key 'colour'"},
+        {"colour.yaml", "name: x\ngradient: [\"#000000\", \"#12345g\"]\n", 2, 23, "'#12345g' is not a colour"},
+        {"short.yaml", "name: x\ngradient: [\"#000000\", \"#12345\"]\n", 2, 23, "'#12345' is not a colour"},
+        {"sign.yaml", "name: x\ngradient: [\"#000000\", \"#-10000\"]\n", 2, 23, "'#-10000' is not a colour"},
+        {"blank.yaml", "name: x\ngradient: [\"#000000\", \"# 1 2 3\"]\n", 2, 23, "'# 1 2 3' is not a colour"},
+        {"named.yaml", "name: x\ngradient: [\"#000000\", \"#ffffff\"]\ndead: red\n", 3, 7, "'red' is not a colour"},
+        {"onestop.yaml", "name: x\ngradient: [\"#000000\"]\n", 2, 11, "a gradient has 2 to 16 stops, not 1"},
+        {"mono.yaml", "name: x\ngradient: [\"#000000\", \"#ffffff\"]\nmono: yes\n", 3, 7,
+         "mono must be true or false"},
+        {"list.yaml", "- a\n- b\n", 1, 1, "expected a mapping of keys at the top level, found a list"},
+        {"missing.yaml", "name: x\n", 1, 1, "missing required key 'gradient'"},
+    };
+    char dir[] = "/tmp/wt_test_canvas_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    theme def;
+    theme_default(&def);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[256], where[300];
+        snprintf(path, sizeof path, "%s/%s", dir, bad[i].file);
+        write_file(path, bad[i].text);
+        theme t;
+        wt_err e;
+        assert_int_equal(theme_load("themes/viridis.yaml", &t, NULL), WT_OK);
+        if (theme_load(path, &t, &e) != WT_EINPUT)
+            fail_msg("%s: loaded", bad[i].file);
+        snprintf(where, sizeof where, "%s:%d:%d: ", path, bad[i].line, bad[i].col);
+        if (strncmp(e.msg, where, strlen(where)) || !strstr(e.msg, bad[i].msg))
+            fail_msg("%s: got \"%s\", expected \"%s%s...\"", bad[i].file, e.msg, where, bad[i].msg);
+        assert_memory_equal(&t, &def, sizeof def);
+        assert_int_equal(unlink(path), 0);
+    }
+    /* a file that is not there */
+    char path[256];
+    snprintf(path, sizeof path, "%s/none.yaml", dir);
+    theme t;
+    wt_err e;
+    assert_int_equal(theme_load("themes/light.yaml", &t, NULL), WT_OK);
+    assert_int_not_equal(theme_load(path, &t, &e), WT_OK);
+    assert_non_null(strstr(e.msg, "none.yaml"));
+    assert_memory_equal(&t, &def, sizeof def);
+    /* upper-case hex is a colour */
+    snprintf(path, sizeof path, "%s/upper.yaml", dir);
+    write_file(path, "name: up\ngradient: [\"#00FF00\", \"#Ff0000\"]\n");
+    assert_int_equal(theme_load(path, &t, &e), WT_OK);
+    check_rgb(t.colour[TC_GRAD0], 0, 255, 0);
+    check_rgb(t.colour[TC_GRAD0 + 100], 255, 0, 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_theme_nearest(void **state)
+{
+    (void)state;
+    /* 256 colours: the cube 16 + 36r + 6g + b over levels 0 95 135 175 215
+     * 255, or the grey ramp 232 + k for 8 + 10k */
+    assert_int_equal(theme_nearest((rgb){255, 0, 0}, 256), 196);
+    assert_int_equal(theme_nearest((rgb){128, 128, 128}, 256), 244);
+    assert_int_equal(theme_nearest((rgb){0, 0, 0}, 256), 16);
+    assert_int_equal(theme_nearest((rgb){255, 255, 255}, 256), 231);
+    assert_int_equal(theme_nearest((rgb){95, 175, 255}, 256), 75);
+    assert_int_equal(theme_nearest((rgb){0x30, 0x30, 0x30}, 256), 236);
+    assert_int_equal(theme_nearest((rgb){18, 18, 18}, 256), 233);
+    assert_int_equal(theme_nearest((rgb){0xd7, 0, 0}, 256), 160);
+    /* 16: xterm's basic colours, bright ones from 8 */
+    assert_int_equal(theme_nearest((rgb){255, 0, 0}, 16), 9);
+    assert_int_equal(theme_nearest((rgb){205, 0, 0}, 16), 1);
+    assert_int_equal(theme_nearest((rgb){128, 128, 128}, 16), 8);
+    assert_int_equal(theme_nearest((rgb){0, 0, 128}, 16), 4);
+    assert_int_equal(theme_nearest((rgb){255, 255, 255}, 16), 15);
+    /* 8: the first eight only */
+    assert_int_equal(theme_nearest((rgb){255, 0, 0}, 8), 1);
+    assert_int_equal(theme_nearest((rgb){0, 255, 0}, 8), 2);
+    assert_int_equal(theme_nearest((rgb){0, 0, 255}, 8), 4);
+    assert_int_equal(theme_nearest((rgb){0, 255, 255}, 8), 6);
+    assert_int_equal(theme_nearest((rgb){255, 255, 255}, 8), 7);
+    assert_int_equal(theme_nearest((rgb){10, 10, 10}, 8), 0);
+}
+
+/* ---- the mesh ---------------------------------------------------------- */
+
+static view_state links_view(const sim_result *r, const double *util, const theme *th)
+{
+    view_state v;
+    memset(&v, 0, sizeof v);
+    v.r = r;
+    v.link_util = util;
+    v.th = th;
+    v.phase = -1;
+    v.output_top = -1;
+    return v;
+}
+
+/* A result on a wafer, the default theme, a link utilisation of 0 on every
+ * link slot, a link view of the three and a canvas: what every mesh test
+ * draws with. */
+typedef struct fixture {
+    wafer wf;
+    sim_result r;
+    theme th;
+    double *util; /* wafer_nlinks(&wf) of them */
+    view_state v;
+    canvas c;
+} fixture;
+
+/* gpt3-6.7b text with placement pl on f->wf, which the caller has made, and
+ * the rest with a w x h canvas. */
+static void fixture_eval(fixture *f, const char *text, place_kind pl, int w, int h)
+{
+    eval(&f->r, &f->wf, "gpt3-6.7b", text, pl);
+    theme_default(&f->th);
+    f->util = calloc(wafer_nlinks(&f->wf), sizeof *f->util);
+    assert_non_null(f->util);
+    f->v = links_view(&f->r, f->util, &f->th);
+    new_canvas(&f->c, w, h);
+}
+
+/* A 4x4 wafer and gpt3-6.7b TP16 on it: every unit busy. */
+static void fixture_4x4(fixture *f, int w, int h)
+{
+    assert_int_equal(wafer_init(&f->wf, 4, 4, 1, 1, NULL), WT_OK);
+    fixture_eval(f, "TP16", PLACE_TILES, w, h);
+}
+
+static void fixture_close(fixture *f)
+{
+    canvas_free(&f->c);
+    free(f->util);
+    sim_free(&f->r);
+    wafer_free(&f->wf);
+}
+
+/* What a grid cell of a zoom-1 link view must show, from the wafer and the
+ * utilisation array alone: -1 gap, -2 unit, -3 dead, else the util. */
+static double expected_detail(const wafer *wf, const double *util, int gx, int gy)
+{
+    int x = gx / 2, y = gy / 2;
+    if (gx % 2 == 0 && gy % 2 == 0)
+        return wf->unit_dead[wafer_unit(wf, x, y)] ? -3 : -2;
+    if (gx % 2 && gy % 2)
+        return -1;
+    int a = gx % 2 ? WAFER_E : WAFER_S, b = gx % 2 ? WAFER_W : WAFER_N;
+    int x2 = gx % 2 ? x + 1 : x, y2 = gx % 2 ? y : y + 1;
+    if (!wafer_link_usable(wf, wafer_unit(wf, x, y), a))
+        return -3;
+    return fmax(util[slot(wf, x, y, a)], util[slot(wf, x2, y2, b)]);
+}
+
+static int expected_colour(double val)
+{
+    return val == -3 ? TC_DEAD : val == -2 ? TC_GRID : val == -1 ? TC_BACKGROUND : theme_grad(val);
+}
+
+/* Every cell of f's 4x4 mesh drawn at zoom 1, scale 1 in the 7x4 area at
+ * (x0, y0), against the reference. */
+static void check_detail_4x4(const fixture *f, int x0, int y0)
+{
+    for (int row = 0; row < 4; row++)
+        for (int col = 0; col < 7; col++) {
+            int up = expected_colour(expected_detail(&f->wf, f->util, col, 2 * row));
+            int lower =
+                2 * row + 1 < 7 ? expected_colour(expected_detail(&f->wf, f->util, col, 2 * row + 1)) : TC_BACKGROUND;
+            check_cell(&f->c, x0 + col, y0 + row, HALF, up, lower);
+        }
+}
+
+/* Zoom 1 on a 4x4 mesh in a 7x4 area: one pixel per grid cell. */
+static void test_mesh_4x4_glyphs(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 12, 6);
+    f.util[slot(&f.wf, 0, 0, WAFER_E)] = 0.5;  /* grid (1, 0) */
+    f.util[slot(&f.wf, 1, 1, WAFER_S)] = 0.25; /* grid (2, 3) */
+    f.util[slot(&f.wf, 2, 2, WAFER_W)] = 0.8;  /* grid (3, 4) */
+    f.util[slot(&f.wf, 1, 2, WAFER_E)] = 0.1;  /* the same link the other way: the busier wins */
+    f.v.zoom = 1;
+
+    int dead;
+    assert_true(view_cell_value(&f.v, 1, 0, &dead) == 0.5);
+    assert_int_equal(dead, 0);
+    assert_true(view_cell_value(&f.v, 0, 0, &dead) == -2);
+    assert_int_equal(dead, 0);
+    assert_true(view_cell_value(&f.v, 1, 1, &dead) < 0 && view_cell_value(&f.v, 1, 1, &dead) != -2);
+    assert_true(view_cell_value(&f.v, 2, 3, &dead) == 0.25);
+    assert_true(view_cell_value(&f.v, 3, 4, &dead) == 0.8);
+    assert_true(view_cell_value(&f.v, 5, 6, &dead) == 0);
+    assert_true(view_cell_value(&f.v, 6, 5, &dead) == 0);
+    int gw, gh;
+    view_grid_size(&f.wf, 1, &gw, &gh);
+    assert_int_equal(gw, 7);
+    assert_int_equal(gh, 7);
+    assert_int_equal(view_fit_zoom(&f.wf, 7, 4, 0), 1);
+    assert_int_equal(view_fit_zoom(&f.wf, 7, 3, 0), 2);
+
+    view_rect a = {2, 1, 7, 4};
+    view_draw_mesh(&f.c, &f.v, a);
+    assert_int_equal(f.v.zoom, 1);
+    assert_int_equal(f.v.scale, 1);
+    /* row 0 shows grid rows 0 (units y=0) and 1 (links to y=1, gaps) */
+    check_cell(&f.c, 2, 1, HALF, TC_GRID, TC_GRAD0);
+    check_cell(&f.c, 3, 1, HALF, TC_GRAD0 + 50, TC_BACKGROUND);
+    check_cell(&f.c, 4, 1, HALF, TC_GRID, TC_GRAD0);
+    check_cell(&f.c, 5, 1, HALF, TC_GRAD0, TC_BACKGROUND);
+    /* row 1: grid rows 2 and 3; the link (1,1)->(1,2) is under unit (1,1) */
+    check_cell(&f.c, 4, 2, HALF, TC_GRID, TC_GRAD0 + 25);
+    /* row 2: grid rows 4 and 5; (1,2)-(2,2) at 0.1 east and 0.8 west */
+    check_cell(&f.c, 5, 3, HALF, TC_GRAD0 + 80, TC_BACKGROUND);
+    /* row 3: grid row 6 and nothing below */
+    check_cell(&f.c, 2, 4, HALF, TC_GRID, TC_BACKGROUND);
+    check_cell(&f.c, 3, 4, HALF, TC_GRAD0, TC_BACKGROUND);
+    /* every cell, against the reference */
+    check_detail_4x4(&f, a.x, a.y);
+    /* nothing outside the area; the cursor (0,0) reversed */
+    for (int y = 0; y < 6; y++)
+        for (int x = 0; x < 12; x++)
+            if (x < a.x || x >= a.x + a.w || y < a.y || y >= a.y + a.h)
+                check_cell(&f.c, x, y, ' ', TC_TEXT, TC_BACKGROUND);
+    assert_int_equal(canvas_at(&f.c, 2, 1)->attr, CA_REVERSE);
+    assert_int_equal(canvas_at(&f.c, 3, 1)->attr, 0);
+    assert_int_equal(canvas_at(&f.c, 2, 2)->attr, 0);
+
+    /* mono: one grid row per cell, density glyphs */
+    f.v.mono = 1;
+    f.v.zoom = 0;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_rect am = {0, 0, 7, 7};
+    view_draw_mesh(&f.c, &f.v, am);
+    assert_int_equal(f.v.zoom, 1);
+    check_cell(&f.c, 0, 0, '+', TC_TEXT, TC_BACKGROUND);
+    check_cell(&f.c, 1, 0, 0x2592, TC_TEXT, TC_BACKGROUND); /* 0.5: ▒ */
+    check_cell(&f.c, 1, 1, ' ', TC_TEXT, TC_BACKGROUND);    /* a gap */
+    check_cell(&f.c, 0, 1, 0x00B7, TC_TEXT, TC_BACKGROUND); /* 0: · */
+    check_cell(&f.c, 2, 3, 0x2591, TC_TEXT, TC_BACKGROUND); /* 0.25: ░ */
+    check_cell(&f.c, 3, 4, 0x2593, TC_TEXT, TC_BACKGROUND); /* 0.8: ▓ */
+
+    fixture_close(&f);
+}
+
+/* The same drawing on real traffic: sim_link_util of TP16 on the 4x4 mesh. */
+static void test_mesh_real_traffic(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 7, 4);
+    double max = 0;
+    int loaded = 0;
+    for (size_t l = 0; l < wafer_nlinks(&f.wf); l++) {
+        f.util[l] = sim_link_util(&f.r, l);
+        max = fmax(max, f.util[l]);
+        loaded += f.util[l] > 0;
+    }
+    assert_true(loaded > 0 && loaded < 48);
+    assert_true(fabs(max - f.r.max_link_util) <= 1e-12 * max); /* the same figure, in another order */
+    assert_true(theme_grad(max) > TC_GRAD0); /* the busy links are not coloured as idle ones */
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    check_detail_4x4(&f, 0, 0);
+    /* each cell is now as the reference says: count its colours */
+    int hot = 0, idle = 0;
+    for (int row = 0; row < 4; row++)
+        for (int col = 0; col < 7; col++) {
+            const canvas_cell *k = canvas_at(&f.c, col, row);
+            hot += k->fg == theme_grad(max) || k->bg == theme_grad(max);
+            idle += k->fg == TC_GRAD0 || k->bg == TC_GRAD0;
+        }
+    assert_true(hot > 0 && idle > 0);
+
+    /* the compute view: units by their stage's busy share, no links */
+    f.v.mode = VIEW_COMPUTE;
+    int dead;
+    double busy = f.r.stage_busy[0] / f.r.step_time_s;
+    assert_true(busy > 0.5 && busy < 1);
+    assert_true(view_cell_value(&f.v, 0, 0, &dead) == busy);
+    assert_true(view_cell_value(&f.v, 6, 6, &dead) == busy);
+    assert_true(view_cell_value(&f.v, 1, 0, &dead) == -1);
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    check_cell(&f.c, 0, 0, HALF, theme_grad(busy), TC_BACKGROUND);
+    check_cell(&f.c, 1, 0, HALF, TC_BACKGROUND, TC_BACKGROUND);
+    check_cell(&f.c, 2, 1, HALF, theme_grad(busy), TC_BACKGROUND);
+    /* the memory view: the stage's memory over a unit's capacity */
+    f.v.mode = VIEW_MEMORY;
+    double fill = fmin(1, f.r.stage_mem[0] / wafer_unit_capacity(&f.wf));
+    assert_true(fill > 0);
+    assert_true(view_cell_value(&f.v, 2, 2, &dead) == fill);
+
+    fixture_close(&f);
+}
+
+/* Scale 2: the pixels of one terminal cell are consecutive pixel rows,
+ * upper in the foreground, lower in the background. */
+static void test_half_block_pairing(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 11, 6);
+    f.util[slot(&f.wf, 0, 0, WAFER_E)] = 0.1;
+    f.util[slot(&f.wf, 1, 0, WAFER_S)] = 0.3;
+    f.util[slot(&f.wf, 1, 1, WAFER_S)] = 0.6;
+    f.util[slot(&f.wf, 3, 3, WAFER_N)] = 0.9;
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 11, 6});
+    /* 4 units of 2 pixels and 3 links of 1: 11 x 11 pixels, 6 rows */
+    assert_int_equal(f.v.zoom, 1);
+    assert_int_equal(f.v.scale, 2);
+    /* unit (1,0) is pixels 3-4 across, 0-1 down: both halves of row 0 */
+    check_cell(&f.c, 3, 0, HALF, TC_GRID, TC_GRID);
+    check_cell(&f.c, 2, 0, HALF, TC_GRAD0 + 10, TC_GRAD0 + 10);
+    /* row 1 = pixel rows 2 (the link below unit (1,0)) and 3 (unit (1,1)) */
+    check_cell(&f.c, 3, 1, HALF, TC_GRAD0 + 30, TC_GRID);
+    check_cell(&f.c, 4, 1, HALF, TC_GRAD0 + 30, TC_GRID);
+    check_cell(&f.c, 2, 1, HALF, TC_BACKGROUND, TC_GRAD0);
+    /* row 2 = pixel rows 4 (unit (1,1)) and 5 (the link below it) */
+    check_cell(&f.c, 3, 2, HALF, TC_GRID, TC_GRAD0 + 60);
+    /* row 5 = pixel row 10 (units y=3) and nothing */
+    check_cell(&f.c, 9, 5, HALF, TC_GRID, TC_BACKGROUND);
+    /* the link (3,2)-(3,3): pixel row 8, the upper half of row 4 */
+    check_cell(&f.c, 9, 4, HALF, TC_GRAD0 + 90, TC_GRID);
+    /* everything: pixel p of an axis is grid 2 * (p / 3) + (p % 3 == 2) */
+    for (int row = 0; row < 6; row++)
+        for (int col = 0; col < 11; col++) {
+            int gx = 2 * (col / 3) + (col % 3 == 2), p0 = 2 * row, p1 = 2 * row + 1;
+            int up = expected_colour(expected_detail(&f.wf, f.util, gx, 2 * (p0 / 3) + (p0 % 3 == 2)));
+            int lo = p1 < 11 ? expected_colour(expected_detail(&f.wf, f.util, gx, 2 * (p1 / 3) + (p1 % 3 == 2)))
+                             : TC_BACKGROUND;
+            check_cell(&f.c, col, row, HALF, up, lo);
+        }
+    /* the cursor at (1,1) covers its 2x2 pixels: columns 3-4 of rows 1-2 */
+    f.v.cx = f.v.cy = 1;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 11, 6});
+    for (int row = 0; row < 6; row++)
+        for (int col = 0; col < 11; col++)
+            assert_int_equal(canvas_at(&f.c, col, row)->attr,
+                             (row == 1 || row == 2) && (col == 3 || col == 4) ? CA_REVERSE : 0);
+    fixture_close(&f);
+}
+
+/* Faults: a dead unit, a dead link and a dead 2x2 block are TC_DEAD. */
+static void test_dead(void **state)
+{
+    (void)state;
+    fixture f;
+    wt_err e;
+    assert_int_equal(wafer_init(&f.wf, 4, 4, 1, 1, NULL), WT_OK);
+    assert_int_equal(wafer_fail_unit(&f.wf, 1, 1, &e), WT_OK);
+    assert_int_equal(wafer_fail_link(&f.wf, 2, 0, WAFER_E, &e), WT_OK);
+    for (int y = 2; y < 4; y++)
+        for (int x = 2; x < 4; x++)
+            assert_int_equal(wafer_fail_unit(&f.wf, x, y, &e), WT_OK);
+    fixture_eval(&f, "DP2,TP4", PLACE_LINEAR, 7, 4);
+    assert_int_equal(f.r.units_live, 11);
+    f.util[slot(&f.wf, 2, 0, WAFER_E)] = 0.7; /* on the dead link: ignored */
+    f.util[slot(&f.wf, 1, 0, WAFER_S)] = 1.0; /* into the dead unit: ignored */
+    f.util[slot(&f.wf, 0, 0, WAFER_E)] = 0.2;
+    f.util[slot(&f.wf, 1, 0, WAFER_E)] = 0.9;
+    f.v.zoom = 1;
+
+    int dead;
+    assert_true(view_cell_value(&f.v, 2, 2, &dead) == 0 && dead);      /* unit (1,1) */
+    assert_true(view_cell_value(&f.v, 1, 2, &dead) == 0 && dead);      /* (0,1)-(1,1) */
+    assert_true(view_cell_value(&f.v, 2, 1, &dead) == 0 && dead);      /* (1,0)-(1,1) */
+    assert_true(view_cell_value(&f.v, 5, 0, &dead) == 0 && dead);      /* (2,0)-(3,0) */
+    assert_true(view_cell_value(&f.v, 4, 0, &dead) == -2 && !dead);    /* unit (2,0) */
+    assert_true(view_cell_value(&f.v, 3, 0, &dead) == 0.9 && !dead);   /* (1,0)-(2,0) */
+    assert_true(view_cell_value(&f.v, 4, 3, &dead) == 0 && dead);      /* (2,1)-(2,2) */
+    assert_true(view_cell_value(&f.v, 6, 1, &dead) == 0 && !dead);     /* (3,0)-(3,1) */
+
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    check_cell(&f.c, 2, 1, HALF, TC_DEAD, TC_DEAD);        /* unit (1,1) over its link south */
+    check_cell(&f.c, 5, 0, HALF, TC_DEAD, TC_BACKGROUND);  /* the dead link over a gap */
+    check_cell(&f.c, 4, 2, HALF, TC_DEAD, TC_DEAD);        /* unit (2,2) over its link south */
+    check_cell(&f.c, 3, 0, HALF, TC_GRAD0 + 90, TC_BACKGROUND);
+    check_detail_4x4(&f, 0, 0);
+
+    /* mono marks them 'x' in the dead colour */
+    f.v.mono = 1;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    check_cell(&f.c, 2, 2, 'x', TC_DEAD, TC_BACKGROUND);
+    check_cell(&f.c, 5, 0, 'x', TC_DEAD, TC_BACKGROUND);
+    f.v.mono = 0;
+
+    /* blocks of 2x2: (1,1) has no live unit; (0,0) has three, whose six
+     * usable links (not those off the mesh or into (1,1)) hold 0.2 and 0.9 */
+    f.v.zoom = 2;
+    assert_true(view_cell_value(&f.v, 1, 1, &dead) == 0 && dead);
+    assert_true(view_cell_value(&f.v, 0, 0, &dead) == 0.9 && !dead);
+    f.v.mean = 1;
+    assert_true(fabs(view_cell_value(&f.v, 0, 0, &dead) - 1.1 / 6) < 1e-12 && !dead);
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    check_cell(&f.c, 0, 0, HALF, TC_GRAD0 + 18, TC_GRAD0);
+    check_cell(&f.c, 1, 0, HALF, TC_GRAD0, TC_DEAD);
+    check_cell(&f.c, 2, 0, ' ', TC_TEXT, TC_BACKGROUND);
+    f.v.mean = 0;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    check_cell(&f.c, 0, 0, HALF, TC_GRAD0 + 90, TC_GRAD0);
+
+    /* the legend names the dead mark */
+    canvas big;
+    new_canvas(&big, 80, 1);
+    view_draw_legend(&big, &f.v, (view_rect){0, 0, 80, 1});
+    assert_true(canvas_find(&big, "\xe2\x9c\x95" "dead"));
+    canvas_free(&big);
+    fixture_close(&f);
+}
+
+/* A 64x64 mesh in 20x10 cells: blocks of 4x4 units, max or mean. */
+static void test_aggregation(void **state)
+{
+    (void)state;
+    fixture f;
+    assert_int_equal(wafer_init(&f.wf, 64, 64, 1, 1, NULL), WT_OK);
+    fixture_eval(&f, "DP128,TP32", PLACE_TILES, 22, 12);
+    size_t nl = wafer_nlinks(&f.wf);
+    for (size_t l = 0; l < nl; l++)
+        f.util[l] = sim_link_inv_bw(&f.wf, l) > 0 ? 0.1 : 0;
+    f.util[slot(&f.wf, 13, 6, WAFER_E)] = 0.97; /* in block (3, 1) */
+
+    /* 127 grid cells do not fit 20 columns: 64 / 20 rounds up to 4 */
+    assert_int_equal(view_fit_zoom(&f.wf, 20, 10, 0), 4);
+    assert_int_equal(view_fit_zoom(&f.wf, 20, 10, 1), 7);
+    assert_int_equal(view_fit_zoom(&f.wf, 200, 100, 0), 1);
+    int gw, gh;
+    view_grid_size(&f.wf, 4, &gw, &gh);
+    assert_int_equal(gw, 16);
+    assert_int_equal(gh, 16);
+    view_grid_size(&f.wf, 7, &gw, &gh);
+    assert_int_equal(gw, 10);
+
+    view_rect a = {1, 1, 20, 10};
+    view_draw_mesh(&f.c, &f.v, a);
+    assert_int_equal(f.v.zoom, 4);
+    assert_int_equal(f.v.scale, 1);
+    /* 16 x 16 blocks: 16 columns, 8 rows of two blocks each */
+    for (int row = 0; row < 10; row++)
+        for (int col = 0; col < 20; col++) {
+            if (row >= 8 || col >= 16) {
+                check_cell(&f.c, a.x + col, a.y + row, ' ', TC_TEXT, TC_BACKGROUND);
+                continue;
+            }
+            int up = col == 3 && 2 * row == 1 ? TC_GRAD0 + 97 : TC_GRAD0 + 10;
+            int lo = col == 3 && 2 * row + 1 == 1 ? TC_GRAD0 + 97 : TC_GRAD0 + 10;
+            check_cell(&f.c, a.x + col, a.y + row, HALF, up, lo);
+        }
+    int dead;
+    assert_true(view_cell_value(&f.v, 3, 1, &dead) == 0.97 && !dead);
+    assert_true(view_cell_value(&f.v, 3, 0, &dead) == 0.1);
+
+    /* the mean: block (3,1) is inside the mesh, so its 16 units have 64
+     * usable links, 63 at 0.1 and one at 0.97 */
+    f.v.mean = 1;
+    assert_true(fabs(view_cell_value(&f.v, 3, 1, &dead) - (63 * 0.1 + 0.97) / 64) < 1e-12);
+    /* the corner block (0,0) has 64 - 8 links leaving the mesh edge */
+    assert_true(fabs(view_cell_value(&f.v, 0, 0, &dead) - 0.1) < 1e-12);
+    f.util[slot(&f.wf, 0, 0, WAFER_W)] = 1.0; /* leaves the mesh: never counted */
+    f.util[slot(&f.wf, 0, 0, WAFER_E)] = 0.66;
+    assert_true(fabs(view_cell_value(&f.v, 0, 0, &dead) - (55 * 0.1 + 0.66) / 56) < 1e-12);
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, a);
+    check_cell(&f.c, a.x + 3, a.y, HALF, TC_GRAD0 + 10, TC_GRAD0 + 11); /* 0.1136 */
+    check_cell(&f.c, a.x, a.y, HALF, TC_GRAD0 + 11, TC_GRAD0 + 10);     /* 0.1100 */
+    check_cell(&f.c, a.x + 4, a.y, HALF, TC_GRAD0 + 10, TC_GRAD0 + 10);
+    f.v.mean = 0;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, a);
+    check_cell(&f.c, a.x, a.y, HALF, TC_GRAD0 + 66, TC_GRAD0 + 10);
+
+    /* the legend says what a block shows */
+    canvas leg;
+    new_canvas(&leg, 90, 1);
+    view_draw_legend(&leg, &f.v, (view_rect){0, 0, 90, 1});
+    assert_true(canvas_find(&leg, " 4x4 max"));
+    f.v.mean = 1;
+    view_draw_legend(&leg, &f.v, (view_rect){0, 0, 90, 1});
+    assert_true(canvas_find(&leg, " 4x4 mean"));
+
+    /* a click lands on the first unit of the block in the upper half */
+    int ux, uy;
+    assert_true(view_unit_at(&f.v, a, a.x + 3, a.y + 2, &ux, &uy));
+    assert_int_equal(ux, 12);
+    assert_int_equal(uy, 16);
+    assert_true(view_unit_at(&f.v, a, a.x + 15, a.y + 7, &ux, &uy));
+    assert_int_equal(ux, 60);
+    assert_int_equal(uy, 56);
+    assert_false(view_unit_at(&f.v, a, a.x + 16, a.y, &ux, &uy));
+    assert_false(view_unit_at(&f.v, a, a.x, a.y + 8, &ux, &uy));
+
+    canvas_free(&leg);
+    fixture_close(&f);
+}
+
+/* ---- the legend -------------------------------------------------------- */
+
+static void test_legend(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 80, 2);
+    f.v.zoom = 1;
+    char row[512];
+
+    /* 70 columns: "link util 0% " (13), a bar of 70 - 13 - 24 = 33, " 100%  ",
+     * the dead mark, "dead" */
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 70, 1});
+    canvas_row(&f.c, 0, row, sizeof row);
+    assert_memory_equal(row, "link util 0% ", 13);
+    assert_memory_equal(row + 13 + 33, " 100%  \xe2\x9c\x95" "dead  ", 16);
+    for (int i = 0; i < 33; i++)
+        check_cell(&f.c, 13 + i, 0, ' ', TC_TEXT, theme_grad(i / 32.0));
+    check_cell(&f.c, 13, 0, ' ', TC_TEXT, TC_GRAD0);
+    check_cell(&f.c, 13 + 32, 0, ' ', TC_TEXT, TC_GRAD0 + 100);
+    for (int i = 1; i < 33; i++)
+        assert_true(canvas_at(&f.c, 13 + i, 0)->bg > canvas_at(&f.c, 12 + i, 0)->bg);
+    check_cell(&f.c, 13 + 33 + 7, 0, 0x2715, TC_DEAD, TC_BACKGROUND);
+    assert_false(canvas_find(&f.c, "max"));
+    /* at most 40 cells of bar */
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 1, 80, 1});
+    assert_int_equal(canvas_at(&f.c, 13 + 39, 1)->bg, TC_GRAD0 + 100);
+    assert_int_equal(canvas_at(&f.c, 13 + 20, 1)->bg, theme_grad(20 / 39.0));
+    check_cell(&f.c, 13 + 40, 1, ' ', TC_TEXT, TC_BACKGROUND);
+    check_cell(&f.c, 13 + 41, 1, '1', TC_TEXT, TC_BACKGROUND);
+
+    /* mono: density glyphs from · to █ on the background */
+    f.v.mono = 1;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 70, 1});
+    check_cell(&f.c, 13, 0, 0x00B7, TC_TEXT, TC_BACKGROUND);
+    check_cell(&f.c, 13 + 3, 0, 0x00B7, TC_TEXT, TC_BACKGROUND);  /* 0.094 */
+    check_cell(&f.c, 13 + 4, 0, 0x2591, TC_TEXT, TC_BACKGROUND);  /* 0.125 */
+    check_cell(&f.c, 13 + 16, 0, 0x2592, TC_TEXT, TC_BACKGROUND); /* 0.5 */
+    check_cell(&f.c, 13 + 27, 0, 0x2593, TC_TEXT, TC_BACKGROUND); /* 0.844 */
+    check_cell(&f.c, 13 + 28, 0, 0x2588, TC_TEXT, TC_BACKGROUND); /* 0.875 */
+    check_cell(&f.c, 13 + 32, 0, 0x2588, TC_TEXT, TC_BACKGROUND);
+    check_cell(&f.c, 13 + 33 + 7, 0, 'x', TC_DEAD, TC_BACKGROUND);
+    canvas_row(&f.c, 0, row, sizeof row);
+    assert_memory_equal(row, "link util 0% \xc2\xb7", 15);
+    assert_non_null(strstr(row, "\xe2\x96\x88 100%  xdead"));
+
+    /* the other views name themselves */
+    f.v.mono = 0;
+    f.v.mode = VIEW_COMPUTE;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 70, 1});
+    assert_memory_equal(canvas_row(&f.c, 0, row, sizeof row), "compute util 0% ", 16);
+    f.v.mode = VIEW_MEMORY;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 70, 1});
+    assert_memory_equal(canvas_row(&f.c, 0, row, sizeof row), "memory fill 0% ", 15);
+    assert_true(canvas_find(&f.c, " 100%"));
+
+    fixture_close(&f);
+}
+
+/* ---- the whole frame --------------------------------------------------- */
+
+static int row_has(const canvas *c, int y, const char *text)
+{
+    char row[4096];
+    return strstr(canvas_row(c, y, row, sizeof row), text) != NULL;
+}
+
+/* The panel's sections at (x, y): heading rows, and hot-link rows that read
+ * "x,y D p%" from first to last. */
+static void check_panel(const canvas *c, int x, int figures, int hot, int timeline, int sparkline, int first, int last)
+{
+    assert_true(row_has(c, figures, " figures "));
+    assert_true(row_has(c, hot, " hottest links "));
+    if (timeline >= 0)
+        assert_true(row_has(c, timeline, " step timeline "));
+    else
+        assert_false(canvas_find(c, " step timeline "));
+    if (sparkline >= 0)
+        assert_true(row_has(c, sparkline, " step time "));
+    else
+        assert_false(canvas_find(c, " step time "));
+    for (int y = first; y <= last; y++) {
+        char row[4096], dir;
+        int ux, uy;
+        double p;
+        const canvas_cell *k = canvas_at(c, x, y);
+        assert_non_null(k);
+        canvas_row(c, y, row, sizeof row);
+        /* the panel starts at column x; every cell before it is one byte or a mesh glyph */
+        const char *s = row;
+        for (int i = 0; i < x; i++)
+            s += (unsigned char)*s < 0x80 ? 1 : (unsigned char)*s < 0xE0 ? 2 : 3;
+        if (sscanf(s, "%d,%d %c %lf%%", &ux, &uy, &dir, &p) != 4)
+            fail_msg("row %d is not a hot link: \"%s\"", y, s);
+    }
+}
+
+static void test_view_draw(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 120, 40);
+    for (size_t l = 0; l < wafer_nlinks(&f.wf); l++)
+        f.util[l] = sim_link_util(&f.r, l);
+    f.v.history[0] = 1;
+    f.v.history[1] = 2;
+    f.v.nhistory = 2;
+    view_draw(&f.c, &f.v);
+    assert_true(canvas_find(&f.c, "wafertop  unnamed 4x4  gpt3-6.7b  TP16  step 0  running"));
+    assert_true(canvas_find(&f.c, " figures "));
+    assert_true(canvas_find(&f.c, " hottest links "));
+    assert_true(canvas_find(&f.c, "link util 0% "));
+    assert_true(canvas_find(&f.c, " 100%  "));
+    assert_true(canvas_find(&f.c, "space pause"));
+    assert_false(canvas_find(&f.c, "terminal too small"));
+    /* the panel (x 77, rows 1-29): figures, 5 hot links, timeline, step time */
+    check_panel(&f.c, 77, 1, 9, 15, 27, 10, 14);
+    check_cell(&f.c, 77, 28, 0x2581, TC_ACCENT, TC_BACKGROUND); /* the step times 1 s and 2 s */
+    check_cell(&f.c, 78, 28, 0x2588, TC_ACCENT, TC_BACKGROUND);
+    assert_true(row_has(&f.c, 29, "min 1 s  max 2 s"));
+    /* the title bar is reversed: background text on the accent */
+    check_cell(&f.c, 1, 0, 'w', TC_BACKGROUND, TC_ACCENT);
+
+    /* the mesh area of 120x40 is 75x28 at (1,1); 4 units of 13 pixels */
+    view_layout l;
+    view_layout_for(120, 40, &l);
+    assert_false(l.too_small);
+    assert_int_equal(l.mesh.x, 1);
+    assert_int_equal(l.mesh.y, 1);
+    assert_int_equal(l.mesh.w, 75);
+    assert_int_equal(l.mesh.h, 28);
+    assert_int_equal(f.v.zoom, 1);
+    assert_int_equal(f.v.scale, 13);
+    /* unit (x,y) starts at pixel 14x, 14y: column 1 + 14x, row 1 + 7y */
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+            int sx = l.mesh.x + 14 * x, sy = l.mesh.y + 7 * y, ux = -1, uy = -1;
+            const canvas_cell *k = canvas_at(&f.c, sx, sy);
+            assert_int_equal(k->ch, HALF);
+            assert_int_equal(k->fg, TC_GRID);
+            assert_true(view_unit_at(&f.v, l.mesh, sx, sy, &ux, &uy));
+            assert_int_equal(ux, x);
+            assert_int_equal(uy, y);
+            assert_true(view_unit_at(&f.v, l.mesh, sx + 12, sy + 6, &ux, &uy));
+            assert_int_equal(ux, x);
+            assert_int_equal(uy, y);
+        }
+    /* nothing is drawn right of pixel 54, and nothing is there to click */
+    int ux, uy;
+    check_cell(&f.c, l.mesh.x + 54, l.mesh.y, HALF, TC_GRID, TC_GRID);
+    check_cell(&f.c, l.mesh.x + 55, l.mesh.y, ' ', TC_TEXT, TC_BACKGROUND);
+    assert_false(view_unit_at(&f.v, l.mesh, l.mesh.x + 55, l.mesh.y, &ux, &uy));
+    assert_false(view_unit_at(&f.v, l.mesh, l.mesh.x + 60, l.mesh.y, &ux, &uy));
+    assert_false(view_unit_at(&f.v, l.mesh, l.mesh.x - 1, l.mesh.y, &ux, &uy));
+    assert_false(view_unit_at(&f.v, l.mesh, l.mesh.x, l.mesh.y + 28, &ux, &uy));
+
+    /* the help overlay */
+    f.v.help = 1;
+    view_draw(&f.c, &f.v);
+    assert_true(canvas_find(&f.c, " help (any key closes) "));
+    assert_true(canvas_find(&f.c, view_help_lines[1]));
+    f.v.help = 0;
+
+    /* the command line with its cursor */
+    f.v.cmdline = "strat";
+    f.v.cmdprompt = ':';
+    f.v.cmdcursor = 2;
+    view_draw(&f.c, &f.v);
+    char row[1024];
+    assert_memory_equal(canvas_row(&f.c, 39, row, sizeof row), ":strat ", 7);
+    assert_int_equal(canvas_at(&f.c, 3, 39)->attr, CA_REVERSE);
+    assert_int_equal(canvas_at(&f.c, 2, 39)->attr, 0);
+    f.v.cmdline = NULL;
+
+    /* too small below 60x20 */
+    assert_int_equal(canvas_resize(&f.c, 50, 15), 0);
+    view_draw(&f.c, &f.v);
+    assert_string_equal(canvas_row(&f.c, 7, row, sizeof row), "terminal too small: 50x15, wafertop needs 60x20   ");
+    assert_false(canvas_find(&f.c, "figures"));
+    assert_int_equal(canvas_resize(&f.c, 59, 20), 0);
+    view_draw(&f.c, &f.v);
+    assert_true(canvas_find(&f.c, "terminal too small: 59x20"));
+    assert_int_equal(canvas_resize(&f.c, 60, 19), 0);
+    view_draw(&f.c, &f.v);
+    assert_true(canvas_find(&f.c, "terminal too small: 60x19"));
+    assert_int_equal(canvas_resize(&f.c, 60, 20), 0);
+    view_draw(&f.c, &f.v);
+    assert_false(canvas_find(&f.c, "terminal too small"));
+    /* the smallest panel (x 26, rows 1-13) has room for the hot links only:
+     * the sections must not be drawn over each other */
+    check_panel(&f.c, 26, 1, 9, -1, -1, 10, 13);
+    assert_true(row_has(&f.c, 15, "\xe2\x94\x80 output \xe2\x94\x80"));
+    /* 60x22 (rows 1-15): one hot link, one phase, the step time */
+    assert_int_equal(canvas_resize(&f.c, 60, 22), 0);
+    view_draw(&f.c, &f.v);
+    check_panel(&f.c, 26, 1, 9, 11, 13, 10, 10);
+    assert_true(row_has(&f.c, 12, "fwd."));
+    check_cell(&f.c, 26, 14, 0x2581, TC_ACCENT, TC_BACKGROUND);
+    assert_true(row_has(&f.c, 15, "min 1 s  max 2 s"));
+    assert_true(row_has(&f.c, 17, "\xe2\x94\x80 output \xe2\x94\x80"));
+
+    /* no result: the frame and the bare title */
+    f.v.r = NULL;
+    assert_int_equal(canvas_resize(&f.c, 120, 40), 0);
+    view_draw(&f.c, &f.v);
+    assert_true(canvas_find(&f.c, " wafertop "));
+    assert_false(canvas_find(&f.c, "figures"));
+    assert_false(view_unit_at(&f.v, l.mesh, l.mesh.x, l.mesh.y, &ux, &uy));
+
+    fixture_close(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_canvas_text),       cmocka_unit_test(test_theme_default),
+        cmocka_unit_test(test_theme_files),       cmocka_unit_test(test_theme_errors),
+        cmocka_unit_test(test_theme_nearest),     cmocka_unit_test(test_mesh_4x4_glyphs),
+        cmocka_unit_test(test_mesh_real_traffic), cmocka_unit_test(test_half_block_pairing),
+        cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
+        cmocka_unit_test(test_legend),            cmocka_unit_test(test_view_draw),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,371 @@
+/*
+ * scenario.c - saving the screen's scenario as YAML and reading it back as
+ * the flags it stands for (see scenario.h).
+ */
+#include "scenario.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ydoc.h"
+
+/* ---- saving ---- */
+
+/* s as a double-quoted YAML scalar. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_key(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "%s: ", key);
+    put_quoted(f, value);
+    fputc('\n', f);
+}
+
+/* The faults of S beyond its layout's: units, then links (once each). */
+static void put_faults(FILE *f, const session *S)
+{
+    const wafer *now = &S->wf, *base = &S->base;
+    int n = 0;
+    fprintf(f, "faults: [");
+    for (int u = 0; u < (int)wafer_nunits(now); u++) {
+        if (now->unit_dead[u] && !base->unit_dead[u])
+            fprintf(f, "%s\"%d,%d\"", n++ ? ", " : "", wafer_x(now, u), wafer_y(now, u));
+        /* a failed link is dead both ways: write it from its west or north end */
+        static const int dirs[2] = {WAFER_E, WAFER_S};
+        for (int k = 0; k < 2; k++) {
+            size_t l = (size_t)u * WAFER_NDIR + (size_t)dirs[k];
+            if (now->link_dead[l] && !base->link_dead[l])
+                fprintf(f, "%s\"%d,%d,%c\"", n++ ? ", " : "", wafer_x(now, u), wafer_y(now, u),
+                        wafer_dir_char(dirs[k]));
+        }
+    }
+    fprintf(f, "]\n");
+}
+
+static void put_tuning(FILE *f, const sim_tuning *t)
+{
+    int n = 0;
+    for (int i = 0; i < t->nphases; i++)
+        n += t->phase[i].routing >= 0 || t->phase[i].waves > 1;
+    if (!n && !t->dp_priority)
+        return;
+    fprintf(f, "tuning:\n  priority: %s\n  phases:\n", t->dp_priority ? "dp.allreduce" : "backward");
+    for (int i = 0; i < t->nphases; i++) {
+        const sim_phase_tune *p = &t->phase[i];
+        if (p->routing < 0 && p->waves <= 1)
+            continue;
+        fprintf(f, "    - {phase: ");
+        put_quoted(f, p->phase);
+        if (p->routing >= 0)
+            fprintf(f, ", routing: %s", route_mode_name((route_mode)p->routing));
+        fprintf(f, ", waves: %d}\n", p->waves > 1 ? p->waves : 1);
+    }
+}
+
+static void put_scenario(FILE *f, const session *S, const char *layout, const char *model_name, const char *policy)
+{
+    const strategy *s = &S->s;
+    char text[128];
+    fprintf(f, "# wafertop scenario: wafertop ui --scenario FILE opens it again\n");
+    put_key(f, "layout", layout);
+    put_key(f, "model", model_name);
+    fprintf(f, "seq: %d\nbatch: %d\nmicrobatch: %d\n", S->m.seq, S->m.batch, S->m.microbatch);
+    put_key(f, "strategy", strategy_format(s, text, sizeof text));
+    fprintf(f, "placement: %s\ncollective: %s\nrouting: %s\ncheckpoint: %s\n", place_kind_name(s->placement),
+            coll_algo_name(s->collective), route_mode_name(s->routing), recompute_name(s->checkpoint));
+    fprintf(f, "mem: %s\ngrad-compress: %s\n", mem_switches_format(s->mem, text, sizeof text),
+            grad_compress_name(s->grad));
+    if (s->chunk > 0)
+        fprintf(f, "chunk: %.17g B\n", s->chunk);
+    else
+        fprintf(f, "chunk: 0\n");
+    fprintf(f, "subgroup: %dx%d\ntp-seqpar: %s\n", s->sub_w, s->sub_h, s->tp_seqpar ? "on" : "off");
+    put_faults(f, S);
+    if (policy && *policy)
+        put_key(f, "policy", policy);
+    put_tuning(f, &S->tune);
+}
+
+int scenario_save(const char *path, const session *S, const char *layout, const char *model_name, const char *policy,
+                  wt_err *e)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return wt_fail(e, "save: path too long");
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return wt_fail(e, "save: cannot write %s: %s", tmp, strerror(errno));
+    put_scenario(f, S, layout, model_name, policy);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return wt_fail(e, "save: writing %s failed", tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        int err = errno;
+        remove(tmp);
+        return wt_fail(e, "save: cannot rename %s to %s: %s", tmp, path, strerror(err));
+    }
+    return WT_OK;
+}
+
+/* ---- loading ---- */
+
+typedef struct reader {
+    scenario_file *f;
+    size_t used;
+} reader;
+
+/* Appends a word to the flags. */
+static int push(ydoc *d, yaml_node_t *at, reader *r, const char *word, wt_err *e)
+{
+    size_t n = strlen(word) + 1;
+    if (r->used + n > sizeof r->f->text || r->f->nargs == SCENARIO_MAX_ARGS)
+        return ydoc_fail(d, at, e, "the scenario is too long");
+    char *p = r->f->text + r->used;
+    memcpy(p, word, n);
+    r->used += n;
+    r->f->args[r->f->nargs++] = p;
+    return WT_OK;
+}
+
+/* "--key" "value", after the value passes check (NULL: any text). */
+static int flag(ydoc *d, yaml_node_t *v, reader *r, const char *key, int (*check)(const char *, const char *, wt_err *),
+                wt_err *e)
+{
+    const char *s;
+    int rc = ydoc_scalar(d, v, &s, e);
+    if (rc != WT_OK)
+        return rc;
+    wt_err why;
+    if (check && check(key, s, &why) != WT_OK)
+        return ydoc_fail(d, v, e, "%s: %s", key, why.msg);
+    char name[40];
+    snprintf(name, sizeof name, "--%s", key);
+    if ((rc = push(d, v, r, name, e)) != WT_OK)
+        return rc;
+    return push(d, v, r, s, e);
+}
+
+static int check_option(const char *key, const char *value, wt_err *e)
+{
+    strategy s;
+    strategy_defaults(&s);
+    return strategy_set_option(&s, key, value, e);
+}
+
+static int check_strategy(const char *key, const char *value, wt_err *e)
+{
+    (void)key;
+    strategy s;
+    strategy_defaults(&s);
+    return strncmp(value, "lua:", 4) ? strategy_parse(value, &s, e) : WT_OK;
+}
+
+static int check_count(const char *key, const char *value, wt_err *e)
+{
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || v < 1 || v > 1 << 30)
+        return wt_fail(e, "'%s' is not a positive whole number", value);
+    (void)key;
+    return WT_OK;
+}
+
+static int check_fault(const char *key, const char *value, wt_err *e)
+{
+    int x, y, dir;
+    char bad;
+    (void)key;
+    if (wafer_parse_fault(value, &x, &y, &dir, &bad) != 0)
+        return wt_fail(e, "'%s' is not \"x,y\" (a unit) or \"x,y,D\" (its link; D one of N E S W)", value);
+    return WT_OK;
+}
+
+#define HANDLER(fn_name, key, check)                                                                          \
+    static int fn_name(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)                                         \
+    {                                                                                                         \
+        return flag(d, v, ctx, key, check, e);                                                                \
+    }
+HANDLER(on_layout, "layout", NULL)
+HANDLER(on_model, "model", NULL)
+HANDLER(on_policy, "policy", NULL)
+HANDLER(on_seq, "seq", check_count)
+HANDLER(on_batch, "batch", check_count)
+HANDLER(on_microbatch, "microbatch", check_count)
+HANDLER(on_strategy, "strategy", check_strategy)
+HANDLER(on_placement, "placement", check_option)
+HANDLER(on_collective, "collective", check_option)
+HANDLER(on_routing, "routing", check_option)
+HANDLER(on_checkpoint, "checkpoint", check_option)
+HANDLER(on_mem, "mem", check_option)
+HANDLER(on_grad, "grad-compress", check_option)
+HANDLER(on_chunk, "chunk", check_option)
+HANDLER(on_subgroup, "subgroup", check_option)
+HANDLER(on_seqpar, "tp-seqpar", check_option)
+
+static int on_faults(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    yaml_node_item_t *it, *end;
+    int rc = ydoc_seq(d, v, &it, &end, e);
+    for (; rc == WT_OK && it < end; it++)
+        rc = flag(d, yaml_document_get_node(&d->doc, *it), ctx, "fail", check_fault, e);
+    return rc;
+}
+
+/* tuning.phases items */
+static int on_tune_phase(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    const char *s;
+    int rc = ydoc_scalar(d, v, &s, e);
+    if (rc == WT_OK && strlen(s) >= sizeof ((sim_phase_tune *)ctx)->phase)
+        return ydoc_fail(d, v, e, "phase: '%.40s' is too long", s);
+    if (rc == WT_OK)
+        snprintf(((sim_phase_tune *)ctx)->phase, sizeof ((sim_phase_tune *)ctx)->phase, "%s", s);
+    return rc;
+}
+
+static int on_tune_routing(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    const char *s;
+    int rc = ydoc_scalar(d, v, &s, e);
+    if (rc == WT_OK && (((sim_phase_tune *)ctx)->routing = route_mode_parse(s)) < 0)
+        return ydoc_fail(d, v, e, "routing: '%s' is not one of xy, yx, balanced", s);
+    return rc;
+}
+
+static int on_tune_waves(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    long w;
+    int rc = ydoc_int(d, v, 1, SIM_MAX_WAVES, &w, e);
+    ((sim_phase_tune *)ctx)->waves = (int)w;
+    return rc;
+}
+
+static const ydoc_key tune_phase_keys[] = {
+    {"phase", on_tune_phase, 1}, {"routing", on_tune_routing, 0}, {"waves", on_tune_waves, 0}, {NULL, NULL, 0}};
+
+static int on_tune_phases(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    sim_tuning *t = &((reader *)ctx)->f->tune;
+    yaml_node_item_t *it, *end;
+    int rc = ydoc_seq(d, v, &it, &end, e);
+    for (; rc == WT_OK && it < end; it++) {
+        yaml_node_t *n = yaml_document_get_node(&d->doc, *it);
+        if (t->nphases == SIM_MAX_PHASES)
+            return ydoc_fail(d, n, e, "tuning.phases: at most %d", SIM_MAX_PHASES);
+        sim_phase_tune *p = &t->phase[t->nphases++];
+        *p = (sim_phase_tune){"", -1, 1};
+        rc = ydoc_map_at(d, n, "tuning.phases", tune_phase_keys, p, e);
+    }
+    return rc;
+}
+
+static int on_tune_priority(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    const char *s;
+    int rc = ydoc_scalar(d, v, &s, e);
+    if (rc != WT_OK)
+        return rc;
+    if (strcmp(s, "dp.allreduce") && strcmp(s, "backward"))
+        return ydoc_fail(d, v, e, "priority: '%s' is not one of dp.allreduce, backward", s);
+    ((reader *)ctx)->f->tune.dp_priority = !strcmp(s, "dp.allreduce");
+    return WT_OK;
+}
+
+static const ydoc_key tuning_keys[] = {
+    {"priority", on_tune_priority, 0}, {"phases", on_tune_phases, 0}, {NULL, NULL, 0}};
+
+static int on_tuning(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    ((reader *)ctx)->f->has_tuning = 1;
+    return ydoc_map_at(d, v, "tuning", tuning_keys, ctx, e);
+}
+
+static const ydoc_key scenario_keys[] = {
+    {"layout", on_layout, 1},       {"model", on_model, 1},         {"seq", on_seq, 0},
+    {"batch", on_batch, 0},         {"microbatch", on_microbatch, 0}, {"strategy", on_strategy, 1},
+    {"placement", on_placement, 0}, {"collective", on_collective, 0}, {"routing", on_routing, 0},
+    {"checkpoint", on_checkpoint, 0}, {"mem", on_mem, 0},          {"grad-compress", on_grad, 0},
+    {"chunk", on_chunk, 0},         {"subgroup", on_subgroup, 0},   {"tp-seqpar", on_seqpar, 0},
+    {"faults", on_faults, 0},       {"policy", on_policy, 0},       {"tuning", on_tuning, 0},
+    {NULL, NULL, 0},
+};
+
+static int scenario_load(const char *path, scenario_file *f, wt_err *e)
+{
+    memset(f, 0, sizeof *f);
+    ydoc d;
+    int rc = ydoc_load(&d, path, e);
+    if (rc != WT_OK)
+        return rc;
+    reader r = {f, 0};
+    rc = ydoc_map(&d, ydoc_root(&d), scenario_keys, &r, e);
+    ydoc_free(&d);
+    return rc;
+}
+
+int scenario_expand(int argc, char **argv, scenario_file *f, int *out_argc, char ***out_argv, wt_err *e)
+{
+    *out_argv = NULL;
+    *out_argc = argc;
+    int at = -1;
+    const char *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--scenario")) {
+            if (i + 1 == argc)
+                return wt_fail(e, "--scenario needs a value");
+            at = i;
+            path = argv[i + 1];
+        } else if (!strncmp(argv[i], "--scenario=", 11)) {
+            at = i;
+            path = argv[i] + 11;
+        }
+    }
+    if (at < 0)
+        return WT_OK;
+    int rc = scenario_load(path, f, e);
+    if (rc != WT_OK)
+        return rc;
+    int skip = strchr(argv[at], '=') ? 1 : 2;
+    char **out = malloc((size_t)(f->nargs + argc) * sizeof *out);
+    if (!out)
+        return wt_oom(e, "scenario arguments");
+    int n = 0;
+    for (int i = 0; i < f->nargs; i++)
+        out[n++] = f->args[i];
+    for (int i = 0; i < argc; i++)
+        if (i < at || i >= at + skip)
+            out[n++] = argv[i];
+    *out_argv = out;
+    *out_argc = n;
+    return WT_OK;
+}
+
+int scenario_apply_tuning(const scenario_file *f, session *S, wt_err *e)
+{
+    const sim_tuning *t = &f->tune;
+    int rc = WT_OK;
+    for (int i = 0; rc == WT_OK && i < t->nphases; i++) {
+        const sim_phase_tune *p = &t->phase[i];
+        if (p->routing >= 0)
+            rc = session_set_routing(S, p->phase, (route_mode)p->routing, e);
+        if (rc == WT_OK && p->waves > 1)
+            rc = session_delay(S, p->phase, p->waves, e);
+    }
+    if (rc == WT_OK && t->dp_priority)
+        rc = session_set_priority(S, "dp.allreduce", e);
+    return rc;
+}

@@ -1,0 +1,242 @@
+/*
+ * ui.c - `wafertop ui` (and `wafertop` alone): the live screen. One loop:
+ * take a step when one is due, move the playing phase along the step's
+ * timeline, draw a frame when something changed, wait for a key or the next
+ * tick. `--bench-frames N` draws frames into a canvas without a terminal
+ * and prints their timings.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "scenario.h"
+#include "term.h"
+#include "ui.h"
+
+#define BENCH_W 120
+#define BENCH_H 40
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Colours the current result and draws the frame into the canvas. */
+static void draw(ui *u, int w, int h)
+{
+    if ((u->cv.w != w || u->cv.h != h) && canvas_resize(&u->cv, w, h) != 0)
+        return; /* out of memory: keep the last frame */
+    ui_sync_view(u);
+    view_draw(&u->cv, &u->v);
+}
+
+static void frame(ui *u)
+{
+    int w, h;
+    term_size(&w, &h);
+    draw(u, w, h);
+    term_show(&u->cv);
+}
+
+/* The slice of the step's timeline that plays now. */
+static double slice_period(const ui *u)
+{
+    int n = u->r && u->r->ntimeline ? u->r->ntimeline : 1;
+    return 1 / (ui_speeds[u->speed_level] * n);
+}
+
+/* Steps and the playing phase; returns 1 when the screen changed. */
+static int tick(ui *u, double now)
+{
+    if (u->S && (u->step_wanted || (!u->paused && now >= u->next_step_at))) {
+        ui_step(u);
+        u->next_step_at = now + 1 / ui_speeds[u->speed_level];
+        u->slice = 0;
+        u->next_slice_at = now + slice_period(u);
+        return 1;
+    }
+    if (!u->paused && u->r && now >= u->next_slice_at && u->slice + 1 < u->r->ntimeline) {
+        u->slice++;
+        u->next_slice_at = now + slice_period(u);
+        return !u->average;
+    }
+    return 0;
+}
+
+/* `/x,y`: the cursor to a unit. */
+static void find_unit(ui *u, const char *text)
+{
+    int x, y, dir;
+    char bad;
+    if (!u->r || wafer_parse_fault(text, &x, &y, &dir, &bad) != 0 || dir >= 0) {
+        ui_status(u, 1, "find: '%s' is not x,y", text);
+        return;
+    }
+    if (x < 0 || y < 0 || x >= u->r->wf->w || y >= u->r->wf->h) {
+        ui_status(u, 1, "find: %d,%d is off the %dx%d mesh", x, y, u->r->wf->w, u->r->wf->h);
+        return;
+    }
+    u->v.cx = x;
+    u->v.cy = y;
+    ui_inspect(u);
+}
+
+static void handle(ui *u, const key_event *ev)
+{
+    if (u->cmd.active) {
+        if (cmdline_key(&u->cmd, ev->key) == CMDLINE_DONE)
+            ui_command(u, u->cmd.line);
+    } else if (u->find.active) {
+        if (cmdline_key(&u->find, ev->key) == CMDLINE_DONE)
+            find_unit(u, u->find.line);
+    } else {
+        ui_key(u, ev);
+    }
+}
+
+/* Runs the screen until q, :quit or a signal; returns the exit status. */
+static int run_screen(ui *u, wt_err *e)
+{
+    int rc = term_open(&u->ncolours, e);
+    if (rc != WT_OK)
+        return cmd_exit(rc, e);
+    term_set_theme(&u->themes[u->theme]);
+    int dirty = 1, status = 0;
+    while (!u->quit) {
+        double now = now_s();
+        dirty |= tick(u, now);
+        if (u->search.running) {
+            ui_search_poll(u);
+            dirty = 1;
+        }
+        int theme = u->theme;
+        if (dirty)
+            frame(u);
+        dirty = 0;
+        double next = u->paused ? now + 0.25 : fmin(u->next_step_at, u->next_slice_at);
+        int wait = (int)((next - now_s()) * 1000);
+        wait = wait < 5 ? 5 : wait > 250 ? 250 : wait;
+        if (u->search.running && wait > 100)
+            wait = 100;
+        key_event ev;
+        term_read(wait, &ev);
+        if (ev.key == TK_SIGNAL) {
+            status = 128 + term_signal();
+            break;
+        }
+        if (ev.key == TK_TIMEOUT)
+            continue;
+        handle(u, &ev);
+        if (u->theme != theme)
+            term_set_theme(&u->themes[u->theme]);
+        dirty = 1;
+    }
+    term_close();
+    return status;
+}
+
+/* Draws n frames into a canvas the size of a common terminal, moving the
+ * playing phase along as the screen does, and prints the timings. */
+static int bench_frames(ui *u, int n, double start)
+{
+    u->ncolours = 256;
+    ui_step(u);
+    draw(u, BENCH_W, BENCH_H);
+    double first = now_s() - start;
+    double *t = malloc((size_t)n * sizeof *t);
+    if (!t)
+        return 1;
+    for (int i = 0; i < n; i++) {
+        double t0 = now_s();
+        u->slice = u->r && u->r->ntimeline ? (u->slice + 1) % u->r->ntimeline : 0;
+        draw(u, BENCH_W, BENCH_H);
+        t[i] = now_s() - t0;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort: n is small */
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    printf("bench ui_first_frame %s %.2f ms target<100\n", u->layout, 1e3 * first);
+    printf("bench ui_frame %s %dx%d %.3f ms median p90=%.3f max=%.3f n=%d target<5\n", u->layout, BENCH_W, BENCH_H,
+           1e3 * t[n / 2], 1e3 * t[n * 9 / 10], 1e3 * t[n - 1], n);
+    free(t);
+    return 0;
+}
+
+static void ui_free(ui *u)
+{
+    ui_search_end(u);
+    ui_free_session(u);
+    for (int i = 0; i < u->nout; i++)
+        free(u->out[i]);
+    canvas_free(&u->cv);
+    free(u);
+}
+
+int cmd_ui(int argc, char **argv, const char *root)
+{
+    double start = now_s();
+    wt_err e;
+    int nargs;
+    char **args;
+    scenario_file *sf = calloc(1, sizeof *sf);
+    ui *u = calloc(1, sizeof *u);
+    if (!sf || !u) {
+        free(sf);
+        free(u);
+        return cmd_exit(wt_oom(&e, "screen"), &e);
+    }
+    int rc = scenario_expand(argc, argv, sf, &nargs, &args, &e);
+    if (rc == WT_OK)
+        rc = cli_parse(nargs, args ? args : argv, CLI_TUNE | CLI_UI, root, &u->o, &e);
+    if (rc == WT_OK && u->o.help) {
+        printf("usage: wafertop ui [scenario options] [--policy NAME|FILE] [--theme NAME] [--scenario FILE]\n"
+               "Opens the live screen: the mesh heatmap, the figures, the phase timeline; ? lists the keys.\n\n"
+               "%s%s%s%s",
+               cli_ui_help(), cli_scenario_help(), cli_tune_help(), cli_lua_help());
+        goto out;
+    }
+    u->root = root;
+    u->speed_level = 1;
+    u->v.output_top = -1;
+    u->v.phase = -1;
+    cmdline_init(&u->cmd, ':', ui_complete_words, u);
+    cmdline_init(&u->find, '/', NULL, NULL);
+    if (rc == WT_OK) {
+        ui_load_themes(u, u->o.theme);
+        rc = ui_load(u, u->o.layout, u->o.model, 0, NULL, &e);
+    }
+    if (rc == WT_OK && sf->has_tuning)
+        rc = scenario_apply_tuning(sf, u->S, &e);
+    if (rc == WT_OK && u->o.policy && (rc = ui_set_policy(u, u->o.policy, &e)) != WT_OK) {
+        wt_err why = e;
+        rc = wt_fail(&e, "--policy: %s", why.msg);
+    }
+    if (rc != WT_OK)
+        goto out;
+    ui_printf(u, "wafertop: %s on %s; press ? for the keys, : for commands", u->model, u->layout);
+    if (u->o.bench_frames) {
+        int status = bench_frames(u, u->o.bench_frames, start);
+        free(args);
+        free(sf);
+        ui_free(u);
+        return status;
+    }
+    int status = run_screen(u, &e);
+    free(args);
+    free(sf);
+    ui_free(u);
+    return status;
+out:
+    free(args);
+    free(sf);
+    ui_free(u);
+    return cmd_exit(rc, &e);
+}

@@ -1,0 +1,141 @@
+/*
+ * ui.h - the screen program (`wafertop ui`): what the live screen holds and
+ * the parts that act on it. Data flows one way: the session steps, its
+ * result is coloured (ui_live.c), the view draws it into the canvas
+ * (view*.c) and the terminal layer shows the canvas (term.c). Keys
+ * (ui_keys.c) and `:` commands (ui_cmds.c) change the session or the view;
+ * the search runs in a thread of its own (ui_search.c).
+ */
+#ifndef WT_UI_H
+#define WT_UI_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "canvas.h"
+#include "cli.h"
+#include "cmdline.h"
+#include "keys.h"
+#include "search.h"
+#include "session.h"
+#include "theme.h"
+#include "view.h"
+#include "wtlua.h"
+
+#define UI_MAX_THEMES 16
+/* Hot links a policy's on_hot_link sees per step, hottest first. */
+#define UI_MAX_HOT 8
+
+/* The background search. */
+typedef struct ui_search {
+    pthread_t thread;
+    int running;              /* started and not joined yet */
+    atomic_int done, stop, permille;
+    wafer wf;                 /* copies for the thread, owned while running or offered */
+    model m;
+    search_opts o;
+    int rc;
+    wt_err e;
+    search_result res;
+    int offered;              /* res holds a best that `y` applies */
+} ui_search;
+
+typedef struct ui {
+    const char *root;
+    cli_opts o;                       /* the options the screen started with */
+    char layout[1024], model[1024];   /* the current layout and model, as named */
+    char policy[64];                  /* the running policy's name, or "" */
+    char policy_src[1024];            /* what loaded it, for a reload */
+    wtlua *L;                         /* lives with the session: its results borrow S's wafer */
+    session *S;                       /* owned */
+    const sim_result *r;              /* S's current result, or NULL when the last step failed */
+
+    /* what the mesh is coloured by */
+    double *avg;                      /* per link slot: utilisation over the step */
+    double *phase_util;               /* [phase][link]: utilisation while the phase plays */
+    unsigned char phase_ready[SIM_MAX_PHASES];
+    size_t nlinks;
+    int average;                      /* show the step average, else the playing phase */
+    int slice;                        /* the timeline slice playing */
+
+    /* time */
+    int paused, speed_level;          /* steps per second = ui_speeds[speed_level] */
+    double next_step_at, next_slice_at;
+    int step_wanted;                  /* take a step now (after an action) */
+
+    /* screen */
+    canvas cv;
+    view_state v;
+    theme themes[UI_MAX_THEMES];
+    int nthemes, theme;
+    int ncolours;                     /* 256, 16, 8, or 0 for monochrome */
+    cmdline cmd, find;
+    int mouse;
+    char *out[VIEW_OUTPUT];           /* the output pane, oldest first, owned */
+    int nout;
+    char partial[512];                /* Lua output before its newline */
+    char status[512];
+    int status_error;
+    char complete_buf[2048];          /* the words Tab completion offers */
+
+    ui_search search;
+    int quit;
+} ui;
+
+extern const double ui_speeds[];
+extern const int ui_nspeeds;
+
+/* ui_live.c: the session and what the screen shows of it. */
+/* Starts (or restarts) the session, and the Lua state that lives with it, on
+ * a layout and a model (names or files) with a strategy: argv = S [--option
+ * V ...] as on the command line, or argc 0 for the current one (the
+ * startup's at first). On error the old session stays. */
+int ui_load(ui *u, const char *layout, const char *model, int argc, char **argv, wt_err *e);
+/* Words S [--option V ...] into s (not resolved), in L for lua:NAME. */
+int ui_parse_strategy(ui *u, wtlua *L, int argc, char **argv, const wafer *wf, const model *m, strategy *s,
+                      wt_err *e);
+/* Takes a step, runs the policy, logs its actions. */
+void ui_step(ui *u);
+/* Points u->v at what the next frame shows (no simulation). */
+void ui_sync_view(ui *u);
+void ui_free_session(ui *u);
+/* Appends text (lines split at newlines) to the output pane. */
+void ui_print(ui *u, const char *text);
+void ui_printf(ui *u, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The status line: a message, or an error (first line only). */
+void ui_status(ui *u, int error, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Where Lua's print goes. */
+void ui_lua_out(void *ud, const char *s, size_t n);
+/* Loads a policy (name or file) into the Lua state; "" or "off" stops it. */
+int ui_set_policy(ui *u, const char *name_or_path, wt_err *e);
+/* The unit and links under the cursor, into the output pane. */
+void ui_inspect(ui *u);
+
+/* ui_keys.c: a key in the main view (not the command line). */
+void ui_key(ui *u, const key_event *ev);
+
+/* ui_cmds.c: runs a `:` command line; words for Tab completion. */
+void ui_command(ui *u, const char *line);
+int ui_complete_words(void *ud, const char *cmd, const char **words, int max);
+
+/* ui_search.c */
+int ui_search_start(ui *u, wt_err *e);
+/* Called every tick: progress into the status line, the result when done. */
+void ui_search_poll(ui *u);
+/* `y`: applies the offered best. */
+void ui_search_apply(ui *u);
+void ui_search_end(ui *u);
+
+/* ui_themes.c: the themes of ROOT/themes and the user's, by name. */
+void ui_load_themes(ui *u, const char *want);
+void ui_next_theme(ui *u);
+
+#endif

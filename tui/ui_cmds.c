@@ -1,0 +1,271 @@
+/*
+ * ui_cmds.c - the `:` commands: one table of the screen's own (name, usage,
+ * handler), then every Lua command by its registered name. Errors go to the
+ * status line; nothing here can end the program but `quit`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "ui.h"
+
+#define MAX_WORDS 40
+
+typedef int (*cmd_fn)(ui *u, int argc, char **argv, wt_err *e);
+
+typedef struct ui_cmd {
+    const char *name;
+    const char *usage;
+    int min_args, max_args;
+    cmd_fn run;
+} ui_cmd;
+
+static int cmd_strategy(ui *u, int argc, char **argv, wt_err *e)
+{
+    strategy s;
+    int rc = ui_parse_strategy(u, u->L, argc, argv, &u->S->wf, &u->S->m, &s, e);
+    strategy check = s;
+    wt_err why;
+    if (rc == WT_OK && strategy_resolve(&check, &u->S->m, &u->S->wf, &why) != WT_OK)
+        rc = wt_fail(e, "strategy: %s", why.msg);
+    if (rc == WT_OK)
+        rc = session_set_strategy(u->S, &s, e);
+    return rc;
+}
+
+static int cmd_layout(ui *u, int argc, char **argv, wt_err *e)
+{
+    return ui_load(u, argv[0], u->model, argc - 1, argv + 1, e);
+}
+
+static int cmd_model(ui *u, int argc, char **argv, wt_err *e)
+{
+    return ui_load(u, u->layout, argv[0], argc - 1, argv + 1, e);
+}
+
+static int cmd_policy(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    int rc = ui_set_policy(u, argv[0], e);
+    if (rc == WT_OK)
+        ui_printf(u, u->policy[0] ? "policy %s acts between steps" : "no policy", u->policy);
+    return rc;
+}
+
+static int cmd_search(ui *u, int argc, char **argv, wt_err *e)
+{
+    if (argc == 1 && !strcmp(argv[0], "stop")) {
+        if (!u->search.running)
+            return wt_fail(e, "search: none is running");
+        atomic_store(&u->search.stop, 1);
+        return WT_OK;
+    }
+    cli_opts o;
+    int rc = cli_parse(argc, argv, CLI_SEARCH | CLI_NO_SCENARIO, u->root, &o, e);
+    if (rc == WT_OK)
+        rc = cli_search_opts(&o, &u->search.o, e);
+    if (rc != WT_OK)
+        return rc;
+    u->search.o.baselines = 0;
+    if (!o.jobs) /* leave a core to the screen */
+        u->search.o.jobs = u->search.o.jobs > 2 ? u->search.o.jobs - 1 : 1;
+    return ui_search_start(u, e);
+}
+
+/* "x,y" or "x,y,DIR" */
+static int cmd_fail(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    int x, y, dir;
+    char bad;
+    int rc = wafer_parse_fault(argv[0], &x, &y, &dir, &bad);
+    if (rc == -2)
+        return wt_fail(e, "fail: '%c' is not a direction (N E S W)", bad);
+    if (rc != 0)
+        return wt_fail(e, "fail: '%s' is not x,y or x,y,DIR (DIR one of N E S W)", argv[0]);
+    return dir < 0 ? session_fail_unit(u->S, x, y, e) : session_fail_link(u->S, x, y, dir, e);
+}
+
+static int cmd_repair(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    (void)argv;
+    return session_repair(u->S, e);
+}
+
+static int cmd_save(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    int rc = scenario_save(argv[0], u->S, u->layout, u->model, u->policy_src, e);
+    if (rc == WT_OK)
+        ui_printf(u, "saved %s (wafertop ui --scenario %s opens it)", argv[0], argv[0]);
+    return rc;
+}
+
+static int cmd_quit(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    (void)argv;
+    (void)e;
+    u->quit = 1;
+    return WT_OK;
+}
+
+static const ui_cmd cmds[] = {
+    {"strategy", "strategy S [--placement P ...]   switch the strategy (options as on the command line)", 1,
+     MAX_WORDS, cmd_strategy},
+    {"layout", "layout NAME|FILE [S ...]          another layout (a new session)", 1, MAX_WORDS, cmd_layout},
+    {"model", "model NAME|FILE [S ...]           another model (a new session)", 1, MAX_WORDS, cmd_model},
+    {"policy", "policy NAME|FILE|off              start or stop a policy", 1, 1, cmd_policy},
+    {"search", "search [--fix ..] [--only ..] | search stop   find the best strategy in the background", 0,
+     MAX_WORDS, cmd_search},
+    {"fail", "fail x,y[,DIR]                    fail a unit, or its link towards DIR", 1, 1, cmd_fail},
+    {"repair", "repair                            back to the layout's own faults", 0, 0, cmd_repair},
+    {"save", "save FILE                         write the scenario as YAML", 1, 1, cmd_save},
+    {"quit", "quit", 0, 0, cmd_quit},
+};
+#define NCMDS (sizeof cmds / sizeof cmds[0])
+
+/* Splits line into words at spaces; "..." or '...' keep spaces. */
+static int split(char *line, char **words, int max, wt_err *e)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return n;
+        if (n == max)
+            return wt_fail(e, "too many words (at most %d)", max);
+        char quote = *p == '"' || *p == '\'' ? *p++ : 0;
+        words[n++] = p;
+        while (*p && (quote ? *p != quote : *p != ' '))
+            p++;
+        if (quote && !*p)
+            return wt_fail(e, "unclosed %c", quote);
+        if (*p)
+            *p++ = '\0';
+    }
+}
+
+/* A Lua command on a copy of the current result (Lua takes what the copy
+ * owns). */
+static int run_lua(ui *u, int argc, char **argv, wt_err *e)
+{
+    if (!u->r)
+        return wt_fail(e, "%s: no result to look at (the last step failed)", argv[0]);
+    sim_result copy;
+    int rc = sim_copy(&copy, u->r, e);
+    if (rc == WT_OK)
+        rc = wtlua_run_command(u->L, argv[0], argc - 1, argv + 1, &copy, e);
+    if (u->partial[0])
+        ui_lua_out(u, "\n", 1);
+    return rc;
+}
+
+static const ui_cmd *find_cmd(const char *name)
+{
+    for (size_t i = 0; i < NCMDS; i++)
+        if (!strcmp(cmds[i].name, name))
+            return &cmds[i];
+    return NULL;
+}
+
+static int run(ui *u, int argc, char **argv, wt_err *e)
+{
+    const ui_cmd *c = find_cmd(argv[0]);
+    if (c) {
+        if (argc - 1 < c->min_args || argc - 1 > c->max_args)
+            return wt_fail(e, "usage: %s", c->usage);
+        if (!u->S && c->run != cmd_quit)
+            return wt_fail(e, "%s: no session", argv[0]);
+        int rc = c->run(u, argc - 1, argv + 1, e);
+        if (rc == WT_OK && u->S && u->S->dirty)
+            u->step_wanted = 1; /* show the change now */
+        return rc;
+    }
+    if (u->L && wtlua_command_help(u->L, argv[0])) {
+        int rc = run_lua(u, argc, argv, e);
+        if (rc == WT_OK && !strcmp(argv[0], "help")) {
+            ui_print(u, "screen commands:");
+            for (size_t i = 0; i < NCMDS; i++)
+                ui_printf(u, "  %s", cmds[i].usage);
+        }
+        return rc;
+    }
+    return wt_fail(e, "unknown command '%s' (Tab lists the commands, :help describes them)", argv[0]);
+}
+
+void ui_command(ui *u, const char *line)
+{
+    char buf[CMDLINE_MAX];
+    snprintf(buf, sizeof buf, "%s", line);
+    char *argv[MAX_WORDS];
+    wt_err e;
+    int argc = split(buf, argv, MAX_WORDS, &e);
+    if (argc < 0) {
+        ui_status(u, 1, "%s", e.msg);
+        return;
+    }
+    if (argc == 0)
+        return;
+    int start = u->nout;
+    ui_printf(u, ":%s", line);
+    u->status[0] = '\0';
+    if (run(u, argc, argv, &e) != WT_OK) {
+        /* the first line, with file:line for Lua; the traceback goes to the pane */
+        ui_status(u, 1, "%s", e.msg);
+        ui_print(u, e.msg);
+    }
+    /* show the start of a long answer; PgDn shows the rest */
+    view_layout l;
+    view_layout_for(u->cv.w, u->cv.h, &l);
+    u->v.output_top = u->nout - start > l.output.h - 1 ? start : -1;
+}
+
+/* Flags ("--x") in a help text, into the buffer. */
+static int flags_of(ui *u, const char *help, const char **words, int n, int max)
+{
+    size_t used = 0;
+    for (const char *p = help; p && (p = strstr(p, "--")) && n < max;) {
+        size_t len = 2;
+        while (p[len] && (p[len] == '-' || (p[len] >= 'a' && p[len] <= 'z') || (p[len] >= '0' && p[len] <= '9')))
+            len++;
+        int seen = len <= 2;
+        for (int i = 0; i < n && !seen; i++)
+            seen = strlen(words[i]) == len && !strncmp(words[i], p, len);
+        if (!seen && used + len + 1 <= sizeof u->complete_buf) {
+            memcpy(u->complete_buf + used, p, len);
+            u->complete_buf[used + len] = '\0';
+            words[n++] = u->complete_buf + used;
+            used += len + 1;
+        }
+        p += len;
+    }
+    return n;
+}
+
+int ui_complete_words(void *ud, const char *cmd, const char **words, int max)
+{
+    ui *u = ud;
+    int n = 0;
+    if (!cmd) {
+        for (size_t i = 0; i < NCMDS && n < max; i++)
+            words[n++] = cmds[i].name;
+        if (u->L)
+            n += wtlua_command_names(u->L, words + n, max - n);
+        return n;
+    }
+    if (!strcmp(cmd, "policy")) {
+        n = u->L ? wtlua_policy_names(u->L, words, max - 1) : 0;
+        words[n++] = "off";
+        return n;
+    }
+    if (!strcmp(cmd, "strategy") || !strcmp(cmd, "layout") || !strcmp(cmd, "model"))
+        return flags_of(u, cli_scenario_help(), words, 0, max);
+    if (!strcmp(cmd, "search"))
+        return flags_of(u, cli_search_help(), words, 0, max);
+    return u->L ? flags_of(u, wtlua_command_help(u->L, cmd), words, 0, max) : 0;
+}

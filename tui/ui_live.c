@@ -1,0 +1,305 @@
+/*
+ * ui_live.c - the live session behind the screen: loading a scenario,
+ * stepping it with the policy acting between steps, and what the mesh is
+ * coloured by (the step average of every link, or its utilisation while the
+ * playing phase runs). Also the output pane and the status line.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qty.h"
+#include "ui.h"
+
+const double ui_speeds[] = {0.25, 0.5, 1, 2, 5, 10, 20};
+const int ui_nspeeds = (int)(sizeof ui_speeds / sizeof ui_speeds[0]);
+
+void ui_print(ui *u, const char *text)
+{
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        if (u->nout == VIEW_OUTPUT) {
+            free(u->out[0]);
+            memmove(u->out, u->out + 1, (VIEW_OUTPUT - 1) * sizeof *u->out);
+            u->nout--;
+        }
+        char *line = malloc(n + 1);
+        if (!line)
+            return; /* the pane loses a line; nothing else depends on it */
+        memcpy(line, text, n);
+        line[n] = '\0';
+        u->out[u->nout++] = line;
+        text += n + (text[n] == '\n');
+    }
+}
+
+void ui_printf(ui *u, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ui_print(u, buf);
+}
+
+void ui_status(ui *u, int error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->status, sizeof u->status, fmt, ap);
+    va_end(ap);
+    u->status[strcspn(u->status, "\n")] = '\0';
+    u->status_error = error;
+}
+
+void ui_lua_out(void *ud, const char *s, size_t n)
+{
+    ui *u = ud;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(u->partial);
+        if (s[i] == '\n' || len + 1 == sizeof u->partial) {
+            ui_print(u, len ? u->partial : " ");
+            u->partial[0] = '\0';
+            if (s[i] == '\n')
+                continue;
+            len = 0;
+        }
+        u->partial[len] = s[i];
+        u->partial[len + 1] = '\0';
+    }
+}
+
+void ui_free_session(ui *u)
+{
+    wtlua_free(u->L); /* before the session: Lua's results borrow its wafer */
+    u->L = NULL;
+    if (u->S) {
+        session_free(u->S);
+        free(u->S);
+        u->S = NULL;
+    }
+    u->r = NULL;
+    free(u->avg);
+    free(u->phase_util);
+    u->avg = u->phase_util = NULL;
+}
+
+int ui_set_policy(ui *u, const char *name_or_path, wt_err *e)
+{
+    if (!*name_or_path || !strcmp(name_or_path, "off")) {
+        u->policy[0] = u->policy_src[0] = '\0';
+        return WT_OK;
+    }
+    char name[64];
+    int rc = wtlua_load_policy(u->L, name_or_path, name, sizeof name, e);
+    if (rc != WT_OK)
+        return rc;
+    snprintf(u->policy, sizeof u->policy, "%s", name);
+    snprintf(u->policy_src, sizeof u->policy_src, "%s", name_or_path);
+    return WT_OK;
+}
+
+int ui_load(ui *u, const char *layout, const char *model_name, int argc, char **argv, wt_err *e)
+{
+    cli_opts o = u->o;
+    o.layout = layout;
+    o.model = model_name;
+    o.lua.out = ui_lua_out;
+    o.lua.out_ud = u;
+    wtlua *L = NULL;
+    wafer wf;
+    model m;
+    strategy s;
+    session *S = calloc(1, sizeof *S);
+    int rc = S ? wtlua_new(&L, &o.lua, e) : wt_oom(e, "session");
+    if (rc == WT_OK)
+        rc = cli_load_hardware(&o, u->root, &wf, &m, e);
+    if (rc != WT_OK)
+        goto fail;
+    if (argc > 0) /* a new strategy, with its options */
+        rc = ui_parse_strategy(u, L, argc, argv, &wf, &m, &s, e);
+    else if (u->S) /* the current one, as set */
+        s = u->S->s;
+    else /* the startup's */
+        rc = cli_load_strategy(&o, &L, &wf, &m, &s, e);
+    strategy check = s;
+    wt_err why;
+    if (rc == WT_OK && strategy_resolve(&check, &m, &wf, &why) != WT_OK)
+        rc = u->S ? wt_fail(e, "%s (name one: layout NAME STRATEGY, model NAME STRATEGY)", why.msg)
+                  : wt_fail(e, "--strategy: %s", why.msg);
+    session_opts so = {(uint64_t)u->o.seed, u->o.jitter, u->o.straggler};
+    if (rc == WT_OK)
+        rc = session_new(S, &wf, &m, &s, &so, e);
+    wafer_free(&wf);
+    if (rc != WT_OK)
+        goto fail;
+    size_t nl = wafer_nlinks(&S->wf);
+    double *avg = calloc(nl, sizeof *avg), *phase = calloc(nl, sizeof *phase);
+    if (!avg || !phase) {
+        free(avg);
+        free(phase);
+        session_free(S);
+        rc = wt_oom(e, "link colours");
+        goto fail;
+    }
+    char policy[1024];
+    snprintf(policy, sizeof policy, "%s", u->policy_src);
+    ui_free_session(u);
+    u->L = L;
+    u->S = S;
+    u->avg = avg;
+    u->phase_util = phase;
+    u->nlinks = nl;
+    u->v.nhistory = 0;
+    snprintf(u->layout, sizeof u->layout, "%s", layout);
+    snprintf(u->model, sizeof u->model, "%s", model_name);
+    u->step_wanted = 1;
+    if (policy[0] && ui_set_policy(u, policy, &why) != WT_OK) {
+        ui_status(u, 1, "policy %s not restarted: %s", policy, why.msg);
+        u->policy[0] = u->policy_src[0] = '\0';
+    }
+    return WT_OK;
+fail:
+    wtlua_free(L);
+    free(S);
+    return rc;
+}
+
+int ui_parse_strategy(ui *u, wtlua *L, int argc, char **argv, const wafer *wf, const model *m, strategy *s,
+                      wt_err *e)
+{
+    /* the words as the command line's --strategy S [--option V ...] */
+    char *words[40];
+    if (argc > 38)
+        return wt_fail(e, "strategy: too many words");
+    words[0] = "--strategy";
+    for (int i = 0; i < argc; i++)
+        words[i + 1] = argv[i];
+    cli_opts o;
+    int rc = cli_parse(argc + 1, words, 0, u->root, &o, e);
+    if (rc != WT_OK)
+        return rc;
+    return cli_load_strategy(&o, &L, wf, m, s, e);
+}
+
+/* The utilisation of every link while phase p plays: its bytes of one
+ * occurrence over the link's bandwidth, over the occurrence's time. */
+static void colour_phase(ui *u, int p)
+{
+    const sim_result *r = u->r;
+    const sim_phase *ph = &r->phases[p];
+    sim_phase_link_bytes(r, p, u->phase_util);
+    double per = ph->count > 0 && ph->time_s > 0 ? 1 / (ph->count * ph->time_s) : 0;
+    for (size_t l = 0; l < u->nlinks; l++)
+        if (u->phase_util[l] != 0) /* most links carry none of a phase */
+            u->phase_util[l] *= sim_link_inv_bw(r->wf, l) * per;
+    u->v.phase = p;
+}
+
+void ui_step(ui *u)
+{
+    session *S = u->S;
+    const sim_result *r;
+    wt_err e;
+    u->step_wanted = 0;
+    if (session_step(S, &r, &e) != WT_OK) {
+        u->paused = 1;
+        ui_status(u, 1, "step failed (paused): %s", e.msg);
+    } else {
+        if (u->v.nhistory == VIEW_HISTORY) {
+            memmove(u->v.history, u->v.history + 1, (VIEW_HISTORY - 1) * sizeof *u->v.history);
+            u->v.nhistory--;
+        }
+        u->v.history[u->v.nhistory++] = r->step_time_s;
+        if (u->policy[0] && wtlua_policy_step(u->L, u->policy, S, r, UI_MAX_HOT, &e) != WT_OK) {
+            ui_status(u, 1, "policy %s stopped: %s", u->policy, e.msg);
+            ui_printf(u, "policy %s stopped: %s", u->policy, e.msg);
+            u->policy[0] = u->policy_src[0] = '\0';
+        }
+        char log[SESSION_LOG];
+        if (*session_take_log(S, log, sizeof log))
+            ui_printf(u, "step %d: %s", S->steps, log);
+    }
+    /* an action of the policy may have freed the result */
+    u->r = S->evaluated ? &S->res : NULL;
+    if (u->r)
+        for (size_t l = 0; l < u->nlinks; l++)
+            u->avg[l] = sim_link_util(u->r, l);
+    u->v.phase = -1;
+}
+
+void ui_sync_view(ui *u)
+{
+    view_state *v = &u->v;
+    v->r = u->r;
+    v->th = &u->themes[u->theme];
+    v->mono = !u->ncolours || v->th->mono;
+    v->steps = u->S ? u->S->steps : 0;
+    v->paused = u->paused;
+    v->speed = ui_speeds[u->speed_level];
+    v->policy = u->policy[0] ? u->policy : NULL;
+    v->noutput = u->nout;
+    for (int i = 0; i < u->nout; i++)
+        v->output[i] = u->out[i];
+    v->status = u->status[0] ? u->status : NULL;
+    v->status_error = u->status_error;
+    cmdline *c = u->cmd.active ? &u->cmd : u->find.active ? &u->find : NULL;
+    v->cmdline = c ? c->line : NULL;
+    v->cmdprompt = c ? c->prompt : 0;
+    v->cmdcursor = c ? c->cursor : 0;
+    v->cmdhint = c && c->hint[0] ? c->hint : NULL;
+    if (!u->r) {
+        v->link_util = NULL;
+        return;
+    }
+    const sim_result *r = u->r;
+    if (u->average || !r->ntimeline) {
+        v->link_util = u->avg;
+        v->util_label = "step average";
+        v->phase = -1;
+        return;
+    }
+    int p = r->timeline[u->slice % r->ntimeline].phase;
+    if (v->phase != p)
+        colour_phase(u, p);
+    v->link_util = u->phase_util;
+    v->util_label = r->phases[p].name;
+}
+
+void ui_inspect(ui *u)
+{
+    const sim_result *r = u->r;
+    if (!r) {
+        ui_status(u, 1, "nothing to inspect: the last step failed");
+        return;
+    }
+    const wafer *wf = r->wf;
+    int x = u->v.cx, y = u->v.cy, unit = wafer_unit(wf, x, y), stage = sim_unit_stage(r, unit);
+    char s1[32], s2[32];
+    if (wf->unit_dead[unit])
+        ui_printf(u, "unit %d,%d: dead", x, y);
+    else if (stage < 0)
+        ui_printf(u, "unit %d,%d: idle (no rank)", x, y);
+    else
+        ui_printf(u, "unit %d,%d: rank %d, stage %d, compute %.1f%% of the step, memory %s of %s", x, y,
+                  r->plan.rank[unit], stage, 100 * r->stage_busy[stage] / r->step_time_s,
+                  qty_format(r->stage_mem[stage], QTY_BYTES, s1, sizeof s1),
+                  qty_format(wafer_unit_capacity(wf), QTY_BYTES, s2, sizeof s2));
+    char line[512];
+    int n = snprintf(line, sizeof line, "  links out:");
+    for (int d = 0; d < WAFER_NDIR && n < (int)sizeof line; d++) {
+        size_t l = (size_t)unit * WAFER_NDIR + (size_t)d;
+        if (wafer_neighbor(wf, unit, d) < 0)
+            continue;
+        if (!wafer_link_usable(wf, unit, d))
+            n += snprintf(line + n, sizeof line - (size_t)n, "  %c dead", wafer_dir_char(d));
+        else
+            n += snprintf(line + n, sizeof line - (size_t)n, "  %c %.1f%% avg %.1f%% (%s)", wafer_dir_char(d),
+                          100 * u->v.link_util[l], 100 * u->avg[l],
+                          qty_format(r->link_bytes[l], QTY_BYTES, s1, sizeof s1));
+    }
+    ui_print(u, line);
+}

@@ -1,0 +1,133 @@
+/*
+ * ui_search.c - `:search` in a thread of its own, so that the screen stays
+ * live: the thread works on its own copies of the wafer and the model, the
+ * screen reads its progress, and when it is done the best waits for `y`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+static void progress(void *ud, double done)
+{
+    ui_search *s = ud;
+    atomic_store(&s->permille, (int)(done * 1000));
+}
+
+static void *search_thread(void *arg)
+{
+    ui_search *s = arg;
+    s->rc = search_run(&s->wf, &s->m, &s->o, &s->res, &s->e);
+    atomic_store(&s->done, 1);
+    return NULL;
+}
+
+/* Forgets a search: joins its thread, frees what it holds. */
+static void search_clear(ui_search *s)
+{
+    if (s->running) {
+        atomic_store(&s->stop, 1);
+        pthread_join(s->thread, NULL);
+        s->running = 0;
+        if (s->rc == WT_OK)
+            search_free(&s->res);
+        wafer_free(&s->wf);
+    } else if (s->offered) {
+        search_free(&s->res);
+        wafer_free(&s->wf);
+    }
+    s->offered = 0;
+}
+
+int ui_search_start(ui *u, wt_err *e)
+{
+    ui_search *s = &u->search;
+    if (s->running)
+        return wt_fail(e, "search: one is running (search stop ends it)");
+    search_clear(s);
+    int rc = wafer_copy(&s->wf, &u->S->wf, e);
+    if (rc != WT_OK)
+        return rc;
+    s->m = u->S->m;
+    s->o.progress = progress;
+    s->o.progress_ud = s;
+    s->o.stop = &s->stop;
+    atomic_store(&s->done, 0);
+    atomic_store(&s->stop, 0);
+    atomic_store(&s->permille, 0);
+    if (pthread_create(&s->thread, NULL, search_thread, s) != 0) {
+        wafer_free(&s->wf);
+        return wt_fail(e, "search: cannot start a thread");
+    }
+    s->running = 1;
+    ui_status(u, 0, "searching...");
+    return WT_OK;
+}
+
+void ui_search_poll(ui *u)
+{
+    ui_search *s = &u->search;
+    if (!s->running)
+        return;
+    if (!atomic_load(&s->done)) {
+        ui_status(u, 0, "searching %d%%   (:search stop ends it)", atomic_load(&s->permille) / 10);
+        return;
+    }
+    pthread_join(s->thread, NULL);
+    s->running = 0;
+    if (s->rc != WT_OK) {
+        ui_status(u, 1, "%s", s->e.msg);
+        wafer_free(&s->wf);
+        return;
+    }
+    s->offered = 1;
+    const search_result *r = &s->res;
+    char text[64];
+    ui_printf(u, "search: %lld candidates, %lld evaluated in %.2f s; the best:", r->candidates, r->evaluated,
+              r->elapsed_s);
+    for (int i = 0; i < r->ntop; i++) {
+        const sim_result *t = &r->top[i];
+        char mem[64];
+        ui_printf(u, "  %d. %-22s %-6s %-5s %-9s %-22s step %.4g s  MFU %.1f%%", i + 1,
+                  strategy_format(&t->s, text, sizeof text), place_kind_name(t->s.placement),
+                  coll_algo_name(t->s.collective), recompute_name(t->s.checkpoint),
+                  mem_switches_format(t->s.mem, mem, sizeof mem), t->step_time_s, 100 * t->mfu);
+    }
+    double now = u->r ? u->r->step_time_s : 0, best = r->top[0].step_time_s;
+    char gain[64] = "";
+    if (now > 0)
+        snprintf(gain, sizeof gain, " (now %.4g s: %.2fx)", now, now / best);
+    ui_status(u, 0, "search done: %s, step %.4g s%s   y applies it", strategy_format(&r->top[0].s, text, sizeof text),
+              best, gain);
+}
+
+void ui_search_apply(ui *u)
+{
+    ui_search *s = &u->search;
+    if (!s->offered) {
+        ui_status(u, 1, "no search result to apply (:search finds one)");
+        return;
+    }
+    /* The micro-batch size is part of what the search chose: the session's
+     * model takes it with the strategy (set_strategy re-evaluates both). */
+    wt_err e;
+    const sim_result *top = &s->res.top[0];
+    int old_mb = u->S->m.microbatch;
+    u->S->m.microbatch = top->m.microbatch;
+    if (session_set_strategy(u->S, &top->s, &e) != WT_OK) {
+        u->S->m.microbatch = old_mb;
+        ui_status(u, 1, "%s", e.msg);
+        return;
+    }
+    char text[64];
+    ui_printf(u, "applied the search's best: %s, micro-batch %d", strategy_format(&top->s, text, sizeof text),
+              top->m.microbatch);
+    ui_status(u, 0, "applied %s", text);
+    search_clear(s);
+    u->step_wanted = 1;
+}
+
+void ui_search_end(ui *u)
+{
+    search_clear(&u->search);
+}

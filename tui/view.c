@@ -1,0 +1,299 @@
+/*
+ * view.c - the layout of the screen and everything but the mesh: the title,
+ * the panels, the output pane, the status or command line, the help overlay.
+ */
+#include "view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qty.h"
+
+const char *const view_help_lines[] = {
+    "keys",
+    "  arrows, hjkl    move the cursor (the view follows)",
+    "  H J K L         pan the view a quarter of the mesh area",
+    "  + - =           zoom in, out (blocks of units), fit the window",
+    "  x               blocks show max or mean",
+    "  v               next view: links, compute, memory",
+    "  a               step average or the playing phase",
+    "  space           pause or run",
+    "  n               one step",
+    "  < >             slower, faster",
+    "  Enter           inspect the unit and links under the cursor",
+    "  /               find a unit: x,y",
+    "  t               next theme",
+    "  m               mouse on or off (click selects a unit)",
+    "  PgUp PgDn End   scroll the output pane",
+    "  y               apply the best strategy a search found",
+    "  :               command line (up/down history, Tab completes, Esc cancels)",
+    "  ? F1            this help",
+    "  q F10           quit",
+    "commands",
+    "  link_util hot_links units memory phases help   (the Lua commands, with their flags)",
+    "  strategy S [--opt V]   layout NAME [S]   model NAME [S]",
+    "  policy NAME|off        search [--fix ..] [--only ..] | search stop",
+    "  fail x,y[,DIR]         repair            save FILE         quit",
+    NULL,
+};
+
+void view_layout_for(int w, int h, view_layout *l)
+{
+    memset(l, 0, sizeof *l);
+    if (w < VIEW_MIN_W || h < VIEW_MIN_H) {
+        l->too_small = 1;
+        return;
+    }
+    int panel = w * 36 / 100;
+    panel = panel < 34 ? 34 : panel > 48 ? 48 : panel;
+    int out = h / 5;
+    out = out < 4 ? 4 : out > 10 ? 10 : out;
+    l->title = (view_rect){0, 0, w, 1};
+    l->status = (view_rect){0, h - 1, w, 1};
+    l->output = (view_rect){0, h - 1 - out, w, out};
+    int body = l->output.y - 1;
+    l->mesh = (view_rect){1, 1, w - panel - 2, body - 2};
+    l->legend = (view_rect){1, body - 1, w - panel - 2, 1};
+    l->panel = (view_rect){w - panel, 1, panel, body - 1};
+}
+
+static void title(canvas *c, const view_state *v, view_rect a)
+{
+    canvas_fill(c, a.x, a.y, a.w, 1, ' ', TC_BACKGROUND, TC_ACCENT);
+    const sim_result *r = v->r;
+    if (!r) {
+        canvas_text(c, a.x + 1, a.y, a.w - 2, "wafertop", TC_BACKGROUND, TC_ACCENT, CA_BOLD);
+        return;
+    }
+    char text[64];
+    canvas_printf(c, a.x + 1, a.y, a.w - 2, TC_BACKGROUND, TC_ACCENT, CA_BOLD,
+                  "wafertop  %s %dx%d  %s  %s  step %d  %s %.3g/s  %s: %s", r->wf->name, r->wf->w, r->wf->h,
+                  r->m.name, strategy_format(&r->s, text, sizeof text), v->steps, v->paused ? "paused" : "running",
+                  v->speed, v->mode == VIEW_LINKS ? "links" : v->mode == VIEW_COMPUTE ? "compute" : "memory",
+                  v->util_label ? v->util_label : "step average");
+}
+
+/* A bar of n cells filled to a fraction. */
+static void bar(canvas *c, int x, int y, int n, double f, uint8_t colour)
+{
+    int fill = (int)(f * n + 0.5);
+    for (int i = 0; i < n; i++)
+        canvas_put(c, x + i, y, i < fill ? 0x2588u : 0x2591u, i < fill ? colour : TC_GRID, TC_BACKGROUND, 0);
+}
+
+/* A heading line; returns the next row. */
+static int heading(canvas *c, view_rect a, int y, const char *text)
+{
+    canvas_fill(c, a.x, y, a.w, 1, 0x2500u, TC_GRID, TC_BACKGROUND);
+    canvas_printf(c, a.x + 1, y, a.w - 2, TC_ACCENT, TC_BACKGROUND, CA_BOLD, " %s ", text);
+    return y + 1;
+}
+
+static int figures(canvas *c, const view_state *v, view_rect a, int y)
+{
+    const sim_result *r = v->r;
+    char s1[32], s2[32], text[64], mem[48];
+    int w = a.w - 1;
+    y = heading(c, a, y, "figures");
+    canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, CA_BOLD, "%s  %s %s %s", strategy_format(&r->s, text, sizeof text),
+                  place_kind_name(r->s.placement), coll_algo_name(r->s.collective), route_mode_name(r->s.routing));
+    canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "step %-10s tokens/s %.3g", qty_format(r->step_time_s, QTY_TIME, s1, sizeof s1),
+                  r->tokens_per_s);
+    canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "MFU  %-10s idle %.1f%%", (snprintf(s2, sizeof s2, "%.1f%%", 100 * r->mfu), s2),
+                  100 * r->idle_fraction);
+    canvas_printf(c, a.x, y++, w, r->hot_links ? TC_HOT : TC_TEXT, TC_BACKGROUND, 0,
+                  "links max %.1f%% mean %.1f%% hot %d", 100 * r->max_link_util, 100 * r->mean_link_util,
+                  r->hot_links);
+    canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "bottleneck %s",
+                  r->nphases ? r->phases[r->bottleneck].name : "-");
+    double fill = r->mem.capacity > 0 ? r->mem.total / r->mem.capacity : 0;
+    int n = canvas_printf(c, a.x, y, w, TC_TEXT, TC_BACKGROUND, 0, "memory ");
+    bar(c, a.x + n, y, 10, fmin(1, fill), r->mem.fits ? TC_ACCENT : TC_HOT);
+    canvas_printf(c, a.x + n + 11, y++, w - n - 11, r->mem.fits ? TC_TEXT : TC_HOT, TC_BACKGROUND, 0, "%s %s",
+                  qty_format(r->mem.total, QTY_BYTES, s1, sizeof s1), r->mem.fits ? "" : "(too big)");
+    canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "mem %s  policy %s", mem_switches_format(r->s.mem, mem, sizeof mem),
+                  v->policy ? v->policy : "none");
+    return y;
+}
+
+#define MAX_HOT_ROWS 64
+
+/* The rows hottest usable links by the colouring values, hottest first (ties
+ * by slot), in one pass that keeps them sorted. */
+static int hottest(const view_state *v, size_t *top, double *val, int rows)
+{
+    const wafer *wf = v->r->wf;
+    size_t nl = wafer_nlinks(wf);
+    int n = 0;
+    for (size_t l = 0; l < nl; l++) {
+        double u = v->link_util[l];
+        if (u <= 0 || (n == rows && u <= val[n - 1]) || sim_link_inv_bw(wf, l) <= 0)
+            continue;
+        int at = n < rows ? n++ : rows - 1;
+        for (; at > 0 && val[at - 1] < u; at--) {
+            val[at] = val[at - 1];
+            top[at] = top[at - 1];
+        }
+        val[at] = u;
+        top[at] = l;
+    }
+    return n;
+}
+
+static int hot_links(canvas *c, const view_state *v, view_rect a, int y, int rows)
+{
+    const wafer *wf = v->r->wf;
+    y = heading(c, a, y, "hottest links");
+    size_t top[MAX_HOT_ROWS];
+    double val[MAX_HOT_ROWS];
+    int n = hottest(v, top, val, rows < MAX_HOT_ROWS ? rows : MAX_HOT_ROWS);
+    for (int i = 0; i < n; i++) {
+        int u = (int)(top[i] / WAFER_NDIR);
+        canvas_printf(c, a.x, y + i, a.w - 1, val[i] >= SIM_HOT ? TC_HOT : TC_TEXT, TC_BACKGROUND, 0,
+                      "%3d,%-3d %c %5.1f%%", wafer_x(wf, u), wafer_y(wf, u), wafer_dir_char((int)(top[i] % WAFER_NDIR)),
+                      100 * val[i]);
+        bar(c, a.x + 17, y + i, a.w - 18, val[i], theme_grad(val[i]));
+    }
+    if (!n)
+        canvas_text(c, a.x, y, a.w - 1, "(no traffic)", TC_GRID, TC_BACKGROUND, 0);
+    return y + rows;
+}
+
+/* The step's timeline: a slot's phases (repeated for every micro-batch),
+ * then the exposed DP all-reduce and the optimizer; each with its share of
+ * the step and its busiest link. Scrolls to keep the playing phase shown. */
+static int timeline(canvas *c, const view_state *v, view_rect a, int y, int rows)
+{
+    const sim_result *r = v->r;
+    y = heading(c, a, y, "step timeline   share  link");
+    int playing = 0;
+    for (int i = 0; i < r->ntimeline; i++)
+        if (r->timeline[i].phase == v->phase) {
+            playing = i;
+            break;
+        }
+    int first = playing >= rows ? playing - rows + 1 : 0;
+    for (int i = first; i < r->ntimeline && i < first + rows; i++) {
+        const sim_slice *s = &r->timeline[i];
+        const sim_phase *ph = &r->phases[s->phase];
+        double share = r->step_time_s > 0 ? (s->end_s - s->start_s) * (i < r->ntimeline - 2 ? r->slots : 1) /
+                                                r->step_time_s
+                                          : 0;
+        int on = s->phase == v->phase, row = y + i - first;
+        canvas_printf(c, a.x, row, 17, on ? TC_ACCENT : TC_TEXT, TC_BACKGROUND, on ? CA_REVERSE : 0, "%-16s",
+                      ph->name);
+        bar(c, a.x + 17, row, a.w - 30, fmin(1, share), on ? TC_ACCENT : TC_GRID);
+        canvas_printf(c, a.x + a.w - 13, row, 6, TC_TEXT, TC_BACKGROUND, 0, "%5.1f%%", 100 * share);
+        canvas_printf(c, a.x + a.w - 6, row, 5, ph->max_link_util >= SIM_HOT ? TC_HOT : theme_grad(ph->max_link_util),
+                      TC_BACKGROUND, 0, "%4.0f%%", 100 * ph->max_link_util);
+    }
+    return y + rows;
+}
+
+static void sparkline(canvas *c, const view_state *v, view_rect a, int y)
+{
+    static const uint32_t ticks[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+    y = heading(c, a, y, "step time");
+    int n = v->nhistory < a.w - 1 ? v->nhistory : a.w - 1, first = v->nhistory - n;
+    double lo = INFINITY, hi = 0;
+    for (int i = first; i < v->nhistory; i++) {
+        lo = fmin(lo, v->history[i]);
+        hi = fmax(hi, v->history[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        double f = hi > lo ? (v->history[first + i] - lo) / (hi - lo) : 0.5;
+        canvas_put(c, a.x + i, y, ticks[(int)(f * 7 + 0.5)], TC_ACCENT, TC_BACKGROUND, 0);
+    }
+    char s1[32], s2[32];
+    if (n)
+        canvas_printf(c, a.x, y + 1, a.w - 1, TC_TEXT, TC_BACKGROUND, 0, "min %s  max %s",
+                      qty_format(lo, QTY_TIME, s1, sizeof s1), qty_format(hi, QTY_TIME, s2, sizeof s2));
+}
+
+static void panel(canvas *c, const view_state *v, view_rect a)
+{
+    int y = figures(c, v, a, a.y);
+    int rest = a.y + a.h - y - 3 /* sparkline */ - 2 /* headings */;
+    if (rest < 2) { /* a short panel (60x20): the sections would overlap, keep the hottest links */
+        hot_links(c, v, a, y, a.y + a.h - y - 1);
+        return;
+    }
+    int hot = rest / 3 < 3 ? 3 : rest / 3;
+    hot = hot > rest - 1 ? rest - 1 : hot;
+    y = hot_links(c, v, a, y, hot);
+    y = timeline(c, v, a, y, rest - hot);
+    sparkline(c, v, a, y);
+}
+
+static void output_pane(canvas *c, const view_state *v, view_rect a)
+{
+    int rows = a.h - 1, last = v->noutput > rows ? v->noutput - rows : 0;
+    int first = v->output_top < 0 || v->output_top > last ? last : v->output_top;
+    if (first < last)
+        heading(c, a, a.y, "output (PgUp PgDn scroll, End follows)");
+    else
+        heading(c, a, a.y, first > 0 ? "output (PgUp scrolls)" : "output");
+    for (int i = first; i < v->noutput && i < first + rows; i++)
+        canvas_text(c, a.x + 1, a.y + 1 + i - first, a.w - 2, v->output[i], TC_TEXT, TC_BACKGROUND, 0);
+}
+
+static void status_line(canvas *c, const view_state *v, view_rect a)
+{
+    canvas_fill(c, a.x, a.y, a.w, 1, ' ', TC_TEXT, TC_BACKGROUND);
+    if (v->cmdline) {
+        canvas_put(c, a.x, a.y, (uint32_t)(v->cmdprompt ? v->cmdprompt : ':'), TC_ACCENT, TC_BACKGROUND, CA_BOLD);
+        int n = canvas_text(c, a.x + 1, a.y, a.w - 2, v->cmdline, TC_TEXT, TC_BACKGROUND, 0);
+        if (v->cmdhint) /* Tab's candidates after the line */
+            canvas_text(c, a.x + n + 4, a.y, a.w - n - 5, v->cmdhint, TC_GRID, TC_BACKGROUND, 0);
+        canvas_attr(c, a.x + 1 + v->cmdcursor, a.y, 1, 1, CA_REVERSE);
+        return;
+    }
+    if (v->status)
+        canvas_text(c, a.x, a.y, a.w, v->status, v->status_error ? TC_HOT : TC_TEXT, TC_BACKGROUND,
+                    v->status_error ? CA_BOLD : 0);
+    else
+        canvas_text(c, a.x, a.y, a.w,
+                    "space pause  n step  : command  ? help  q quit  |  :search finds a faster strategy  "
+                    ":policy shrink_groups cools it",
+                    TC_GRID, TC_BACKGROUND, 0);
+}
+
+static void help_overlay(canvas *c)
+{
+    int n = 0, w = 0;
+    for (; view_help_lines[n]; n++)
+        w = (int)strlen(view_help_lines[n]) > w ? (int)strlen(view_help_lines[n]) : w;
+    w += 4;
+    int x = (c->w - w) / 2, y = (c->h - n - 2) / 2;
+    canvas_fill(c, x, y, w, n + 2, ' ', TC_TEXT, TC_BACKGROUND);
+    canvas_fill(c, x, y, w, 1, 0x2500u, TC_ACCENT, TC_BACKGROUND);
+    canvas_fill(c, x, y + n + 1, w, 1, 0x2500u, TC_ACCENT, TC_BACKGROUND);
+    canvas_text(c, x + 2, y, w - 4, " help (any key closes) ", TC_ACCENT, TC_BACKGROUND, CA_BOLD);
+    for (int i = 0; i < n; i++)
+        canvas_text(c, x + 2, y + 1 + i, w - 4, view_help_lines[i],
+                    view_help_lines[i][0] == ' ' ? TC_TEXT : TC_ACCENT, TC_BACKGROUND,
+                    view_help_lines[i][0] == ' ' ? 0 : CA_BOLD);
+}
+
+void view_draw(canvas *c, view_state *v)
+{
+    canvas_clear(c, TC_TEXT, TC_BACKGROUND);
+    view_layout l;
+    view_layout_for(c->w, c->h, &l);
+    if (l.too_small) {
+        canvas_printf(c, 0, c->h / 2, c->w, TC_HOT, TC_BACKGROUND, CA_BOLD, "terminal too small: %dx%d, wafertop needs %dx%d",
+                      c->w, c->h, VIEW_MIN_W, VIEW_MIN_H);
+        return;
+    }
+    title(c, v, l.title);
+    if (v->r) {
+        view_draw_mesh(c, v, l.mesh);
+        view_draw_legend(c, v, l.legend);
+        panel(c, v, l.panel);
+    }
+    output_pane(c, v, l.output);
+    status_line(c, v, l.status);
+    if (v->help)
+        help_overlay(c);
+}

@@ -1,0 +1,92 @@
+/*
+ * view.h - what the screen shows, drawn into a canvas from a view_state
+ * (no terminal, no simulation): the mesh heatmap with its legend, the
+ * panels (figures, hot links, the phase timeline, the step-time history),
+ * the output pane, the status or command line, and the help overlay.
+ */
+#ifndef WT_VIEW_H
+#define WT_VIEW_H
+
+#include "canvas.h"
+#include "sim.h"
+#include "theme.h"
+
+enum view_mode { VIEW_LINKS = 0, VIEW_COMPUTE, VIEW_MEMORY, VIEW_NMODES };
+
+#define VIEW_HISTORY 120
+#define VIEW_OUTPUT 200
+
+typedef struct view_state {
+    const sim_result *r;       /* the step shown, or NULL (then only the frame) */
+    const double *link_util;   /* per link slot: what the links are coloured by */
+    const char *util_label;    /* "step average" or the playing phase's name */
+    int phase;                 /* the playing phase, -1 for none */
+    const theme *th;
+    int mono;                  /* glyph density instead of colour */
+    int mode;                  /* enum view_mode */
+    int zoom;                  /* units per cell side; 0 = fit the window */
+    int scale;                 /* at zoom 1: pixels per unit side (set by view_draw) */
+    int mean;                  /* blocks show the mean, else the max */
+    int ox, oy;                /* viewport origin, in pixels (kept in range by view_draw): a
+                                * terminal cell is one pixel wide and two high (half blocks) */
+    int cx, cy;                /* the cursor's unit */
+    double history[VIEW_HISTORY];
+    int nhistory;              /* step times of the session, oldest first */
+    int steps, paused;
+    double speed;              /* steps per second */
+    const char *policy;        /* or NULL */
+    const char *output[VIEW_OUTPUT];
+    int noutput;               /* lines, oldest first */
+    int output_top;            /* the first line shown, or -1 to follow the end */
+    const char *status;        /* a message, or NULL for the hint */
+    int status_error;
+    const char *cmdline;       /* the command line being typed, or NULL */
+    char cmdprompt;            /* ':' or '/' */
+    int cmdcursor;
+    const char *cmdhint;       /* Tab's candidates, or NULL */
+    int help;                  /* the help overlay is open */
+} view_state;
+
+/* The too-small limit. */
+#define VIEW_MIN_W 60
+#define VIEW_MIN_H 20
+
+/* Where things go on a w x h screen. */
+typedef struct view_rect {
+    int x, y, w, h;
+} view_rect;
+
+typedef struct view_layout {
+    int too_small;
+    view_rect title, mesh, legend, panel, output, status;
+} view_layout;
+
+void view_layout_for(int w, int h, view_layout *l);
+
+/* Draws the whole frame; keeps v's viewport around the cursor and in range. */
+void view_draw(canvas *c, view_state *v);
+
+/* The grid a zoom level gives: (2W-1) x (2H-1) cells at zoom 1 (units and
+ * the links between them), ceil(W/z) x ceil(H/z) blocks above. */
+void view_grid_size(const wafer *wf, int zoom, int *gw, int *gh);
+/* The zoom that fits the whole mesh into an area (half blocks: 2 grid rows
+ * per terminal row, 1 in mono). */
+int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono);
+
+/* The value of grid cell (gx, gy) and whether it is dead: util in [0, 1],
+ * or a negative number for no value (background) and -2 for a neutral unit.
+ * Exposed for tests. */
+double view_cell_value(const view_state *v, int gx, int gy, int *dead);
+
+/* The unit shown at screen cell (sx, sy) of the mesh area a, as the last
+ * view_draw placed it; 0 when there is none. */
+int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int *uy);
+
+/* Parts of view_draw (view_mesh.c). */
+void view_draw_mesh(canvas *c, view_state *v, view_rect a);
+void view_draw_legend(canvas *c, const view_state *v, view_rect a);
+
+/* The help text, one line per key or command (NULL-terminated). */
+extern const char *const view_help_lines[];
+
+#endif

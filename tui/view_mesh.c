@@ -1,0 +1,289 @@
+/*
+ * view_mesh.c - the mesh heatmap and its legend.
+ *
+ * At zoom 1 the grid has a cell for every unit and every link between two
+ * units: (2W-1) x (2H-1). Above, a cell is a block of zoom x zoom units
+ * showing the max (or mean) of what it holds. Each terminal cell shows two
+ * grid rows as a half block (upper = foreground of '▀', lower = background),
+ * or one row as a glyph of density in mono.
+ */
+#include <math.h>
+
+#include "view.h"
+
+#define HALF_BLOCK 0x2580u /* ▀ */
+#define DEAD_MARK 0x2715u  /* ✕ */
+
+static const uint32_t density[5] = {0x00B7, 0x2591, 0x2592, 0x2593, 0x2588}; /* · ░ ▒ ▓ █ */
+
+void view_grid_size(const wafer *wf, int zoom, int *gw, int *gh)
+{
+    if (zoom <= 1) {
+        *gw = 2 * wf->w - 1;
+        *gh = 2 * wf->h - 1;
+    } else {
+        *gw = (wf->w + zoom - 1) / zoom;
+        *gh = (wf->h + zoom - 1) / zoom;
+    }
+}
+
+int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono)
+{
+    int rows = mono ? area_h : 2 * area_h;
+    if (area_w < 1 || rows < 1)
+        return 1;
+    if (2 * wf->w - 1 <= area_w && 2 * wf->h - 1 <= rows)
+        return 1;
+    int zx = (wf->w + area_w - 1) / area_w, zy = (wf->h + rows - 1) / rows;
+    int z = zx > zy ? zx : zy;
+    return z < 2 ? 2 : z;
+}
+
+/* What a unit shows in the unit views: compute utilisation or memory fill. */
+static double unit_value(const view_state *v, int u)
+{
+    const sim_result *r = v->r;
+    int stage = sim_unit_stage(r, u);
+    if (stage < 0)
+        return 0;
+    if (v->mode == VIEW_COMPUTE)
+        return r->step_time_s > 0 ? r->stage_busy[stage] / r->step_time_s : 0;
+    double cap = wafer_unit_capacity(r->wf);
+    return cap > 0 ? fmin(1, r->stage_mem[stage] / cap) : 0;
+}
+
+static double link_value(const view_state *v, int u, int dir, int *dead)
+{
+    const wafer *wf = v->r->wf;
+    if (!wafer_link_usable(wf, u, dir)) {
+        *dead = 1;
+        return 0;
+    }
+    return v->link_util[(size_t)u * WAFER_NDIR + (size_t)dir];
+}
+
+/* Zoom 1: a unit, a link between two units, or a gap. */
+static double detail_value(const view_state *v, int gx, int gy, int *dead)
+{
+    const wafer *wf = v->r->wf;
+    int x = gx / 2, y = gy / 2;
+    if (gx % 2 == 0 && gy % 2 == 0) {
+        int u = wafer_unit(wf, x, y);
+        if (wf->unit_dead[u]) {
+            *dead = 1;
+            return 0;
+        }
+        return v->mode == VIEW_LINKS ? -2 : unit_value(v, u);
+    }
+    if (v->mode != VIEW_LINKS || (gx % 2 && gy % 2))
+        return -1;
+    if (gx % 2) { /* between (x, y) and (x + 1, y): the busier direction */
+        int u = wafer_unit(wf, x, y), d1 = 0, d2 = 0;
+        double a = link_value(v, u, WAFER_E, &d1), b = link_value(v, u + 1, WAFER_W, &d2);
+        *dead = d1 && d2;
+        return fmax(a, b);
+    }
+    int u = wafer_unit(wf, x, y), d1 = 0, d2 = 0;
+    double a = link_value(v, u, WAFER_S, &d1), b = link_value(v, u + wf->w, WAFER_N, &d2);
+    *dead = d1 && d2;
+    return fmax(a, b);
+}
+
+/* A block of zoom x zoom units: the max or mean of their values (links
+ * leaving them in the link view). */
+static double block_value(const view_state *v, int bx, int by, int *dead)
+{
+    const wafer *wf = v->r->wf;
+    int z = v->zoom, n = 0, live = 0;
+    double sum = 0, max = 0;
+    for (int y = by * z; y < (by + 1) * z && y < wf->h; y++) {
+        for (int x = bx * z; x < (bx + 1) * z && x < wf->w; x++) {
+            int u = wafer_unit(wf, x, y);
+            if (wf->unit_dead[u])
+                continue;
+            live++;
+            if (v->mode != VIEW_LINKS) {
+                double val = unit_value(v, u);
+                sum += val;
+                max = fmax(max, val);
+                n++;
+                continue;
+            }
+            for (int d = 0; d < WAFER_NDIR; d++) {
+                if (!wafer_link_usable(wf, u, d))
+                    continue;
+                double val = v->link_util[(size_t)u * WAFER_NDIR + (size_t)d];
+                sum += val;
+                max = fmax(max, val);
+                n++;
+            }
+        }
+    }
+    *dead = live == 0;
+    return n == 0 ? 0 : v->mean ? sum / n : max;
+}
+
+double view_cell_value(const view_state *v, int gx, int gy, int *dead)
+{
+    *dead = 0;
+    return v->zoom <= 1 ? detail_value(v, gx, gy, dead) : block_value(v, gx, gy, dead);
+}
+
+/* The colour of a value: background, a neutral unit, dead, or the gradient. */
+static uint8_t value_colour(double val, int dead)
+{
+    if (dead)
+        return TC_DEAD;
+    if (val == -2)
+        return TC_GRID;
+    if (val < 0)
+        return TC_BACKGROUND;
+    return theme_grad(val);
+}
+
+static uint32_t value_glyph(double val, int dead)
+{
+    if (dead)
+        return 'x';
+    if (val == -2)
+        return '+';
+    if (val < 0)
+        return ' ';
+    int level = (int)(val * 4 + 0.5);
+    return density[level < 0 ? 0 : level > 4 ? 4 : level];
+}
+
+/* At zoom 1 a unit is scale x scale pixels and a link one pixel between two
+ * units, so that a small mesh fills its area; above, a pixel is a block. */
+static int fit_scale(const wafer *wf, int cols, int rows)
+{
+    int s = 1;
+    while (wf->w * (s + 1) + wf->w - 1 <= cols && wf->h * (s + 1) + wf->h - 1 <= rows)
+        s++;
+    return s;
+}
+
+/* Pixels along an axis of n units. */
+static int pixels(const view_state *v, int n)
+{
+    return v->zoom > 1 ? (n + v->zoom - 1) / v->zoom : n * v->scale + n - 1;
+}
+
+/* The grid cell (view_cell_value's coordinate) of pixel p along an axis. */
+static int pixel_grid(const view_state *v, int p)
+{
+    if (v->zoom > 1)
+        return p;
+    int period = v->scale + 1;
+    return p / period * 2 + (p % period >= v->scale);
+}
+
+/* The first pixel of unit u along an axis, and the unit of pixel p. */
+static int unit_pixel(const view_state *v, int u)
+{
+    return v->zoom > 1 ? u / v->zoom : u * (v->scale + 1);
+}
+
+static int pixel_unit(const view_state *v, int p)
+{
+    return v->zoom > 1 ? p * v->zoom : p / (v->scale + 1);
+}
+
+/* Keeps the viewport (in pixels) on the mesh and around the cursor. */
+static void follow_cursor(view_state *v, int pw, int ph, int cols, int rows)
+{
+    int size = v->zoom > 1 ? 1 : v->scale;
+    int px = unit_pixel(v, v->cx), py = unit_pixel(v, v->cy);
+    if (px < v->ox)
+        v->ox = px;
+    if (px + size > v->ox + cols)
+        v->ox = px + size - cols;
+    if (py < v->oy)
+        v->oy = py;
+    if (py + size > v->oy + rows)
+        v->oy = py + size - rows;
+    int maxx = pw - cols > 0 ? pw - cols : 0, maxy = ph - rows > 0 ? ph - rows : 0;
+    v->ox = v->ox < 0 ? 0 : v->ox > maxx ? maxx : v->ox;
+    v->oy = v->oy < 0 ? 0 : v->oy > maxy ? maxy : v->oy;
+}
+
+void view_draw_mesh(canvas *c, view_state *v, view_rect a)
+{
+    const wafer *wf = v->r->wf;
+    int per = v->mono ? 1 : 2;
+    if (v->zoom <= 0)
+        v->zoom = view_fit_zoom(wf, a.w, a.h, v->mono);
+    v->scale = v->zoom > 1 ? 1 : fit_scale(wf, a.w, a.h * per);
+    if (v->cx >= wf->w)
+        v->cx = wf->w - 1;
+    if (v->cy >= wf->h)
+        v->cy = wf->h - 1;
+    int pw = pixels(v, wf->w), ph = pixels(v, wf->h), gw, gh;
+    view_grid_size(wf, v->zoom, &gw, &gh);
+    follow_cursor(v, pw, ph, a.w, a.h * per);
+    for (int row = 0; row < a.h; row++) {
+        int py = v->oy + row * per;
+        if (py >= ph)
+            break;
+        int gy = pixel_grid(v, py), gy2 = py + 1 < ph ? pixel_grid(v, py + 1) : -1;
+        for (int col = 0; col < a.w; col++) {
+            int px = v->ox + col;
+            if (px >= pw)
+                break;
+            int gx = pixel_grid(v, px), dead;
+            double top = view_cell_value(v, gx, gy, &dead);
+            if (v->mono) {
+                canvas_put(c, a.x + col, a.y + row, value_glyph(top, dead), dead ? TC_DEAD : TC_TEXT, TC_BACKGROUND,
+                           0);
+                continue;
+            }
+            uint8_t fg = value_colour(top, dead), bg = TC_BACKGROUND;
+            if (gy2 >= 0) {
+                int dead2;
+                double low = view_cell_value(v, gx, gy2, &dead2);
+                bg = value_colour(low, dead2);
+            }
+            canvas_put(c, a.x + col, a.y + row, HALF_BLOCK, fg, bg, 0);
+        }
+    }
+    /* the cursor: the rows and columns of its unit */
+    int size = v->zoom > 1 ? 1 : v->scale, px = unit_pixel(v, v->cx) - v->ox, py = unit_pixel(v, v->cy) - v->oy;
+    int row0 = py / per, row1 = (py + size - 1) / per;
+    canvas_attr(c, a.x + px, a.y + row0, size, row1 - row0 + 1, CA_REVERSE);
+}
+
+int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int *uy)
+{
+    if (!v->r || v->zoom <= 0 || sx < a.x || sy < a.y || sx >= a.x + a.w || sy >= a.y + a.h)
+        return 0;
+    int px = v->ox + sx - a.x, py = v->oy + (sy - a.y) * (v->mono ? 1 : 2);
+    /* past the mesh's last pixel (at zoom 1 the next unit's would be further) */
+    if (px >= pixels(v, v->r->wf->w) || py >= pixels(v, v->r->wf->h))
+        return 0;
+    int x = pixel_unit(v, px), y = pixel_unit(v, py);
+    *ux = x;
+    *uy = y;
+    return 1;
+}
+
+void view_draw_legend(canvas *c, const view_state *v, view_rect a)
+{
+    static const char *const what[] = {"link util", "compute util", "memory fill"};
+    int x = a.x + canvas_printf(c, a.x, a.y, a.w, TC_TEXT, TC_BACKGROUND, 0, "%s 0%% ", what[v->mode]);
+    int bar = a.w - (x - a.x) - 24;
+    bar = bar > 40 ? 40 : bar;
+    for (int i = 0; i < bar; i++) {
+        double val = bar > 1 ? (double)i / (bar - 1) : 1;
+        if (v->mono)
+            canvas_put(c, x + i, a.y, value_glyph(val, 0), TC_TEXT, TC_BACKGROUND, 0);
+        else
+            canvas_put(c, x + i, a.y, ' ', TC_TEXT, theme_grad(val), 0);
+    }
+    x += bar > 0 ? bar : 0;
+    x += canvas_printf(c, x, a.y, a.x + a.w - x, TC_TEXT, TC_BACKGROUND, 0, " 100%%  ");
+    canvas_put(c, x, a.y, v->mono ? 'x' : DEAD_MARK, TC_DEAD, TC_BACKGROUND, 0);
+    x += 1 + canvas_text(c, x + 1, a.y, a.x + a.w - x - 1, "dead", TC_TEXT, TC_BACKGROUND, 0);
+    if (v->zoom > 1)
+        canvas_printf(c, x + 1, a.y, a.x + a.w - x - 1, TC_TEXT, TC_BACKGROUND, 0, " %dx%d %s", v->zoom, v->zoom,
+                      v->mean ? "mean" : "max");
+}
