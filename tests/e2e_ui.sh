@@ -89,6 +89,19 @@ echo "$screen" | grep -qE "step +5\.56 s" || fail "first frame: no step time 5.5
 echo "$screen" | grep -qF "DP8,TP32" || fail "first frame: no strategy"
 echo "$screen" | grep -qF "step timeline" || fail "first frame: no timeline"
 
+# --- [ ] walk the phases (paused): the hidden DP all-reduce runs hot
+keys ' '
+i=0
+while [ $i -lt 40 ] && ! cap | head -n 1 | grep -qF "links: dp.allreduce"; do
+    keys ']'
+    sleep 0.1
+    i=$((i + 1))
+done
+wait_for "links: dp.allreduce" "] reaches the DP all-reduce"
+wait_for "hidden   97%" "the timeline lists the hidden all-reduce"
+cap | grep -qE "[0-9]+,[0-9]+ +[NESW] +96\.8%" || fail "the DP all-reduce's hottest links are not at 96.8%"
+keys ' '
+
 # --- a Lua command shows its table in the output pane
 keys ':' 'link_util --group 4x4' Enter
 wait_for "by 4x4 tile" ":link_util --group 4x4"

@@ -335,6 +335,7 @@ typedef struct fixture {
     sim_result r;
     theme th;
     double *util; /* wafer_nlinks(&wf) of them */
+    int play[SIM_MAX_PHASES];
     view_state v;
     canvas c;
 } fixture;
@@ -348,6 +349,9 @@ static void fixture_eval(fixture *f, const char *text, place_kind pl, int w, int
     f->util = calloc(wafer_nlinks(&f->wf), sizeof *f->util);
     assert_non_null(f->util);
     f->v = links_view(&f->r, f->util, &f->th);
+    for (int i = 0; i < f->r.ntimeline; i++) /* the timeline's phases play, as the screen does */
+        f->play[f->v.nplay++] = f->r.timeline[i].phase;
+    f->v.play = f->play;
     new_canvas(&f->c, w, h);
 }
 
@@ -943,6 +947,53 @@ static void test_view_draw(void **state)
     fixture_close(&f);
 }
 
+/* The timeline panel: a slot's phase weighs slots times its slice, the
+ * optimizer once, and a DP all-reduce the backward hides is listed as
+ * hidden with its busiest link. */
+static void test_timeline_panel(void **state)
+{
+    (void)state;
+    fixture f;
+    assert_int_equal(wafer_init(&f.wf, 16, 16, 1, 1, NULL), WT_OK);
+    fixture_eval(&f, "DP8,TP32", PLACE_LINEAR, 120, 40);
+    assert_true(f.r.dp_exposed_s == 0); /* the backward hides the whole all-reduce */
+    int dp = -1;
+    for (int p = 0; p < f.r.nphases; p++)
+        if (f.r.phases[p].role == SIM_DP)
+            dp = p;
+    assert_true(dp >= 0);
+    for (int i = 0; i < f.r.ntimeline; i++)
+        assert_int_not_equal(f.r.timeline[i].phase, dp);
+    f.play[f.v.nplay++] = dp;
+    f.v.phase = dp;
+    view_draw(&f.c, &f.v);
+    view_layout l;
+    view_layout_for(120, 40, &l);
+    /* the playing row is the last one shown, reversed */
+    char row[512], want[64];
+    int last = -1;
+    for (int y = l.panel.y; y < l.panel.y + l.panel.h; y++)
+        if (strstr(canvas_row(&f.c, y, row, sizeof row), "dp.allreduce"))
+            last = y;
+    assert_true(last > 0);
+    assert_true(row_has(&f.c, last, "hidden"));
+    snprintf(want, sizeof want, "%4.0f%%", 100 * f.r.phases[dp].max_link_util);
+    assert_true(row_has(&f.c, last, want));
+    assert_int_equal(canvas_at(&f.c, l.panel.x, last)->attr, CA_REVERSE);
+    /* above: the optimizer, once per step, then the slot's last slice,
+     * weighed by the slots */
+    const sim_slice *opt = &f.r.timeline[f.r.ntimeline - 1], *s = &f.r.timeline[f.r.ntimeline - 2];
+    assert_int_equal(f.r.phases[opt->phase].role, SIM_OPTIMIZER);
+    snprintf(want, sizeof want, "%5.1f%%", 100 * (opt->end_s - opt->start_s) / f.r.step_time_s);
+    assert_true(row_has(&f.c, last - 1, "optimizer"));
+    assert_true(row_has(&f.c, last - 1, want));
+    assert_true(s->start_s < f.r.slot_s);
+    snprintf(want, sizeof want, "%5.1f%%", 100 * (s->end_s - s->start_s) * f.r.slots / f.r.step_time_s);
+    assert_true(row_has(&f.c, last - 2, f.r.phases[s->phase].name));
+    assert_true(row_has(&f.c, last - 2, want));
+    fixture_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -952,6 +1003,7 @@ int main(void)
         cmocka_unit_test(test_mesh_real_traffic), cmocka_unit_test(test_half_block_pairing),
         cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_view_draw),
+        cmocka_unit_test(test_timeline_panel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ static void frame(ui *u)
 /* The slice of the step's timeline that plays now. */
 static double slice_period(const ui *u)
 {
-    int n = u->r && u->r->ntimeline ? u->r->ntimeline : 1;
+    int n = u->nplay ? u->nplay : 1;
     return 1 / (ui_speeds[u->speed_level] * n);
 }
 
@@ -60,7 +60,7 @@ static int tick(ui *u, double now)
         u->next_slice_at = now + slice_period(u);
         return 1;
     }
-    if (!u->paused && u->r && now >= u->next_slice_at && u->slice + 1 < u->r->ntimeline) {
+    if (!u->paused && u->r && now >= u->next_slice_at && u->slice + 1 < u->nplay) {
         u->slice++;
         u->next_slice_at = now + slice_period(u);
         return !u->average;
@@ -153,7 +153,7 @@ static int bench_frames(ui *u, int n, double start)
         return 1;
     for (int i = 0; i < n; i++) {
         double t0 = now_s();
-        u->slice = u->r && u->r->ntimeline ? (u->slice + 1) % u->r->ntimeline : 0;
+        u->slice = u->nplay ? (u->slice + 1) % u->nplay : 0;
         draw(u, BENCH_W, BENCH_H);
         t[i] = now_s() - t0;
     }

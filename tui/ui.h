@@ -56,7 +56,9 @@ typedef struct ui {
     unsigned char phase_ready[SIM_MAX_PHASES];
     size_t nlinks;
     int average;                      /* show the step average, else the playing phase */
-    int slice;                        /* the timeline slice playing */
+    int play[SIM_MAX_PHASES];         /* the phases played in turn (see view_state.play) */
+    int nplay;
+    int slice;                        /* the entry of play playing */
 
     /* time */
     int paused, speed_level;          /* steps per second = ui_speeds[speed_level] */

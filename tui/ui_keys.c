@@ -117,6 +117,17 @@ static void speed_key(ui *u, int key)
     ui_status(u, 0, "%g steps per second", ui_speeds[u->speed_level]);
 }
 
+/* [ ]: the previous or next phase of the step's timeline (pauses). */
+static void phase_key(ui *u, int key)
+{
+    if (!u->nplay)
+        return;
+    int n = u->nplay;
+    u->paused = 1;
+    u->average = 0;
+    u->slice = (u->slice + (key == ']' ? 1 : n - 1)) % n;
+}
+
 static void scroll_key(ui *u, int key)
 {
     view_layout l;
@@ -161,7 +172,7 @@ static const key_binding keys[] = {
     {'+', zoom_key},       {'-', zoom_key},        {'=', zoom_key},     {'x', toggle_key},
     {'v', toggle_key},     {'a', toggle_key},      {' ', toggle_key},   {'t', toggle_key},
     {'m', toggle_key},     {'?', toggle_key},      {TK_F1, toggle_key}, {'n', step_key},
-    {'<', speed_key},      {'>', speed_key},       {TK_PGUP, scroll_key}, {TK_PGDN, scroll_key},
+    {'<', speed_key},      {'>', speed_key},       {'[', phase_key},    {']', phase_key},       {TK_PGUP, scroll_key}, {TK_PGDN, scroll_key},
     {TK_END, scroll_key},  {':', open_key},        {'/', open_key},     {TK_ENTER, inspect_key},
     {'q', quit_key},       {TK_F10, quit_key},     {'y', apply_key},
 };

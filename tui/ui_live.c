@@ -199,6 +199,23 @@ static void colour_phase(ui *u, int p)
     u->v.phase = p;
 }
 
+/* The step average of every link, and what plays: the timeline's phases,
+ * then any phase with traffic it has no slice for (a DP all-reduce hidden
+ * behind the backward pass). */
+static void colour_step(ui *u)
+{
+    const sim_result *r = u->r;
+    for (size_t l = 0; l < u->nlinks; l++)
+        u->avg[l] = sim_link_util(r, l);
+    unsigned char seen[SIM_MAX_PHASES] = {0};
+    for (int i = 0; i < r->ntimeline && u->nplay < SIM_MAX_PHASES; i++)
+        if (!seen[r->timeline[i].phase]++)
+            u->play[u->nplay++] = r->timeline[i].phase;
+    for (int p = 0; p < r->nphases && u->nplay < SIM_MAX_PHASES; p++)
+        if (!seen[p] && r->phases[p].comm_s > 0)
+            u->play[u->nplay++] = p;
+}
+
 void ui_step(ui *u)
 {
     session *S = u->S;
@@ -225,9 +242,9 @@ void ui_step(ui *u)
     }
     /* an action of the policy may have freed the result */
     u->r = S->evaluated ? &S->res : NULL;
+    u->nplay = 0;
     if (u->r)
-        for (size_t l = 0; l < u->nlinks; l++)
-            u->avg[l] = sim_link_util(u->r, l);
+        colour_step(u);
     u->v.phase = -1;
 }
 
@@ -256,13 +273,15 @@ void ui_sync_view(ui *u)
         return;
     }
     const sim_result *r = u->r;
-    if (u->average || !r->ntimeline) {
+    v->play = u->play;
+    v->nplay = u->nplay;
+    if (u->average || !u->nplay) {
         v->link_util = u->avg;
         v->util_label = "step average";
         v->phase = -1;
         return;
     }
-    int p = r->timeline[u->slice % r->ntimeline].phase;
+    int p = u->play[u->slice % u->nplay];
     if (v->phase != p)
         colour_phase(u, p);
     v->link_util = u->phase_util;

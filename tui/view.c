@@ -18,6 +18,7 @@ const char *const view_help_lines[] = {
     "  x               blocks show max or mean",
     "  v               next view: links, compute, memory",
     "  a               step average or the playing phase",
+    "  [ ]             the previous or next phase (pauses)",
     "  space           pause or run",
     "  n               one step",
     "  < >             slower, faster",
@@ -160,31 +161,47 @@ static int hot_links(canvas *c, const view_state *v, view_rect a, int y, int row
     return y + rows;
 }
 
-/* The step's timeline: a slot's phases (repeated for every micro-batch),
- * then the exposed DP all-reduce and the optimizer; each with its share of
- * the step and its busiest link. Scrolls to keep the playing phase shown. */
+/* The share of the step of phase p's slice of the timeline, or -1 when it
+ * has none (its traffic overlaps other phases). Slices of the pipeline slot
+ * repeat for every slot. */
+static double step_share(const sim_result *r, int p)
+{
+    for (int i = 0; i < r->ntimeline; i++) {
+        const sim_slice *s = &r->timeline[i];
+        if (s->phase != p)
+            continue;
+        int in_slot = s->start_s < r->slot_s;
+        return r->step_time_s > 0 ? (s->end_s - s->start_s) * (in_slot ? r->slots : 1) / r->step_time_s : 0;
+    }
+    return -1;
+}
+
+/* The phases the screen plays (a slot's phases, repeated for every
+ * micro-batch, then the exposed DP all-reduce and the optimizer), each with
+ * its share of the step and its busiest link. Scrolls to keep the playing
+ * phase shown. */
 static int timeline(canvas *c, const view_state *v, view_rect a, int y, int rows)
 {
     const sim_result *r = v->r;
     y = heading(c, a, y, "step timeline   share  link");
     int playing = 0;
-    for (int i = 0; i < r->ntimeline; i++)
-        if (r->timeline[i].phase == v->phase) {
+    for (int i = 0; i < v->nplay; i++)
+        if (v->play[i] == v->phase) {
             playing = i;
             break;
         }
     int first = playing >= rows ? playing - rows + 1 : 0;
-    for (int i = first; i < r->ntimeline && i < first + rows; i++) {
-        const sim_slice *s = &r->timeline[i];
-        const sim_phase *ph = &r->phases[s->phase];
-        double share = r->step_time_s > 0 ? (s->end_s - s->start_s) * (i < r->ntimeline - 2 ? r->slots : 1) /
-                                                r->step_time_s
-                                          : 0;
-        int on = s->phase == v->phase, row = y + i - first;
+    for (int i = first; i < v->nplay && i < first + rows; i++) {
+        const sim_phase *ph = &r->phases[v->play[i]];
+        double share = step_share(r, v->play[i]);
+        int on = v->play[i] == v->phase, row = y + i - first;
         canvas_printf(c, a.x, row, 17, on ? TC_ACCENT : TC_TEXT, TC_BACKGROUND, on ? CA_REVERSE : 0, "%-16s",
                       ph->name);
-        bar(c, a.x + 17, row, a.w - 30, fmin(1, share), on ? TC_ACCENT : TC_GRID);
-        canvas_printf(c, a.x + a.w - 13, row, 6, TC_TEXT, TC_BACKGROUND, 0, "%5.1f%%", 100 * share);
+        bar(c, a.x + 17, row, a.w - 30, fmin(1, fmax(0, share)), on ? TC_ACCENT : TC_GRID);
+        if (share >= 0)
+            canvas_printf(c, a.x + a.w - 13, row, 6, TC_TEXT, TC_BACKGROUND, 0, "%5.1f%%", 100 * share);
+        else
+            canvas_text(c, a.x + a.w - 13, row, 6, "hidden", TC_GRID, TC_BACKGROUND, 0);
         canvas_printf(c, a.x + a.w - 6, row, 5, ph->max_link_util >= SIM_HOT ? TC_HOT : theme_grad(ph->max_link_util),
                       TC_BACKGROUND, 0, "%4.0f%%", 100 * ph->max_link_util);
     }

@@ -21,6 +21,8 @@ typedef struct view_state {
     const double *link_util;   /* per link slot: what the links are coloured by */
     const char *util_label;    /* "step average" or the playing phase's name */
     int phase;                 /* the playing phase, -1 for none */
+    const int *play;           /* the phases the screen plays, in order: the timeline's, then */
+    int nplay;                 /* those it has no slice for (an overlapped DP all-reduce) */
     const theme *th;
     int mono;                  /* glyph density instead of colour */
     int mode;                  /* enum view_mode */
