@@ -89,7 +89,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBS)
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CMOCKA_CF) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Itui $(CMOCKA_CF) -c $< -o $@
 
 deps:
 	@missing=""; \

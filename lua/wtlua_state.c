@@ -542,18 +542,21 @@ static int policy_thunk(lua_State *L)
     int sess = lua_gettop(L);
     /* the release runs even when a hook fails: a to-be-closed variable */
     lua_toclose(L, sess);
+    /* one copy of the step for both hooks, taken before on_step can change
+     * the session (a fault or a repair frees the session's result) */
+    wtlua_push_result_copy(L, job->r, sess);
+    int res = lua_gettop(L);
     if (lua_getfield(L, hooks, "on_step") == LUA_TFUNCTION) {
         lua_pushvalue(L, sess);
-        wtlua_push_result_copy(L, job->r, sess);
+        lua_pushvalue(L, res);
         lua_call(L, 2, 0);
     } else {
         lua_pop(L, 1);
     }
     if (lua_getfield(L, hooks, "on_hot_link") == LUA_TFUNCTION) {
         int fn = lua_gettop(L);
-        wtlua_push_result_copy(L, job->r, sess);
-        lua_getfield(L, -1, "hot_links");
-        lua_pushvalue(L, -2);
+        lua_getfield(L, res, "hot_links");
+        lua_pushvalue(L, res);
         lua_call(L, 1, 1);
         int hot = lua_gettop(L);
         for (lua_Integer i = 1; i <= job->max_hot && lua_rawgeti(L, hot, i) == LUA_TTABLE; i++) {

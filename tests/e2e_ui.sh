@@ -195,6 +195,35 @@ keys ':' 'repair' Enter
 keys 'n'
 wait_for "repair" ":repair"
 
+# --- a policy that fails a link in on_step still gets its hot links
+cat >"$tmp/failer.lua" <<'EOF'
+wt.policy("failer", {
+  on_step = function(s, r) s:fail_link(2, 2, "E") end,
+  on_hot_link = function(s, link) s:delay("fwd.attn.qkv", 2) end
+})
+EOF
+keys ':' "policy $tmp/failer.lua" Enter
+keys 'n'
+wait_for "fail link 2,2,E" "a policy's fault"
+keys 'n' ':' 'hot_links --top 1' Enter
+wait_for ":hot_links --top 1" "the screen after a policy's fault and its hot links"
+[ -s "$tmp/rc" ] && fail "the program ended after a policy's fault"
+keys ':' 'policy off' Enter ':' 'repair' Enter 'n'
+
+# --- layout and model: a new session each, the other name kept; the cursor
+# stays on the mesh
+keys '/' '15,15' Enter
+keys ':' 'model gpt3-13b TATP16' Enter
+wait_for "new session: gpt3-13b on default" "model 13b"
+keys ':' 'layout dojo-tile TATP25' Enter
+wait_for "dojo-tile 5x5  gpt3-13b" ":layout keeps the model"
+keys Enter
+wait_for "unit 0,0:" "Enter after the mesh shrank"
+keys ':' 'model gpt3-6.7b' Enter
+wait_for "dojo-tile 5x5  gpt3-6.7b" ":model keeps the layout"
+keys ':' 'layout default DP8,TP32 --placement linear --checkpoint full --mem zero,act_int8,grad_fp8' Enter
+wait_for "default 16x16  gpt3-6.7b" "back to default"
+
 # --- q quits with status 0 and the terminal restored
 keys q
 wait_exit "q" && {
@@ -209,6 +238,12 @@ keys ':' 'search --fix dp=1,pp=2 --only placement=tiles,collective=hier,checkpoi
 wait_for "search done" ":search"
 keys y
 wait_for "applied the search's best" "y applies the search"
+keys ':' 'search --fix dp=1,pp=2 --only placement=tiles,collective=hier,checkpoint=full' Enter
+wait_for "search done" ":search again"
+keys ':' 'fail 1,1' Enter
+wait_for "search dropped" "a fault drops the search's offer"
+keys y
+wait_for "no search result to apply" "y after the offer was dropped"
 keys ':' 'quit' Enter
 wait_exit ":quit" && [ "$(cat "$tmp/rc")" = 0 ] || fail ":quit: exit status $(cat "$tmp/rc" 2>/dev/null)"
 
@@ -257,6 +292,18 @@ cap | grep -F "link util 0%" | grep -qF "▒▒▓▓" || fail "NO_COLOR: the le
 cap | grep -qF "▀" && fail "NO_COLOR: half blocks drawn"
 keys q
 wait_exit "q (NO_COLOR)"
+
+# --- --fail faults belong to the session: saved, and undone by :repair
+start ui $scenario --fail 5,5,E --fail 7,7,S
+wait_for "figures" "first frame (--fail)"
+keys ':' "save $tmp/faults.yaml" Enter
+wait_for "saved $tmp/faults.yaml" ":save with --fail"
+grep -q 'faults: \["5,5,E", "7,7,S"\]' "$tmp/faults.yaml" || fail "--fail faults not saved: $(grep faults "$tmp/faults.yaml")"
+keys ':' 'repair' Enter ':' "save $tmp/repaired.yaml" Enter
+wait_for "saved $tmp/repaired.yaml" ":save after :repair"
+grep -q 'faults: \[\]' "$tmp/repaired.yaml" || fail ":repair kept --fail faults: $(grep faults "$tmp/repaired.yaml")"
+keys q
+wait_exit "q (--fail)"
 
 # --- wafertop alone opens the screen on the default scenario
 start

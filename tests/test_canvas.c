@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "../tui/canvas.h"
-#include "../tui/theme.h"
-#include "../tui/view.h"
+#include "canvas.h"
+#include "theme.h"
+#include "view.h"
 
 #define HALF 0x2580u /* ▀ */
 
@@ -994,6 +994,53 @@ static void test_timeline_panel(void **state)
     fixture_close(&f);
 }
 
+/* Text keeps one column per cell: controls (DEL, C1), combining marks and
+ * zero-width characters are dropped, wide ones become '?'. */
+static void test_canvas_widths(void **state)
+{
+    (void)state;
+    canvas c;
+    new_canvas(&c, 12, 1);
+    char row[64];
+    /* a DEL, a C1 control (U+0085), e + combining acute, a zero-width space,
+     * a CJK character and an emoji */
+    int n = canvas_text(&c, 0, 0, 12, "a\x7f" "b\xc2\x85" "ce\xcc\x81" "d\xe2\x80\x8b" "e\xe4\xb8\xad"
+                                     "f\xf0\x9f\x98\x80" "g", TC_TEXT, TC_BACKGROUND, 0);
+    assert_int_equal(n, 10);
+    assert_string_equal(canvas_row(&c, 0, row, sizeof row), "abcede?f?g  ");
+    canvas_free(&c);
+}
+
+/* The help on the smallest screen shows the lines that fit from help_top,
+ * which the view keeps in range. */
+static void test_help_scroll(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 60, 20);
+    int n = 0;
+    while (view_help_lines[n])
+        n++;
+    assert_true(n > 18); /* it does not fit in 20 rows */
+    f.v.help = 1;
+    view_draw(&f.c, &f.v);
+    assert_true(canvas_find(&f.c, "help (up/down scroll, any other key closes)"));
+    assert_true(canvas_find(&f.c, view_help_lines[0]));
+    assert_false(canvas_find(&f.c, view_help_lines[n - 1]));
+    f.v.help_top = 1000;
+    view_draw(&f.c, &f.v);
+    assert_int_equal(f.v.help_top, n - 18);
+    /* the last line is on the screen, clipped to the overlay's width */
+    char start[40];
+    snprintf(start, sizeof start, "%.30s", view_help_lines[n - 1]);
+    assert_true(canvas_find(&f.c, start));
+    assert_false(canvas_find(&f.c, view_help_lines[0]));
+    f.v.help_top = -3;
+    view_draw(&f.c, &f.v);
+    assert_int_equal(f.v.help_top, 0);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1003,7 +1050,8 @@ int main(void)
         cmocka_unit_test(test_mesh_real_traffic), cmocka_unit_test(test_half_block_pairing),
         cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_view_draw),
-        cmocka_unit_test(test_timeline_panel),
+        cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
+        cmocka_unit_test(test_help_scroll),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "../tui/cmdline.h"
-#include "../tui/keys.h"
+#include "cmdline.h"
+#include "keys.h"
 
 /* What the completion callback was asked, and offers. */
 typedef struct words_log {

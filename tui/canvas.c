@@ -76,6 +76,29 @@ static uint32_t next_utf8(const char **s)
     return cp;
 }
 
+/* What a code point takes on a terminal: 0 (controls, combining marks,
+ * zero-width), 2 (East Asian wide and emoji), else 1. The ranges, not
+ * wcwidth, so that the canvas does not depend on the locale. */
+static int cell_width(uint32_t cp)
+{
+    static const uint32_t zero[][2] = {
+        {0x00, 0x1F},     {0x7F, 0x9F},     {0x300, 0x36F},   {0x200B, 0x200F}, {0x2028, 0x202E},
+        {0x2060, 0x206F}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF}, {0x1AB0, 0x1AFF}, {0x20D0, 0x20FF},
+    };
+    static const uint32_t wide[][2] = {
+        {0x1100, 0x115F},   {0x2E80, 0x303E},   {0x3041, 0x33FF},   {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
+        {0xA000, 0xA4CF},   {0xAC00, 0xD7A3},   {0xF900, 0xFAFF},   {0xFE30, 0xFE4F}, {0xFF00, 0xFF60},
+        {0xFFE0, 0xFFE6},   {0x1F300, 0x1F64F}, {0x1F900, 0x1F9FF}, {0x20000, 0x3FFFD},
+    };
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+        if (cp >= zero[i][0] && cp <= zero[i][1])
+            return 0;
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
+        if (cp >= wide[i][0] && cp <= wide[i][1])
+            return 2;
+    return 1;
+}
+
 int canvas_text(canvas *c, int x, int y, int maxw, const char *s, uint8_t fg, uint8_t bg, uint8_t attr)
 {
     int used = 0;
@@ -83,9 +106,10 @@ int canvas_text(canvas *c, int x, int y, int maxw, const char *s, uint8_t fg, ui
         uint32_t cp = next_utf8(&s);
         if (cp == '\n' || cp == '\t')
             cp = ' ';
-        if (cp < 0x20)
+        int width = cell_width(cp);
+        if (width == 0) /* controls and marks would shift the columns after them */
             continue;
-        canvas_put(c, x + used++, y, cp, fg, bg, attr);
+        canvas_put(c, x + used++, y, width == 1 ? cp : '?', fg, bg, attr);
     }
     return used;
 }

@@ -136,7 +136,10 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
     } else if (!strcmp(n, "theme")) {
         o->theme = value;
     } else if (!strcmp(n, "bench-frames")) {
-        return parse_count(n, value, &o->bench_frames, e);
+        int rc = parse_count(n, value, &o->bench_frames, e);
+        if (rc == WT_OK && o->bench_frames > 1000000)
+            return wt_fail(e, "--bench-frames: at most 1000000");
+        return rc;
     } else if (!strcmp(n, "steps")) {
         return parse_count(n, value, &o->steps, e);
     } else if (!strcmp(n, "seed")) {

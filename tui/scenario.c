@@ -61,7 +61,8 @@ static void put_tuning(FILE *f, const sim_tuning *t)
         n += t->phase[i].routing >= 0 || t->phase[i].waves > 1;
     if (!n && !t->dp_priority)
         return;
-    fprintf(f, "tuning:\n  priority: %s\n  phases:\n", t->dp_priority ? "dp.allreduce" : "backward");
+    fprintf(f, "tuning:\n  priority: %s\n  phases:%s\n", t->dp_priority ? "dp.allreduce" : "backward",
+            n ? "" : " []");
     for (int i = 0; i < t->nphases; i++) {
         const sim_phase_tune *p = &t->phase[i];
         if (p->routing < 0 && p->waves <= 1)
@@ -93,6 +94,8 @@ static void put_scenario(FILE *f, const session *S, const char *layout, const ch
         fprintf(f, "chunk: 0\n");
     fprintf(f, "subgroup: %dx%d\ntp-seqpar: %s\n", s->sub_w, s->sub_h, s->tp_seqpar ? "on" : "off");
     put_faults(f, S);
+    fprintf(f, "seed: %llu\njitter: %.17g\nstraggler: %.17g\n", (unsigned long long)S->o.seed, S->o.jitter,
+            S->o.straggler);
     if (policy && *policy)
         put_key(f, "policy", policy);
     put_tuning(f, &S->tune);
@@ -101,14 +104,21 @@ static void put_scenario(FILE *f, const session *S, const char *layout, const ch
 int scenario_save(const char *path, const session *S, const char *layout, const char *model_name, const char *policy,
                   wt_err *e)
 {
+    /* a fresh file beside the target, flushed to disk, then renamed over it */
     char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
         return wt_fail(e, "save: path too long");
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return wt_fail(e, "save: cannot write %s: %s", tmp, strerror(errno));
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return wt_fail(e, "save: cannot write beside %s: %s", path, strerror(errno));
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        remove(tmp);
+        return wt_fail(e, "save: %s: %s", tmp, strerror(errno));
+    }
     put_scenario(f, S, layout, model_name, policy);
-    int bad = ferror(f);
+    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
     if (fclose(f) != 0 || bad) {
         remove(tmp);
         return wt_fail(e, "save: writing %s failed", tmp);
@@ -184,6 +194,16 @@ static int check_count(const char *key, const char *value, wt_err *e)
     return WT_OK;
 }
 
+static int check_number(const char *key, const char *value, wt_err *e)
+{
+    char *end;
+    double v = strtod(value, &end);
+    (void)key;
+    if (end == value || *end || !(v >= 0))
+        return wt_fail(e, "'%s' is not a number of at least 0", value);
+    return WT_OK;
+}
+
 static int check_fault(const char *key, const char *value, wt_err *e)
 {
     int x, y, dir;
@@ -215,6 +235,9 @@ HANDLER(on_grad, "grad-compress", check_option)
 HANDLER(on_chunk, "chunk", check_option)
 HANDLER(on_subgroup, "subgroup", check_option)
 HANDLER(on_seqpar, "tp-seqpar", check_option)
+HANDLER(on_seed, "seed", check_number)
+HANDLER(on_jitter, "jitter", check_number)
+HANDLER(on_straggler, "straggler", check_number)
 
 static int on_faults(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
@@ -248,10 +271,16 @@ static int on_tune_routing(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 
 static int on_tune_waves(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
-    long w;
-    int rc = ydoc_int(d, v, 1, SIM_MAX_WAVES, &w, e);
+    const char *s;
+    int rc = ydoc_scalar(d, v, &s, e);
+    if (rc != WT_OK)
+        return rc;
+    char *end;
+    long w = strtol(s, &end, 10);
+    if (end == s || *end || w < 1 || w > SIM_MAX_WAVES)
+        return ydoc_fail(d, v, e, "waves: '%s' is not a whole number from 1 to %d", s, SIM_MAX_WAVES);
     ((sim_phase_tune *)ctx)->waves = (int)w;
-    return rc;
+    return WT_OK;
 }
 
 static const ydoc_key tune_phase_keys[] = {
@@ -301,6 +330,7 @@ static const ydoc_key scenario_keys[] = {
     {"checkpoint", on_checkpoint, 0}, {"mem", on_mem, 0},          {"grad-compress", on_grad, 0},
     {"chunk", on_chunk, 0},         {"subgroup", on_subgroup, 0},   {"tp-seqpar", on_seqpar, 0},
     {"faults", on_faults, 0},       {"policy", on_policy, 0},       {"tuning", on_tuning, 0},
+    {"seed", on_seed, 0},           {"jitter", on_jitter, 0},       {"straggler", on_straggler, 0},
     {NULL, NULL, 0},
 };
 

@@ -18,6 +18,9 @@
  *   subgroup: 8x8
  *   tp-seqpar: on
  *   faults: ["3,4", "5,5,E"]   # run-time faults on top of the layout's
+ *   seed: 1                    # the session's variation
+ *   jitter: 0
+ *   straggler: 0
  *   policy: shrink_groups      # optional
  *   tuning:                    # optional: what policies changed at run time
  *     priority: dp.allreduce
@@ -41,7 +44,8 @@ typedef struct scenario_file {
     int has_tuning;
 } scenario_file;
 
-/* Writes S's scenario to path (a temporary file renamed over it). layout and
+/* Writes S's scenario to path (a temporary file beside it, flushed to disk,
+ * renamed over it). layout and
  * model are as the user named them; policy may be "". */
 int scenario_save(const char *path, const session *S, const char *layout, const char *model, const char *policy,
                   wt_err *e);

@@ -32,7 +32,9 @@ static void on_stop(int sig)
     stop_signal = sig;
 }
 
-/* A crash: give the terminal back, then die of the same signal. */
+/* A crash (or Ctrl-\): give the terminal back, then die of the same signal.
+ * endwin is not async-signal-safe; as a last act before dying it is what
+ * htop and others do, and far better than a terminal left in raw mode. */
 static void on_fatal(int sig)
 {
     if (T.open)
@@ -52,7 +54,7 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = on_fatal;
     sa.sa_flags = SA_RESETHAND;
-    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT};
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
         sigaction(fatal[i], &sa, NULL);
 }

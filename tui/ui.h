@@ -75,6 +75,7 @@ typedef struct ui {
     int mouse;
     char *out[VIEW_OUTPUT];           /* the output pane, oldest first, owned */
     int nout;
+    long out_total;                   /* lines ever printed */
     char partial[512];                /* Lua output before its newline */
     char status[512];
     int status_error;
@@ -135,6 +136,9 @@ void ui_search_poll(ui *u);
 /* `y`: applies the offered best. */
 void ui_search_apply(ui *u);
 void ui_search_end(ui *u);
+/* The scenario changed (layout, model, faults): a running or offered search
+ * no longer applies and is dropped, with a line in the output pane. */
+void ui_search_forget(ui *u);
 
 /* ui_themes.c: the themes of ROOT/themes and the user's, by name. */
 void ui_load_themes(ui *u, const char *want);

@@ -34,14 +34,23 @@ static int cmd_strategy(ui *u, int argc, char **argv, wt_err *e)
     return rc;
 }
 
+/* A new session on layout and model with the words' strategy. */
+static int new_session(ui *u, const char *layout, const char *model_name, int argc, char **argv, wt_err *e)
+{
+    int rc = ui_load(u, layout, model_name, argc, argv, e);
+    if (rc == WT_OK)
+        ui_printf(u, "new session: %s on %s", u->model, u->layout);
+    return rc;
+}
+
 static int cmd_layout(ui *u, int argc, char **argv, wt_err *e)
 {
-    return ui_load(u, argv[0], u->model, argc - 1, argv + 1, e);
+    return new_session(u, argv[0], u->model, argc - 1, argv + 1, e);
 }
 
 static int cmd_model(ui *u, int argc, char **argv, wt_err *e)
 {
-    return ui_load(u, u->layout, argv[0], argc - 1, argv + 1, e);
+    return new_session(u, u->layout, argv[0], argc - 1, argv + 1, e);
 }
 
 static int cmd_policy(ui *u, int argc, char **argv, wt_err *e)
@@ -61,15 +70,19 @@ static int cmd_search(ui *u, int argc, char **argv, wt_err *e)
         atomic_store(&u->search.stop, 1);
         return WT_OK;
     }
+    if (u->search.running) /* before touching the options the thread reads */
+        return wt_fail(e, "search: one is running (search stop ends it)");
     cli_opts o;
+    search_opts so;
     int rc = cli_parse(argc, argv, CLI_SEARCH | CLI_NO_SCENARIO, u->root, &o, e);
     if (rc == WT_OK)
-        rc = cli_search_opts(&o, &u->search.o, e);
+        rc = cli_search_opts(&o, &so, e);
     if (rc != WT_OK)
         return rc;
-    u->search.o.baselines = 0;
+    so.baselines = 0;
     if (!o.jobs) /* leave a core to the screen */
-        u->search.o.jobs = u->search.o.jobs > 2 ? u->search.o.jobs - 1 : 1;
+        so.jobs = so.jobs > 2 ? so.jobs - 1 : 1;
+    u->search.o = so;
     return ui_search_start(u, e);
 }
 
@@ -84,14 +97,20 @@ static int cmd_fail(ui *u, int argc, char **argv, wt_err *e)
         return wt_fail(e, "fail: '%c' is not a direction (N E S W)", bad);
     if (rc != 0)
         return wt_fail(e, "fail: '%s' is not x,y or x,y,DIR (DIR one of N E S W)", argv[0]);
-    return dir < 0 ? session_fail_unit(u->S, x, y, e) : session_fail_link(u->S, x, y, dir, e);
+    rc = dir < 0 ? session_fail_unit(u->S, x, y, e) : session_fail_link(u->S, x, y, dir, e);
+    if (rc == WT_OK)
+        ui_search_forget(u);
+    return rc;
 }
 
 static int cmd_repair(ui *u, int argc, char **argv, wt_err *e)
 {
     (void)argc;
     (void)argv;
-    return session_repair(u->S, e);
+    int rc = session_repair(u->S, e);
+    if (rc == WT_OK)
+        ui_search_forget(u);
+    return rc;
 }
 
 static int cmd_save(ui *u, int argc, char **argv, wt_err *e)
@@ -211,7 +230,7 @@ void ui_command(ui *u, const char *line)
     }
     if (argc == 0)
         return;
-    int start = u->nout;
+    long start = u->out_total;
     ui_printf(u, ":%s", line);
     u->status[0] = '\0';
     if (run(u, argc, argv, &e) != WT_OK) {
@@ -219,10 +238,13 @@ void ui_command(ui *u, const char *line)
         ui_status(u, 1, "%s", e.msg);
         ui_print(u, e.msg);
     }
-    /* show the start of a long answer; PgDn shows the rest */
+    /* show the start of a long answer (as much as the pane still holds);
+     * PgDn shows the rest */
     view_layout l;
     view_layout_for(u->cv.w, u->cv.h, &l);
-    u->v.output_top = u->nout - start > l.output.h - 1 ? start : -1;
+    long lines = u->out_total - start;
+    int rows = l.output.h > 1 ? l.output.h - 1 : 0, first = lines > u->nout ? 0 : u->nout - (int)lines;
+    u->v.output_top = rows > 0 && lines > rows ? first : -1;
 }
 
 /* Flags ("--x") in a help text, into the buffer. */

@@ -99,6 +99,7 @@ static void toggle_key(ui *u, int key)
         break;
     default: /* '?' and F1 */
         u->v.help = 1;
+        u->v.help_top = 0;
     }
 }
 
@@ -179,8 +180,11 @@ static const key_binding keys[] = {
 
 void ui_key(ui *u, const key_event *ev)
 {
-    if (u->v.help) { /* any key closes the help */
-        u->v.help = 0;
+    if (u->v.help) { /* the arrows scroll the help, any other key closes it */
+        if (ev->key == TK_UP || ev->key == TK_DOWN || ev->key == 'k' || ev->key == 'j')
+            u->v.help_top += ev->key == TK_UP || ev->key == 'k' ? -1 : 1;
+        else if (ev->key != TK_MOUSE)
+            u->v.help = 0;
         return;
     }
     if (ev->key == TK_MOUSE) {

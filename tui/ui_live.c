@@ -24,6 +24,8 @@ void ui_print(ui *u, const char *text)
             free(u->out[0]);
             memmove(u->out, u->out + 1, (VIEW_OUTPUT - 1) * sizeof *u->out);
             u->nout--;
+            if (u->v.output_top > 0) /* the pane keeps showing the same lines */
+                u->v.output_top--;
         }
         char *line = malloc(n + 1);
         if (!line)
@@ -31,6 +33,7 @@ void ui_print(ui *u, const char *text)
         memcpy(line, text, n);
         line[n] = '\0';
         u->out[u->nout++] = line;
+        u->out_total++;
         text += n + (text[n] == '\n');
     }
 }
@@ -102,11 +105,16 @@ int ui_set_policy(ui *u, const char *name_or_path, wt_err *e)
     return WT_OK;
 }
 
-int ui_load(ui *u, const char *layout, const char *model_name, int argc, char **argv, wt_err *e)
+int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char **argv, wt_err *e)
 {
+    /* the names may be u's own buffers, which this overwrites */
+    char layout[sizeof u->layout], model_name[sizeof u->model];
+    snprintf(layout, sizeof layout, "%s", layout_arg);
+    snprintf(model_name, sizeof model_name, "%s", model_arg);
     cli_opts o = u->o;
     o.layout = layout;
     o.model = model_name;
+    o.nfail = 0; /* --fail faults are the session's, not the layout's (cmd_ui) */
     o.lua.out = ui_lua_out;
     o.lua.out_ud = u;
     wtlua *L = NULL;
@@ -157,6 +165,9 @@ int ui_load(ui *u, const char *layout, const char *model_name, int argc, char **
     snprintf(u->layout, sizeof u->layout, "%s", layout);
     snprintf(u->model, sizeof u->model, "%s", model_name);
     u->step_wanted = 1;
+    if (u->v.cx >= S->wf.w || u->v.cy >= S->wf.h)
+        u->v.cx = u->v.cy = 0;
+    ui_search_forget(u);
     if (policy[0] && ui_set_policy(u, policy, &why) != WT_OK) {
         ui_status(u, 1, "policy %s not restarted: %s", policy, why.msg);
         u->policy[0] = u->policy_src[0] = '\0';
@@ -296,7 +307,12 @@ void ui_inspect(ui *u)
         return;
     }
     const wafer *wf = r->wf;
-    int x = u->v.cx, y = u->v.cy, unit = wafer_unit(wf, x, y), stage = sim_unit_stage(r, unit);
+    int x = u->v.cx, y = u->v.cy;
+    if (x < 0 || y < 0 || x >= wf->w || y >= wf->h) {
+        ui_status(u, 1, "the cursor %d,%d is off the %dx%d mesh", x, y, wf->w, wf->h);
+        return;
+    }
+    int unit = wafer_unit(wf, x, y), stage = sim_unit_stage(r, unit);
     char s1[32], s2[32];
     if (wf->unit_dead[unit])
         ui_printf(u, "unit %d,%d: dead", x, y);

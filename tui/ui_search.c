@@ -131,3 +131,11 @@ void ui_search_end(ui *u)
 {
     search_clear(&u->search);
 }
+
+void ui_search_forget(ui *u)
+{
+    if (!u->search.running && !u->search.offered)
+        return;
+    search_clear(&u->search);
+    ui_print(u, "search dropped: the scenario it ran on changed");
+}

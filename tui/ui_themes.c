@@ -19,8 +19,6 @@ static int by_name(const void *a, const void *b)
  * reported in the status line. Returns its index, or -1. */
 static int add_theme(ui *u, const char *path)
 {
-    if (u->nthemes == UI_MAX_THEMES)
-        return -1;
     theme t;
     wt_err e;
     if (theme_load(path, &t, &e) != WT_OK) {
@@ -28,8 +26,14 @@ static int add_theme(ui *u, const char *path)
         return -1;
     }
     for (int i = 0; i < u->nthemes; i++)
-        if (!strcmp(u->themes[i].name, t.name))
+        if (!strcmp(u->themes[i].name, t.name)) { /* a later file of the same name wins */
+            u->themes[i] = t;
             return i;
+        }
+    if (u->nthemes == UI_MAX_THEMES) {
+        ui_status(u, 1, "%s: more than %d themes; this one is left out", path, UI_MAX_THEMES);
+        return -1;
+    }
     u->themes[u->nthemes] = t;
     return u->nthemes++;
 }

@@ -276,21 +276,27 @@ static void status_line(canvas *c, const view_state *v, view_rect a)
                     TC_GRID, TC_BACKGROUND, 0);
 }
 
-static void help_overlay(canvas *c)
+/* The help, centred; on a short screen it shows the lines that fit from
+ * v->help_top (kept in range here) and the arrows scroll it. */
+static void help_overlay(canvas *c, view_state *v)
 {
     int n = 0, w = 0;
     for (; view_help_lines[n]; n++)
         w = (int)strlen(view_help_lines[n]) > w ? (int)strlen(view_help_lines[n]) : w;
     w += 4;
-    int x = (c->w - w) / 2, y = (c->h - n - 2) / 2;
-    canvas_fill(c, x, y, w, n + 2, ' ', TC_TEXT, TC_BACKGROUND);
+    int rows = n < c->h - 2 ? n : c->h - 2, most = n - rows;
+    v->help_top = v->help_top < 0 ? 0 : v->help_top > most ? most : v->help_top;
+    int x = (c->w - w) / 2 > 0 ? (c->w - w) / 2 : 0, y = (c->h - rows - 2) / 2;
+    canvas_fill(c, x, y, w, rows + 2, ' ', TC_TEXT, TC_BACKGROUND);
     canvas_fill(c, x, y, w, 1, 0x2500u, TC_ACCENT, TC_BACKGROUND);
-    canvas_fill(c, x, y + n + 1, w, 1, 0x2500u, TC_ACCENT, TC_BACKGROUND);
-    canvas_text(c, x + 2, y, w - 4, " help (any key closes) ", TC_ACCENT, TC_BACKGROUND, CA_BOLD);
-    for (int i = 0; i < n; i++)
-        canvas_text(c, x + 2, y + 1 + i, w - 4, view_help_lines[i],
-                    view_help_lines[i][0] == ' ' ? TC_TEXT : TC_ACCENT, TC_BACKGROUND,
-                    view_help_lines[i][0] == ' ' ? 0 : CA_BOLD);
+    canvas_fill(c, x, y + rows + 1, w, 1, 0x2500u, TC_ACCENT, TC_BACKGROUND);
+    canvas_text(c, x + 2, y, w - 4, most ? " help (up/down scroll, any other key closes) " : " help (any key closes) ",
+                TC_ACCENT, TC_BACKGROUND, CA_BOLD);
+    for (int i = 0; i < rows; i++) {
+        const char *line = view_help_lines[v->help_top + i];
+        canvas_text(c, x + 2, y + 1 + i, w - 4, line, line[0] == ' ' ? TC_TEXT : TC_ACCENT, TC_BACKGROUND,
+                    line[0] == ' ' ? 0 : CA_BOLD);
+    }
 }
 
 void view_draw(canvas *c, view_state *v)
@@ -312,5 +318,5 @@ void view_draw(canvas *c, view_state *v)
     output_pane(c, v, l.output);
     status_line(c, v, l.status);
     if (v->help)
-        help_overlay(c);
+        help_overlay(c, v);
 }

@@ -47,6 +47,7 @@ typedef struct view_state {
     int cmdcursor;
     const char *cmdhint;       /* Tab's candidates, or NULL */
     int help;                  /* the help overlay is open */
+    int help_top;              /* its first line shown, when it does not fit */
 } view_state;
 
 /* The too-small limit. */
