@@ -170,6 +170,12 @@ keys '>'
 wait_for "1 steps per second" "> faster"
 keys m
 wait_for "mouse on" "m: mouse on"
+# a click (xterm's report: ESC [ M, button, column + 33, row + 33) at cell
+# (10, 5): pixel column 9 and pixel row 8 of a mesh at scale 2 (a unit and a
+# link every 3 pixels) is unit 3,2
+keys -l "$(printf '\033[M +&')"
+keys -l "$(printf '\033[M#+&')"
+wait_for "unit 3,2: rank" "a click selects a unit"
 keys m a
 
 # --- inspect and find
