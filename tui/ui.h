@@ -52,8 +52,7 @@ typedef struct ui {
 
     /* what the mesh is coloured by */
     double *avg;                      /* per link slot: utilisation over the step */
-    double *phase_util;               /* [phase][link]: utilisation while the phase plays */
-    unsigned char phase_ready[SIM_MAX_PHASES];
+    double *phase_util;               /* per link slot: utilisation while v.phase plays */
     size_t nlinks;
     int average;                      /* show the step average, else the playing phase */
     int play[SIM_MAX_PHASES];         /* the phases played in turn (see view_state.play) */
