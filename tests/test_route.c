@@ -182,43 +182,106 @@ static double rng_unit(void)
     return (double)(rng_next() >> 11) / 9007199254740992.0;
 }
 
-static size_t slot(const wafer *wf, int x, int y, int dir)
-{
-    return (size_t)wafer_unit(wf, x, y) * 4 + (size_t)dir;
-}
-
-static void mesh(wafer *wf, int w, int h)
-{
+/* What most tests stand on: a mesh (or a grid of wafers), a ctx bound to it,
+ * two arrays of one double per link slot (the router's loads and the
+ * reference's), and the last call's stats and error. */
+typedef struct fixture {
+    wafer wf;
+    route_ctx *rc;          /* NULL until renew_ctx */
+    double *load, *ref;     /* nl doubles each, zeroed at open */
+    size_t nl;
+    route_stats st;
     wt_err e;
-    assert_int_equal(wafer_init(wf, w, h, 1, 1, &e), WT_OK);
+} fixture;
+
+static void open_wafers(fixture *fx, int w, int h, int wafers_x, int wafers_y)
+{
+    memset(fx, 0, sizeof *fx);
+    assert_int_equal(wafer_init(&fx->wf, w, h, wafers_x, wafers_y, &fx->e), WT_OK);
+    fx->nl = wafer_nlinks(&fx->wf);
+    fx->load = calloc(fx->nl, sizeof *fx->load);
+    fx->ref = calloc(fx->nl, sizeof *fx->ref);
+    assert_non_null(fx->load);
+    assert_non_null(fx->ref);
 }
 
-/* Routes with a fresh ctx into a zeroed load array the caller frees. */
-static int route_once(const wafer *wf, const route_flow *f, size_t n, route_mode m, double **load,
-                      route_stats *st, wt_err *e)
+static void open_mesh(fixture *fx, int w, int h)
 {
-    route_ctx *rc;
-    assert_int_equal(route_ctx_new(&rc, wf, e), WT_OK);
-    *load = calloc(wafer_nlinks(wf), sizeof **load);
-    assert_non_null(*load);
-    int rv = route_flows(rc, f, n, m, *load, st, e);
-    route_ctx_free(rc);
-    return rv;
+    open_wafers(fx, w, h, 1, 1);
+}
+
+static void close_mesh(fixture *fx)
+{
+    route_ctx_free(fx->rc);
+    free(fx->load);
+    free(fx->ref);
+    wafer_free(&fx->wf);
+}
+
+/* Builds the ctx afresh: once the faults are set, and again when they change. */
+static void renew_ctx(fixture *fx)
+{
+    route_ctx_free(fx->rc);
+    fx->rc = NULL;
+    assert_int_equal(route_ctx_new(&fx->rc, &fx->wf, &fx->e), WT_OK);
+}
+
+/* Adds to the loads with the ctx as it is. */
+static int route_add(fixture *fx, const route_flow *f, size_t n, route_mode m)
+{
+    return route_flows(fx->rc, f, n, m, fx->load, &fx->st, &fx->e);
+}
+
+/* The same into zeroed loads. */
+static int route_zeroed(fixture *fx, const route_flow *f, size_t n, route_mode m)
+{
+    memset(fx->load, 0, fx->nl * sizeof *fx->load);
+    return route_add(fx, f, n, m);
+}
+
+/* A first call: a fresh ctx, zeroed loads. */
+static int route_fresh(fixture *fx, const route_flow *f, size_t n, route_mode m)
+{
+    renew_ctx(fx);
+    return route_zeroed(fx, f, n, m);
+}
+
+static int unit(const fixture *fx, int x, int y)
+{
+    return wafer_unit(&fx->wf, x, y);
+}
+
+static route_flow flow(const fixture *fx, int x0, int y0, int x1, int y1, double bytes)
+{
+    route_flow f = {unit(fx, x0, y0), unit(fx, x1, y1), bytes};
+    return f;
+}
+
+static size_t slot(const fixture *fx, int x, int y, int dir)
+{
+    return (size_t)unit(fx, x, y) * 4 + (size_t)dir;
 }
 
 /* Only the listed slots carry load, each exactly its value. */
-static void expect_loads(const wafer *wf, const double *load, const size_t *slots,
-                         const double *vals, int n)
+static void expect_loads(const fixture *fx, const size_t *slots, const double *vals, int n)
 {
-    for (size_t l = 0; l < wafer_nlinks(wf); l++) {
+    for (size_t l = 0; l < fx->nl; l++) {
         double want = 0;
         for (int i = 0; i < n; i++)
             if (slots[i] == l)
                 want += vals[i];
-        if (load[l] != want)
+        if (fx->load[l] != want)
             fail_msg("slot %zu (unit %zu dir %c): load %.17g, want %.17g", l, l / 4,
-                     wafer_dir_char((int)(l % 4)), load[l], want);
+                     wafer_dir_char((int)(l % 4)), fx->load[l], want);
     }
+}
+
+/* A first call that succeeds and loads only the listed slots. */
+static void route_expect(fixture *fx, const route_flow *f, size_t n, route_mode m, const size_t *slots,
+                         const double *vals, int k)
+{
+    assert_int_equal(route_fresh(fx, f, n, m), WT_OK);
+    expect_loads(fx, slots, vals, k);
 }
 
 /* ---- hand-computed cases ---- */
@@ -226,127 +289,95 @@ static void expect_loads(const wafer *wf, const double *load, const size_t *slot
 static void test_xy_single(void **state)
 {
     (void)state;
-    wafer wf;
-    mesh(&wf, 5, 4);
-    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
-    double *load;
-    route_stats st;
-    wt_err e;
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
-    size_t s[] = {slot(&wf, 1, 1, WAFER_E), slot(&wf, 2, 1, WAFER_E), slot(&wf, 3, 1, WAFER_S)};
+    fixture fx;
+    open_mesh(&fx, 5, 4);
+    route_flow f = flow(&fx, 1, 1, 3, 2, 1000.0);
+    size_t s[] = {slot(&fx, 1, 1, WAFER_E), slot(&fx, 2, 1, WAFER_E), slot(&fx, 3, 1, WAFER_S)};
     double v[] = {1000, 1000, 1000};
-    expect_loads(&wf, load, s, v, 3);
-    assert_int_equal(st.max_hops, 3);
-    assert_int_equal(st.detoured, 0);
-    assert_true(st.max_latency == 3 * wf.link_lat);
-    free(load);
-    wafer_free(&wf);
+    route_expect(&fx, &f, 1, ROUTE_XY, s, v, 3);
+    assert_int_equal(fx.st.max_hops, 3);
+    assert_int_equal(fx.st.detoured, 0);
+    assert_true(fx.st.max_latency == 3 * fx.wf.link_lat);
+    close_mesh(&fx);
 }
 
 static void test_yx_single(void **state)
 {
     (void)state;
-    wafer wf;
-    mesh(&wf, 5, 4);
-    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
-    double *load;
-    route_stats st;
-    wt_err e;
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_YX, &load, &st, &e), WT_OK);
-    size_t s[] = {slot(&wf, 1, 1, WAFER_S), slot(&wf, 1, 2, WAFER_E), slot(&wf, 2, 2, WAFER_E)};
+    fixture fx;
+    open_mesh(&fx, 5, 4);
+    route_flow f = flow(&fx, 1, 1, 3, 2, 1000.0);
+    size_t s[] = {slot(&fx, 1, 1, WAFER_S), slot(&fx, 1, 2, WAFER_E), slot(&fx, 2, 2, WAFER_E)};
     double v[] = {1000, 1000, 1000};
-    expect_loads(&wf, load, s, v, 3);
-    assert_int_equal(st.max_hops, 3);
-    free(load);
-    wafer_free(&wf);
+    route_expect(&fx, &f, 1, ROUTE_YX, s, v, 3);
+    assert_int_equal(fx.st.max_hops, 3);
+    close_mesh(&fx);
 }
 
 /* W and N moves, and a flow that ends at the mesh edge (no end marker). */
 static void test_west_north_to_edge(void **state)
 {
     (void)state;
-    wafer wf;
-    mesh(&wf, 5, 4);
-    route_flow f = {wafer_unit(&wf, 4, 3), wafer_unit(&wf, 0, 0), 7.0};
-    double *load;
-    route_stats st;
-    wt_err e;
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
-    size_t s[] = {slot(&wf, 4, 3, WAFER_W), slot(&wf, 3, 3, WAFER_W), slot(&wf, 2, 3, WAFER_W),
-                  slot(&wf, 1, 3, WAFER_W), slot(&wf, 0, 3, WAFER_N), slot(&wf, 0, 2, WAFER_N),
-                  slot(&wf, 0, 1, WAFER_N)};
+    fixture fx;
+    open_mesh(&fx, 5, 4);
+    route_flow f = flow(&fx, 4, 3, 0, 0, 7.0);
+    size_t s[] = {slot(&fx, 4, 3, WAFER_W), slot(&fx, 3, 3, WAFER_W), slot(&fx, 2, 3, WAFER_W),
+                  slot(&fx, 1, 3, WAFER_W), slot(&fx, 0, 3, WAFER_N), slot(&fx, 0, 2, WAFER_N),
+                  slot(&fx, 0, 1, WAFER_N)};
     double v[] = {7, 7, 7, 7, 7, 7, 7};
-    expect_loads(&wf, load, s, v, 7);
-    assert_int_equal(st.max_hops, 7);
-    free(load);
-    wafer_free(&wf);
+    route_expect(&fx, &f, 1, ROUTE_XY, s, v, 7);
+    assert_int_equal(fx.st.max_hops, 7);
+    close_mesh(&fx);
 }
 
 static void test_balanced_halves(void **state)
 {
     (void)state;
-    wafer wf;
-    mesh(&wf, 5, 4);
-    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
-    double *load;
-    route_stats st;
-    wt_err e;
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_BALANCED, &load, &st, &e), WT_OK);
-    size_t s[] = {slot(&wf, 1, 1, WAFER_E), slot(&wf, 2, 1, WAFER_E), slot(&wf, 3, 1, WAFER_S),
-                  slot(&wf, 1, 1, WAFER_S), slot(&wf, 1, 2, WAFER_E), slot(&wf, 2, 2, WAFER_E)};
+    fixture fx;
+    open_mesh(&fx, 5, 4);
+    route_flow f = flow(&fx, 1, 1, 3, 2, 1000.0);
+    size_t s[] = {slot(&fx, 1, 1, WAFER_E), slot(&fx, 2, 1, WAFER_E), slot(&fx, 3, 1, WAFER_S),
+                  slot(&fx, 1, 1, WAFER_S), slot(&fx, 1, 2, WAFER_E), slot(&fx, 2, 2, WAFER_E)};
     double v[] = {500, 500, 500, 500, 500, 500};
-    expect_loads(&wf, load, s, v, 6);
-    assert_int_equal(st.max_hops, 3);
-    assert_int_equal(st.detoured, 0);
-    free(load);
-    wafer_free(&wf);
+    route_expect(&fx, &f, 1, ROUTE_BALANCED, s, v, 6);
+    assert_int_equal(fx.st.max_hops, 3);
+    assert_int_equal(fx.st.detoured, 0);
+    close_mesh(&fx);
 }
 
 static void test_src_is_dst(void **state)
 {
     (void)state;
-    wafer wf;
-    mesh(&wf, 5, 4);
-    route_flow f = {wafer_unit(&wf, 2, 2), wafer_unit(&wf, 2, 2), 1000.0};
-    double *load;
-    route_stats st;
-    wt_err e;
+    fixture fx;
+    open_mesh(&fx, 5, 4);
+    route_flow f = flow(&fx, 2, 2, 2, 2, 1000.0);
     for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
-        assert_int_equal(route_once(&wf, &f, 1, (route_mode)m, &load, &st, &e), WT_OK);
-        expect_loads(&wf, load, NULL, NULL, 0);
-        assert_int_equal(st.max_hops, 0);
-        assert_true(st.max_latency == 0);
-        assert_int_equal(st.detoured, 0);
-        free(load);
+        route_expect(&fx, &f, 1, (route_mode)m, NULL, NULL, 0);
+        assert_int_equal(fx.st.max_hops, 0);
+        assert_true(fx.st.max_latency == 0);
+        assert_int_equal(fx.st.detoured, 0);
     }
-    wafer_free(&wf);
+    close_mesh(&fx);
 }
 
 static void test_dead_link_takes_other_order(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    mesh(&wf, 5, 4);
-    assert_int_equal(wafer_fail_link(&wf, 2, 1, WAFER_E, &e), WT_OK);
-    route_flow f = {wafer_unit(&wf, 1, 1), wafer_unit(&wf, 3, 2), 1000.0};
-    double *load;
-    route_stats st;
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
-    size_t s[] = {slot(&wf, 1, 1, WAFER_S), slot(&wf, 1, 2, WAFER_E), slot(&wf, 2, 2, WAFER_E)};
+    fixture fx;
+    open_mesh(&fx, 5, 4);
+    assert_int_equal(wafer_fail_link(&fx.wf, 2, 1, WAFER_E, &fx.e), WT_OK);
+    route_flow f = flow(&fx, 1, 1, 3, 2, 1000.0);
+    size_t s[] = {slot(&fx, 1, 1, WAFER_S), slot(&fx, 1, 2, WAFER_E), slot(&fx, 2, 2, WAFER_E)};
     double v[] = {1000, 1000, 1000};
-    expect_loads(&wf, load, s, v, 3);
-    assert_int_equal(st.detoured, 1);
-    assert_int_equal(st.max_hops, 3);
-    free(load);
+    route_expect(&fx, &f, 1, ROUTE_XY, s, v, 3);
+    assert_int_equal(fx.st.detoured, 1);
+    assert_int_equal(fx.st.max_hops, 3);
 
     /* Balanced: only the x-first half moves over. */
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_BALANCED, &load, &st, &e), WT_OK);
     double v2[] = {1000, 1000, 1000};
-    expect_loads(&wf, load, s, v2, 3);
-    assert_int_equal(st.detoured, 1);
-    free(load);
-    wafer_free(&wf);
+    route_expect(&fx, &f, 1, ROUTE_BALANCED, s, v2, 3);
+    assert_int_equal(fx.st.detoured, 1);
+    close_mesh(&fx);
 }
 
 /*
@@ -359,128 +390,99 @@ static void test_dead_link_takes_other_order(void **state)
 static void test_detour_by_hand(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    mesh(&wf, 4, 3);
-    assert_int_equal(wafer_fail_link(&wf, 1, 1, WAFER_E, &e), WT_OK);
-    route_flow f = {wafer_unit(&wf, 0, 1), wafer_unit(&wf, 2, 1), 10.0};
-    double *load;
-    route_stats st;
+    fixture fx;
+    open_mesh(&fx, 4, 3);
+    assert_int_equal(wafer_fail_link(&fx.wf, 1, 1, WAFER_E, &fx.e), WT_OK);
+    route_flow f = flow(&fx, 0, 1, 2, 1, 10.0);
 
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_XY, &load, &st, &e), WT_OK);
-    size_t sx[] = {slot(&wf, 0, 1, WAFER_E), slot(&wf, 1, 1, WAFER_N), slot(&wf, 1, 0, WAFER_E),
-                   slot(&wf, 2, 0, WAFER_S)};
+    size_t sx[] = {slot(&fx, 0, 1, WAFER_E), slot(&fx, 1, 1, WAFER_N), slot(&fx, 1, 0, WAFER_E),
+                   slot(&fx, 2, 0, WAFER_S)};
     double v[] = {10, 10, 10, 10};
-    expect_loads(&wf, load, sx, v, 4);
-    assert_int_equal(st.max_hops, 4);
-    assert_int_equal(st.detoured, 1);
-    assert_true(st.max_latency == 4 * wf.link_lat);
-    free(load);
+    route_expect(&fx, &f, 1, ROUTE_XY, sx, v, 4);
+    assert_int_equal(fx.st.max_hops, 4);
+    assert_int_equal(fx.st.detoured, 1);
+    assert_true(fx.st.max_latency == 4 * fx.wf.link_lat);
 
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_YX, &load, &st, &e), WT_OK);
-    size_t sy[] = {slot(&wf, 0, 1, WAFER_N), slot(&wf, 0, 0, WAFER_E), slot(&wf, 1, 0, WAFER_E),
-                   slot(&wf, 2, 0, WAFER_S)};
-    expect_loads(&wf, load, sy, v, 4);
-    assert_int_equal(st.max_hops, 4);
-    assert_int_equal(st.detoured, 1);
-    free(load);
+    size_t sy[] = {slot(&fx, 0, 1, WAFER_N), slot(&fx, 0, 0, WAFER_E), slot(&fx, 1, 0, WAFER_E),
+                   slot(&fx, 2, 0, WAFER_S)};
+    route_expect(&fx, &f, 1, ROUTE_YX, sy, v, 4);
+    assert_int_equal(fx.st.max_hops, 4);
+    assert_int_equal(fx.st.detoured, 1);
 
     /* Balanced: each half its own tie-break, both counted. */
-    assert_int_equal(route_once(&wf, &f, 1, ROUTE_BALANCED, &load, &st, &e), WT_OK);
     size_t sb[] = {sx[0], sx[1], sx[2], sx[3], sy[0], sy[1], sy[2], sy[3]};
     double vb[] = {5, 5, 5, 5, 5, 5, 5, 5};
-    expect_loads(&wf, load, sb, vb, 8);
-    assert_int_equal(st.detoured, 2);
-    free(load);
-    wafer_free(&wf);
+    route_expect(&fx, &f, 1, ROUTE_BALANCED, sb, vb, 8);
+    assert_int_equal(fx.st.detoured, 2);
+    close_mesh(&fx);
 }
 
 static void test_cut_off(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    mesh(&wf, 3, 3);
-    assert_int_equal(wafer_fail_link(&wf, 0, 0, WAFER_E, &e), WT_OK);
-    assert_int_equal(wafer_fail_link(&wf, 0, 0, WAFER_S, &e), WT_OK);
-    route_flow f[] = {{wafer_unit(&wf, 0, 1), wafer_unit(&wf, 2, 1), 5.0},
-                      {wafer_unit(&wf, 2, 2), wafer_unit(&wf, 0, 0), 5.0},
-                      {wafer_unit(&wf, 0, 0), wafer_unit(&wf, 1, 1), 5.0}};
-    route_ctx *rc;
-    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
-    double *load = calloc(wafer_nlinks(&wf), sizeof *load);
-    assert_non_null(load);
-    load[3] = 42.0;
-    route_stats st;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(route_flows(rc, f, 3, ROUTE_XY, load, &st, &e), WT_EINPUT);
-    assert_string_equal(e.msg, "no route from 2,2 to 0,0");
+    fixture fx;
+    open_mesh(&fx, 3, 3);
+    assert_int_equal(wafer_fail_link(&fx.wf, 0, 0, WAFER_E, &fx.e), WT_OK);
+    assert_int_equal(wafer_fail_link(&fx.wf, 0, 0, WAFER_S, &fx.e), WT_OK);
+    route_flow f[] = {flow(&fx, 0, 1, 2, 1, 5.0), flow(&fx, 2, 2, 0, 0, 5.0), flow(&fx, 0, 0, 1, 1, 5.0)};
+    renew_ctx(&fx);
+    fx.load[3] = 42.0;
+    memset(&fx.e, 0, sizeof fx.e);
+    assert_int_equal(route_add(&fx, f, 3, ROUTE_XY), WT_EINPUT);
+    assert_string_equal(fx.e.msg, "no route from 2,2 to 0,0");
     /* The failed call leaves load alone and the ctx reusable. */
-    for (size_t l = 0; l < wafer_nlinks(&wf); l++)
-        assert_true(load[l] == (l == 3 ? 42.0 : 0.0));
-    load[3] = 0;
-    assert_int_equal(route_flows(rc, f, 1, ROUTE_XY, load, &st, &e), WT_OK);
-    size_t s[] = {slot(&wf, 0, 1, WAFER_E), slot(&wf, 1, 1, WAFER_E)};
+    for (size_t l = 0; l < fx.nl; l++)
+        assert_true(fx.load[l] == (l == 3 ? 42.0 : 0.0));
+    fx.load[3] = 0;
+    assert_int_equal(route_add(&fx, f, 1, ROUTE_XY), WT_OK);
+    size_t s[] = {slot(&fx, 0, 1, WAFER_E), slot(&fx, 1, 1, WAFER_E)};
     double v[] = {5, 5};
-    expect_loads(&wf, load, s, v, 2);
+    expect_loads(&fx, s, v, 2);
 
     /* A dead destination unit is cut off too. */
-    route_ctx_free(rc);
-    assert_int_equal(wafer_fail_unit(&wf, 2, 1, &e), WT_OK);
-    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
-    assert_int_equal(route_flows(rc, f, 1, ROUTE_BALANCED, load, &st, &e), WT_EINPUT);
-    assert_string_equal(e.msg, "no route from 0,1 to 2,1");
-    route_ctx_free(rc);
-    free(load);
-    wafer_free(&wf);
+    assert_int_equal(wafer_fail_unit(&fx.wf, 2, 1, &fx.e), WT_OK);
+    renew_ctx(&fx);
+    assert_int_equal(route_add(&fx, f, 1, ROUTE_BALANCED), WT_EINPUT);
+    assert_string_equal(fx.e.msg, "no route from 0,1 to 2,1");
+    close_mesh(&fx);
 }
 
 static void test_bad_flows(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    mesh(&wf, 3, 3);
-    route_ctx *rc;
-    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
-    double load[36] = {0};
-    route_stats st;
+    fixture fx;
+    open_mesh(&fx, 3, 3);
+    renew_ctx(&fx);
+    assert_int_equal(fx.nl, 36);
     route_flow out = {0, 9, 1.0}, neg = {0, 1, -1.0}, nan = {0, 1, 0.0};
     nan.bytes = nan.bytes / nan.bytes;
-    assert_int_equal(route_flows(rc, &out, 1, ROUTE_XY, load, &st, &e), WT_EINTERNAL);
-    assert_int_equal(route_flows(rc, &neg, 1, ROUTE_XY, load, &st, &e), WT_EINTERNAL);
-    assert_int_equal(route_flows(rc, &nan, 1, ROUTE_XY, load, &st, &e), WT_EINTERNAL);
-    assert_int_equal(route_flows(rc, NULL, 0, ROUTE_XY, load, &st, &e), WT_OK);
-    assert_int_equal(route_flows(rc, &neg, 1, (route_mode)7, load, &st, &e), WT_EINTERNAL);
-    for (int i = 0; i < 36; i++)
-        assert_true(load[i] == 0);
-    route_ctx_free(rc);
-    wafer_free(&wf);
+    assert_int_equal(route_add(&fx, &out, 1, ROUTE_XY), WT_EINTERNAL);
+    assert_int_equal(route_add(&fx, &neg, 1, ROUTE_XY), WT_EINTERNAL);
+    assert_int_equal(route_add(&fx, &nan, 1, ROUTE_XY), WT_EINTERNAL);
+    assert_int_equal(route_add(&fx, NULL, 0, ROUTE_XY), WT_OK);
+    assert_int_equal(route_add(&fx, &neg, 1, (route_mode)7), WT_EINTERNAL);
+    for (size_t l = 0; l < fx.nl; l++)
+        assert_true(fx.load[l] == 0);
+    close_mesh(&fx);
 }
 
 /* 2 x 1 wafers of 4 x 4: the E link of x = 3 crosses the wafer edge. */
 static void test_multiwafer_latency(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    assert_int_equal(wafer_init(&wf, 4, 4, 2, 1, &e), WT_OK);
-    wf.iw_lat = 1.5e-6;
-    route_flow f[] = {{wafer_unit(&wf, 1, 1), wafer_unit(&wf, 6, 2), 1.0},
-                      {wafer_unit(&wf, 0, 0), wafer_unit(&wf, 3, 3), 1.0}};
-    double *load;
-    route_stats st;
+    fixture fx;
+    open_wafers(&fx, 4, 4, 2, 1);
+    fx.wf.iw_lat = 1.5e-6;
+    route_flow f[] = {flow(&fx, 1, 1, 6, 2, 1.0), flow(&fx, 0, 0, 3, 3, 1.0)};
     for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
-        assert_int_equal(route_once(&wf, f, 2, (route_mode)m, &load, &st, &e), WT_OK);
-        assert_int_equal(st.max_hops, 6);
-        assert_float_equal(st.max_latency, 5 * 50e-9 + 1.5e-6, 1e-18);
-        free(load);
+        assert_int_equal(route_fresh(&fx, f, 2, (route_mode)m), WT_OK);
+        assert_int_equal(fx.st.max_hops, 6);
+        assert_float_equal(fx.st.max_latency, 5 * 50e-9 + 1.5e-6, 1e-18);
     }
     /* Latency, not hops, picks the maximum: 6 hops on one wafer is less. */
-    assert_int_equal(route_once(&wf, f + 1, 1, ROUTE_XY, &load, &st, &e), WT_OK);
-    assert_float_equal(st.max_latency, 6 * 50e-9, 1e-18);
-    free(load);
-    wafer_free(&wf);
+    assert_int_equal(route_fresh(&fx, f + 1, 1, ROUTE_XY), WT_OK);
+    assert_float_equal(fx.st.max_latency, 6 * 50e-9, 1e-18);
+    close_mesh(&fx);
 }
 
 static void test_mode_names(void **state)
@@ -518,6 +520,14 @@ static void inject(wafer *wf, int kind)
     }
 }
 
+/* A grid of wafers with faults of the given kind drawn from seed. */
+static void open_faulty(fixture *fx, int w, int h, int wafers_x, int wafers_y, int faults, uint64_t seed)
+{
+    rng_state = seed;
+    open_wafers(fx, w, h, wafers_x, wafers_y);
+    inject(&fx->wf, faults);
+}
+
 /* Random flows the reference can route, some with src == dst or 0 bytes;
  * with same > 0 every flow carries that many bytes (the router's exact
  * counting path, which the simulator's one-byte passes take). */
@@ -552,10 +562,12 @@ static double rel_err(double got, double want)
     return d / (want < 0 ? -want : want);
 }
 
-/* Exact zeros where the reference has none, else 1e-9 relative. */
-static void compare(const wafer *wf, const double *got, const double *want)
+/* The router's loads against the reference's: exact zeros where the
+ * reference has none, else 1e-9 relative. */
+static void compare(const fixture *fx)
 {
-    for (size_t l = 0; l < wafer_nlinks(wf); l++) {
+    const double *got = fx->load, *want = fx->ref;
+    for (size_t l = 0; l < fx->nl; l++) {
         if (want[l] == 0) {
             if (got[l] != 0)
                 fail_msg("slot %zu: load %.17g, want exactly 0", l, got[l]);
@@ -563,6 +575,24 @@ static void compare(const wafer *wf, const double *got, const double *want)
             fail_msg("slot %zu: load %.17g, want %.17g", l, got[l], want[l]);
         }
     }
+}
+
+/* Both loads zeroed, then the reference (which must find every route) and
+ * the router on the fixture's ctx; returns the router's result. */
+static int route_vs_ref(fixture *fx, const route_flow *f, size_t n, route_mode m, route_stats *sw)
+{
+    memset(fx->ref, 0, fx->nl * sizeof *fx->ref);
+    memset(fx->load, 0, fx->nl * sizeof *fx->load);
+    assert_int_equal(ref_route(&fx->wf, f, n, m, fx->ref, sw), 0);
+    return route_add(fx, f, n, m);
+}
+
+/* The router's stats match the reference's. */
+static void expect_stats(const route_stats *sg, const route_stats *sw)
+{
+    assert_int_equal(sg->max_hops, sw->max_hops);
+    assert_int_equal(sg->detoured, sw->detoured);
+    assert_true(rel_err(sg->max_latency, sw->max_latency) < 1e-12);
 }
 
 /* route_flows_sparse lists every link the dense call loaded, once, in
@@ -592,54 +622,36 @@ static void assert_sparse_matches(const wafer *wf, route_ctx *rc, const route_fl
  * ones leave gaps where rounding residue would show instead of a zero. */
 static void check_random_bytes(int w, int h, int faults, uint64_t seed, size_t nflows, double same)
 {
-    wafer wf;
-    wt_err e;
-    rng_state = seed;
-    mesh(&wf, w, h);
-    inject(&wf, faults);
+    fixture fx;
+    open_faulty(&fx, w, h, 1, 1, faults, seed);
     route_flow *f = malloc(nflows * sizeof *f);
     assert_non_null(f);
-    size_t n = random_flows(&wf, f, nflows, same);
+    size_t n = random_flows(&fx.wf, f, nflows, same);
     assert_true(n > nflows / 2);
 
-    route_ctx *rc;
-    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
-    size_t nl = wafer_nlinks(&wf);
-    double *got = calloc(nl, sizeof *got), *want = calloc(nl, sizeof *want);
-    assert_non_null(got);
-    assert_non_null(want);
+    renew_ctx(&fx);
     for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
-        route_stats sg, sw;
-        memset(got, 0, nl * sizeof *got);
-        memset(want, 0, nl * sizeof *want);
-        assert_int_equal(ref_route(&wf, f, n, (route_mode)m, want, &sw), 0);
-        int rv = route_flows(rc, f, n, (route_mode)m, got, &sg, &e);
-        if (rv != WT_OK)
-            fail_msg("%dx%d faults %d mode %s: %s", w, h, faults, route_mode_name((route_mode)m), e.msg);
-        compare(&wf, got, want);
-        assert_sparse_matches(&wf, rc, f, n, (route_mode)m, got);
-        assert_int_equal(sg.max_hops, sw.max_hops);
-        assert_int_equal(sg.detoured, sw.detoured);
-        assert_true(rel_err(sg.max_latency, sw.max_latency) < 1e-12);
+        route_stats sw;
+        if (route_vs_ref(&fx, f, n, (route_mode)m, &sw) != WT_OK)
+            fail_msg("%dx%d faults %d mode %s: %s", w, h, faults, route_mode_name((route_mode)m), fx.e.msg);
+        compare(&fx);
+        assert_sparse_matches(&fx.wf, fx.rc, f, n, (route_mode)m, fx.load);
+        expect_stats(&fx.st, &sw);
         if (faults != FAULT_NONE && nflows > 100)
-            assert_true(sg.detoured > 0);
+            assert_true(fx.st.detoured > 0);
 
         /* A second call adds on top, and in small batches gives the same. */
         for (size_t i = 0; i < n; i += 97) {
             size_t k = n - i < 97 ? n - i : 97;
-            assert_int_equal(route_flows(rc, f + i, k, (route_mode)m, got, &sg, &e), WT_OK);
+            assert_int_equal(route_add(&fx, f + i, k, (route_mode)m), WT_OK);
         }
-        for (size_t l = 0; l < nl; l++)
-            want[l] *= 2;
-        compare(&wf, got, want);
+        for (size_t l = 0; l < fx.nl; l++)
+            fx.ref[l] *= 2;
+        compare(&fx);
     }
-    free(got);
-    free(want);
     free(f);
-    route_ctx_free(rc);
-    wafer_free(&wf);
+    close_mesh(&fx);
 }
-
 static void check_random(int w, int h, int faults, uint64_t seed, size_t nflows)
 {
     check_random_bytes(w, h, faults, seed, nflows, 0);
@@ -700,31 +712,27 @@ static void test_random_sparse(void **state)
 static void test_precision(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    mesh(&wf, 12, 12);
+    fixture fx;
+    open_mesh(&fx, 12, 12);
     const double big = 1e15 + 0.375, tiny = 0.1, ulps = 4 * 2.220446049250313e-16 * big;
-    route_flow f[] = {{wafer_unit(&wf, 0, 0), wafer_unit(&wf, 6, 0), big},
-                      {wafer_unit(&wf, 2, 0), wafer_unit(&wf, 9, 0), tiny},
-                      {wafer_unit(&wf, 1, 0), wafer_unit(&wf, 5, 0), 3 * tiny},
-                      {wafer_unit(&wf, 3, 11), wafer_unit(&wf, 3, 5), big},
-                      {wafer_unit(&wf, 3, 7), wafer_unit(&wf, 3, 1), tiny / 3},
-                      {wafer_unit(&wf, 3, 11), wafer_unit(&wf, 3, 9), tiny},
-                      {wafer_unit(&wf, 10, 0), wafer_unit(&wf, 11, 0), tiny / 7}};
+    route_flow f[] = {flow(&fx, 0, 0, 6, 0, big),
+                      flow(&fx, 2, 0, 9, 0, tiny),
+                      flow(&fx, 1, 0, 5, 0, 3 * tiny),
+                      flow(&fx, 3, 11, 3, 5, big),
+                      flow(&fx, 3, 7, 3, 1, tiny / 3),
+                      flow(&fx, 3, 11, 3, 9, tiny),
+                      flow(&fx, 10, 0, 11, 0, tiny / 7)};
     size_t n = sizeof f / sizeof f[0];
-    double *load;
-    route_stats st;
-    assert_int_equal(route_once(&wf, f, n, ROUTE_XY, &load, &st, &e), WT_OK);
+    assert_int_equal(route_fresh(&fx, f, n, ROUTE_XY), WT_OK);
     for (int x = 6; x < 9; x++)
-        assert_float_equal(load[slot(&wf, x, 0, WAFER_E)], tiny, ulps);
+        assert_float_equal(fx.load[slot(&fx, x, 0, WAFER_E)], tiny, ulps);
     for (int y = 2; y < 6; y++)
-        assert_float_equal(load[slot(&wf, 3, y, WAFER_N)], tiny / 3, ulps);
-    assert_true(load[slot(&wf, 9, 0, WAFER_E)] == 0);
+        assert_float_equal(fx.load[slot(&fx, 3, y, WAFER_N)], tiny / 3, ulps);
+    assert_true(fx.load[slot(&fx, 9, 0, WAFER_E)] == 0);
     /* Once every flow of a run has ended its residue is gone for good. */
-    assert_true(load[slot(&wf, 10, 0, WAFER_E)] == tiny / 7);
-    assert_true(load[slot(&wf, 3, 1, WAFER_N)] == 0);
-    free(load);
-    wafer_free(&wf);
+    assert_true(fx.load[slot(&fx, 10, 0, WAFER_E)] == tiny / 7);
+    assert_true(fx.load[slot(&fx, 3, 1, WAFER_N)] == 0);
+    close_mesh(&fx);
 }
 
 /* Equal bytes take the counting path: a link's load is its number of
@@ -734,37 +742,26 @@ static void test_uniform_exact(void **state)
 {
     (void)state;
     for (int k = FAULT_NONE; k <= FAULT_BOTH; k++) {
-        wafer wf;
-        wt_err e;
-        rng_state = 900 + (uint64_t)k;
-        mesh(&wf, 9, 6);
-        inject(&wf, k);
+        fixture fx;
+        open_faulty(&fx, 9, 6, 1, 1, k, 900 + (uint64_t)k);
         route_flow f[600];
-        size_t n = random_flows(&wf, f, 600, 1.0);
-        size_t nl = wafer_nlinks(&wf);
-        route_ctx *rc;
-        assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
-        double *count = calloc(nl, sizeof *count), *got = calloc(nl, sizeof *got);
-        assert_non_null(count);
-        assert_non_null(got);
+        size_t n = random_flows(&fx.wf, f, 600, 1.0);
+        renew_ctx(&fx);
+        double *count = fx.ref, *got = fx.load;
         for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
             route_stats st;
-            memset(count, 0, nl * sizeof *count);
-            memset(got, 0, nl * sizeof *got);
-            assert_int_equal(ref_route(&wf, f, n, (route_mode)m, count, &st), 0);
+            memset(count, 0, fx.nl * sizeof *count);
+            assert_int_equal(ref_route(&fx.wf, f, n, (route_mode)m, count, &st), 0);
             for (size_t i = 0; i < n; i++)
                 f[i].bytes = 0.1;
-            assert_int_equal(route_flows(rc, f, n, (route_mode)m, got, &st, &e), WT_OK);
+            assert_int_equal(route_zeroed(&fx, f, n, (route_mode)m), WT_OK);
             for (size_t i = 0; i < n; i++)
                 f[i].bytes = 1.0;
-            for (size_t l = 0; l < nl; l++)
+            for (size_t l = 0; l < fx.nl; l++)
                 if (got[l] != count[l] * 0.1)
                     fail_msg("mode %d slot %zu: load %.17g, want %.17g", m, l, got[l], count[l] * 0.1);
         }
-        free(count);
-        free(got);
-        route_ctx_free(rc);
-        wafer_free(&wf);
+        close_mesh(&fx);
     }
 }
 
@@ -773,52 +770,44 @@ static void test_uniform_exact(void **state)
 static void test_calls_independent(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    mesh(&wf, 5, 5);
-    route_ctx *rc;
-    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
-    double load[100];
-    route_stats st;
+    fixture fx;
+    open_mesh(&fx, 5, 5);
+    renew_ctx(&fx);
+    assert_int_equal(fx.nl, 100);
     struct {
         int x0, y0, x1, y1;
         size_t want;
     } c[] = {
         {3, 2, 3, 0, 0}, {3, 4, 3, 3, 0}, {0, 3, 4, 3, 0}, {4, 1, 2, 1, 0}, {1, 4, 1, 2, 0},
     };
-    c[0].want = slot(&wf, 3, 2, WAFER_N);
-    c[1].want = slot(&wf, 3, 4, WAFER_N);
-    c[2].want = slot(&wf, 0, 3, WAFER_E);
-    c[3].want = slot(&wf, 4, 1, WAFER_W);
-    c[4].want = slot(&wf, 1, 4, WAFER_N);
+    c[0].want = slot(&fx, 3, 2, WAFER_N);
+    c[1].want = slot(&fx, 3, 4, WAFER_N);
+    c[2].want = slot(&fx, 0, 3, WAFER_E);
+    c[3].want = slot(&fx, 4, 1, WAFER_W);
+    c[4].want = slot(&fx, 1, 4, WAFER_N);
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-            route_flow f = {wafer_unit(&wf, c[i].x0, c[i].y0), wafer_unit(&wf, c[i].x1, c[i].y1), 3.0};
-            memset(load, 0, sizeof load);
-            assert_int_equal(route_flows(rc, &f, 1, ROUTE_XY, load, &st, &e), WT_OK);
-            assert_true(load[c[i].want] == 3.0);
+            route_flow f = flow(&fx, c[i].x0, c[i].y0, c[i].x1, c[i].y1, 3.0);
+            assert_int_equal(route_zeroed(&fx, &f, 1, ROUTE_XY), WT_OK);
+            assert_true(fx.load[c[i].want] == 3.0);
             double total = 0;
-            for (int l = 0; l < 100; l++)
-                total += load[l] < 0 ? -load[l] : load[l];
-            assert_true(total == 3.0 * st.max_hops);
+            for (size_t l = 0; l < fx.nl; l++)
+                total += fx.load[l] < 0 ? -fx.load[l] : fx.load[l];
+            assert_true(total == 3.0 * fx.st.max_hops);
         }
     }
     /* Two N moves in one call: the first widens the rows to exactly the
      * second's last row, whose end marker lies one row further down; a
      * later call across that row must not see it. */
-    route_flow two[] = {{wafer_unit(&wf, 1, 1), wafer_unit(&wf, 1, 0), 2.0},
-                        {wafer_unit(&wf, 3, 2), wafer_unit(&wf, 3, 1), 2.0}};
-    memset(load, 0, sizeof load);
-    assert_int_equal(route_flows(rc, two, 2, ROUTE_XY, load, &st, &e), WT_OK);
-    route_flow after = {wafer_unit(&wf, 3, 4), wafer_unit(&wf, 3, 2), 5.0};
-    memset(load, 0, sizeof load);
-    assert_int_equal(route_flows(rc, &after, 1, ROUTE_XY, load, &st, &e), WT_OK);
-    for (int l = 0; l < 100; l++) {
-        int want = l == (int)slot(&wf, 3, 4, WAFER_N) || l == (int)slot(&wf, 3, 3, WAFER_N);
-        assert_true(load[l] == (want ? 5.0 : 0.0));
+    route_flow two[] = {flow(&fx, 1, 1, 1, 0, 2.0), flow(&fx, 3, 2, 3, 1, 2.0)};
+    assert_int_equal(route_zeroed(&fx, two, 2, ROUTE_XY), WT_OK);
+    route_flow after = flow(&fx, 3, 4, 3, 2, 5.0);
+    assert_int_equal(route_zeroed(&fx, &after, 1, ROUTE_XY), WT_OK);
+    for (size_t l = 0; l < fx.nl; l++) {
+        int want = l == slot(&fx, 3, 4, WAFER_N) || l == slot(&fx, 3, 3, WAFER_N);
+        assert_true(fx.load[l] == (want ? 5.0 : 0.0));
     }
-    route_ctx_free(rc);
-    wafer_free(&wf);
+    close_mesh(&fx);
 }
 
 /* The list form appends after what the caller already holds, and leaves it
@@ -826,39 +815,34 @@ static void test_calls_independent(void **state)
 static void test_sparse_append(void **state)
 {
     (void)state;
-    wafer wf;
-    wt_err e;
-    mesh(&wf, 4, 3);
-    route_ctx *rc;
-    assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
+    fixture fx;
+    open_mesh(&fx, 4, 3);
+    renew_ctx(&fx);
     route_sparse sp = {0};
-    route_stats st;
-    route_flow f[] = {{wafer_unit(&wf, 2, 0), wafer_unit(&wf, 0, 1), 4.0},
-                      {wafer_unit(&wf, 1, 0), wafer_unit(&wf, 0, 0), 1.0}};
-    assert_int_equal(route_flows_sparse(rc, f, 2, ROUTE_XY, &sp, &st, &e), WT_OK);
+    route_flow f[] = {flow(&fx, 2, 0, 0, 1, 4.0), flow(&fx, 1, 0, 0, 0, 1.0)};
+    assert_int_equal(route_flows_sparse(fx.rc, f, 2, ROUTE_XY, &sp, &fx.st, &fx.e), WT_OK);
     /* W of (1,0): 5; W of (2,0): 4; S of (0,0): 4, in slot order. */
     assert_int_equal(sp.n, 3);
-    assert_int_equal(sp.link[0], (int)slot(&wf, 0, 0, WAFER_S));
+    assert_int_equal(sp.link[0], (int)slot(&fx, 0, 0, WAFER_S));
     assert_true(sp.load[0] == 4.0);
-    assert_int_equal(sp.link[1], (int)slot(&wf, 1, 0, WAFER_W));
+    assert_int_equal(sp.link[1], (int)slot(&fx, 1, 0, WAFER_W));
     assert_true(sp.load[1] == 5.0);
-    assert_int_equal(sp.link[2], (int)slot(&wf, 2, 0, WAFER_W));
+    assert_int_equal(sp.link[2], (int)slot(&fx, 2, 0, WAFER_W));
     assert_true(sp.load[2] == 4.0);
-    assert_int_equal(st.max_hops, 3);
+    assert_int_equal(fx.st.max_hops, 3);
 
-    route_flow g = {wafer_unit(&wf, 3, 2), wafer_unit(&wf, 3, 1), 2.0};
-    assert_int_equal(route_flows_sparse(rc, &g, 1, ROUTE_YX, &sp, &st, &e), WT_OK);
+    route_flow g = flow(&fx, 3, 2, 3, 1, 2.0);
+    assert_int_equal(route_flows_sparse(fx.rc, &g, 1, ROUTE_YX, &sp, &fx.st, &fx.e), WT_OK);
     assert_int_equal(sp.n, 4);
-    assert_int_equal(sp.link[3], (int)slot(&wf, 3, 2, WAFER_N));
+    assert_int_equal(sp.link[3], (int)slot(&fx, 3, 2, WAFER_N));
     assert_true(sp.load[3] == 2.0);
 
     route_flow bad = {0, 12, 1.0};
-    assert_int_equal(route_flows_sparse(rc, &bad, 1, ROUTE_XY, &sp, &st, &e), WT_EINTERNAL);
+    assert_int_equal(route_flows_sparse(fx.rc, &bad, 1, ROUTE_XY, &sp, &fx.st, &fx.e), WT_EINTERNAL);
     assert_int_equal(sp.n, 4);
     free(sp.link);
     free(sp.load);
-    route_ctx_free(rc);
-    wafer_free(&wf);
+    close_mesh(&fx);
 }
 
 /* 3 x 2 wafers of 3 x 4 units with faults: detours and other-order paths
@@ -867,45 +851,29 @@ static void test_random_multiwafer(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 6; seed++) {
-        wafer wf;
-        wt_err e;
-        rng_state = 1300 + seed;
-        assert_int_equal(wafer_init(&wf, 3, 4, 3, 2, &e), WT_OK);
-        wf.iw_lat = seed % 2 ? 1.5e-6 : 1e-9; /* slower and faster than a hop */
-        inject(&wf, (int)(seed % 4));
+        fixture fx;
+        open_faulty(&fx, 3, 4, 3, 2, (int)(seed % 4), 1300 + seed);
+        fx.wf.iw_lat = seed % 2 ? 1.5e-6 : 1e-9; /* slower and faster than a hop */
         route_flow f[400];
-        size_t n = random_flows(&wf, f, 400, 0);
-        size_t nl = wafer_nlinks(&wf);
-        route_ctx *rc;
-        assert_int_equal(route_ctx_new(&rc, &wf, &e), WT_OK);
-        double *got = calloc(nl, sizeof *got), *want = calloc(nl, sizeof *want);
-        assert_non_null(got);
-        assert_non_null(want);
+        size_t n = random_flows(&fx.wf, f, 400, 0);
+        renew_ctx(&fx);
         for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
-            route_stats sg, sw;
-            memset(got, 0, nl * sizeof *got);
-            memset(want, 0, nl * sizeof *want);
-            assert_int_equal(ref_route(&wf, f, n, (route_mode)m, want, &sw), 0);
-            assert_int_equal(route_flows(rc, f, n, (route_mode)m, got, &sg, &e), WT_OK);
-            compare(&wf, got, want);
-            assert_int_equal(sg.max_hops, sw.max_hops);
-            assert_int_equal(sg.detoured, sw.detoured);
-            assert_true(rel_err(sg.max_latency, sw.max_latency) < 1e-12);
+            route_stats sw;
+            assert_int_equal(route_vs_ref(&fx, f, n, (route_mode)m, &sw), WT_OK);
+            compare(&fx);
+            expect_stats(&fx.st, &sw);
             /* One flow at a time: each path's own latency, not just the max. */
             for (size_t i = 0; i < n; i += 7) {
-                assert_int_equal(ref_route(&wf, f + i, 1, (route_mode)m, want, &sw), 0);
-                assert_int_equal(route_flows(rc, f + i, 1, (route_mode)m, got, &sg, &e), WT_OK);
-                assert_int_equal(sg.max_hops, sw.max_hops);
+                assert_int_equal(ref_route(&fx.wf, f + i, 1, (route_mode)m, fx.ref, &sw), 0);
+                assert_int_equal(route_add(&fx, f + i, 1, (route_mode)m), WT_OK);
+                assert_int_equal(fx.st.max_hops, sw.max_hops);
                 if (sw.max_latency == 0)
-                    assert_true(sg.max_latency == 0);
+                    assert_true(fx.st.max_latency == 0);
                 else
-                    assert_true(rel_err(sg.max_latency, sw.max_latency) < 1e-12);
+                    assert_true(rel_err(fx.st.max_latency, sw.max_latency) < 1e-12);
             }
         }
-        free(got);
-        free(want);
-        route_ctx_free(rc);
-        wafer_free(&wf);
+        close_mesh(&fx);
     }
 }
 
