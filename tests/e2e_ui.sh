@@ -24,6 +24,19 @@ wait_for() {
     return 1
 }
 
+# wait_last REGEX WHAT: until the pane's last line (the status or command
+# line) matches REGEX, at most 30 s
+wait_last() {
+    i=0
+    while [ $i -lt 300 ]; do
+        cap | tail -n 1 | grep -qx -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$2: the last line is '$(cap | tail -n 1)', not /$1/"
+    return 1
+}
+
 # wait_gone PATTERN WHAT
 wait_gone() {
     i=0
@@ -109,11 +122,9 @@ wait_for "y\\x     0    1    2    3" ":link_util table header"
 
 # --- Tab completes command names and flags
 keys ':' 'link_u' Tab '--gr' Tab
-wait_for ":link_util --group" "Tab completion"
-cap | tail -n 1 | grep -qx ":link_util --group *" || fail "Tab completion: '$(cap | tail -n 1)' on the command line"
+wait_last ":link_util --group *" "Tab completion"
 keys Escape
-sleep 0.3
-cap | tail -n 1 | grep -qF "link_util" && fail "Esc does not cancel the command line"
+wait_last "[^:].*" "Esc cancels the command line"
 
 # --- help overlay, closed by any key
 keys '?'
@@ -134,6 +145,21 @@ wait_for "broken.lua:3:" "Lua error in a command"
 keys ':' 'hot_links --top 3' Enter
 wait_for ":hot_links --top 3" "a command after the Lua error"
 [ -s "$tmp/rc" ] && fail "the program ended after a Lua error"
+
+# --- bad commands: one line in the status, the screen goes on
+keys ':' 'fail 99,99' Enter
+wait_for "fail: unit 99,99" ":fail off the mesh"
+keys ':' 'fail 1,1,Q' Enter
+wait_for "fail: 'Q' is not a direction" ":fail with a bad direction"
+keys ':' 'save /nonexistent-dir/x.yaml' Enter
+wait_for "save: cannot write beside /nonexistent-dir/x.yaml" ":save where it cannot write"
+keys ':' 'strategy TP3' Enter
+wait_for "TP 3 must divide" ":strategy that does not fit the model"
+keys ':' 'policy nosuch_policy' Enter
+wait_for "nosuch_policy" ":policy unknown"
+keys ':' 'search --top 0' Enter
+wait_for "--top: '0' is not a positive whole number" ":search with a bad flag"
+[ -s "$tmp/rc" ] && fail "the program ended after a bad command"
 
 # --- a broken policy stops with file:line and the screen goes on
 cat >"$tmp/bad_policy.lua" <<'EOF'
@@ -317,6 +343,12 @@ wait_for "figures" "wafertop with no arguments"
 wait_for "DP8,TATP16" "the default strategy"
 keys q
 wait_exit "q (no arguments)"
+
+# --- bad flags of the screen: one line, status 2, before any terminal work
+expect_bad "--bench-frames: '0'" ui --bench-frames 0
+expect_bad "--bench-frames: at most 1000000" ui --bench-frames 2000000
+expect_bad "$tmp/missing.yaml" ui --scenario "$tmp/missing.yaml"
+expect_bad "--fail: unit 99,99" ui --fail 99,99 --bench-frames 1
 
 # --- headless frames for make bench
 expect_ok ui $scenario --bench-frames 20

@@ -170,6 +170,8 @@ static void test_bad_files(void **state)
         {"layout: default\nmodel: x\nstrategy: DP8\nseq: 0\n", ":4:6:", "seq"},
         {"layout: default\nmodel: x\nstrategy: DP8\ntuning: {phases: [{phase: a, waves: 9}]}\n", ":4:37:", "waves"},
         {"layout: default\nstrategy: DP8\n", ":1:1:", "model"},
+        /* the flag's own range, as on the command line */
+        {"layout: default\nmodel: x\nstrategy: DP8\njitter: 5\n", ":4:9:", "--jitter"},
     };
     char dir[] = "/tmp/wt-scenario-bad-XXXXXX", path[96];
     assert_non_null(mkdtemp(dir));

@@ -153,12 +153,7 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
     } else if (!strcmp(n, "unsafe-lua")) {
         o->lua.unsafe = 1;
     } else if (!strcmp(n, "lua-budget")) {
-        char *end;
-        errno = 0;
-        double v = strtod(value, &end);
-        if (errno || end == value || *end || !(v >= 1) || v > 1e15)
-            return wt_fail(e, "--lua-budget: '%s' is not a number of instructions (1 to 1e15)", value);
-        o->lua.budget = v;
+        return parse_number(n, value, 1, 1e15, &o->lua.budget, e);
     } else if (!strcmp(n, "lua-mem")) {
         char why[128];
         double v;
@@ -169,6 +164,29 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         o->lua.mem_cap = (size_t)v;
     }
     return WT_OK;
+}
+
+/* Prefixes an error message with the flag that caused it. */
+static int flag_error(wt_err *e, const char *flag, const wt_err *why)
+{
+    return wt_fail(e, "--%s: %s", flag, why->msg);
+}
+
+int cli_check_flag(const char *name, const char *value, wt_err *e)
+{
+    const flag_spec *f = find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI);
+    if (!f || !f->takes_value)
+        return wt_fail(e, "unknown option '--%s'", name);
+    wt_err why;
+    strategy s;
+    strategy_defaults(&s);
+    if (f->option && strategy_set_option(&s, name, value, &why) != WT_OK)
+        return flag_error(e, name, &why);
+    if (!strcmp(name, "strategy") && strncmp(value, "lua:", 4) && strategy_parse(value, &s, &why) != WT_OK)
+        return flag_error(e, name, &why);
+    cli_opts scratch;
+    memset(&scratch, 0, sizeof scratch);
+    return apply_flag(&scratch, f, value, e);
 }
 
 static int keep(cli_opts *o, char *word, wt_err *e)
@@ -231,11 +249,6 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
     return WT_OK;
 }
 
-/* Prefixes an error message with the flag that caused it. */
-static int flag_error(wt_err *e, const char *flag, const wt_err *why)
-{
-    return wt_fail(e, "--%s: %s", flag, why->msg);
-}
 
 /* The strategy: text, or a Lua script for "lua:NAME". */
 static int load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model *m, strategy *s,

@@ -66,6 +66,10 @@ enum {
  * directory (for the Lua options' built-in scripts). */
 int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts *o, wt_err *e);
 
+/* Checks value as the command line would for --name (any command's flag),
+ * and the strategy text and options as loading would; errors name the flag. */
+int cli_check_flag(const char *name, const char *value, wt_err *e);
+
 /* Loads the layout and the model (with the --seq/--batch/--microbatch
  * overrides). On success the caller frees wf with wafer_free. */
 int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, wt_err *e);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "ydoc.h"
 
 /* ---- saving ---- */
@@ -151,17 +152,17 @@ static int push(ydoc *d, yaml_node_t *at, reader *r, const char *word, wt_err *e
     return WT_OK;
 }
 
-/* "--key" "value", after the value passes check (NULL: any text). */
-static int flag(ydoc *d, yaml_node_t *v, reader *r, const char *key, int (*check)(const char *, const char *, wt_err *),
-                wt_err *e)
+/* "--key" "value", after the value passes the command line's own check of
+ * that flag (cli_check_flag), so that a file and a flag fail alike. */
+static int flag(ydoc *d, yaml_node_t *v, reader *r, const char *key, wt_err *e)
 {
     const char *s;
     int rc = ydoc_scalar(d, v, &s, e);
     if (rc != WT_OK)
         return rc;
     wt_err why;
-    if (check && check(key, s, &why) != WT_OK)
-        return ydoc_fail(d, v, e, "%s: %s", key, why.msg);
+    if (cli_check_flag(key, s, &why) != WT_OK)
+        return ydoc_fail(d, v, e, "%s", why.msg);
     char name[40];
     snprintf(name, sizeof name, "--%s", key);
     if ((rc = push(d, v, r, name, e)) != WT_OK)
@@ -169,82 +170,38 @@ static int flag(ydoc *d, yaml_node_t *v, reader *r, const char *key, int (*check
     return push(d, v, r, s, e);
 }
 
-static int check_option(const char *key, const char *value, wt_err *e)
-{
-    strategy s;
-    strategy_defaults(&s);
-    return strategy_set_option(&s, key, value, e);
-}
-
-static int check_strategy(const char *key, const char *value, wt_err *e)
-{
-    (void)key;
-    strategy s;
-    strategy_defaults(&s);
-    return strncmp(value, "lua:", 4) ? strategy_parse(value, &s, e) : WT_OK;
-}
-
-static int check_count(const char *key, const char *value, wt_err *e)
-{
-    char *end;
-    long v = strtol(value, &end, 10);
-    if (end == value || *end || v < 1 || v > 1 << 30)
-        return wt_fail(e, "'%s' is not a positive whole number", value);
-    (void)key;
-    return WT_OK;
-}
-
-static int check_number(const char *key, const char *value, wt_err *e)
-{
-    char *end;
-    double v = strtod(value, &end);
-    (void)key;
-    if (end == value || *end || !(v >= 0))
-        return wt_fail(e, "'%s' is not a number of at least 0", value);
-    return WT_OK;
-}
-
-static int check_fault(const char *key, const char *value, wt_err *e)
-{
-    int x, y, dir;
-    char bad;
-    (void)key;
-    if (wafer_parse_fault(value, &x, &y, &dir, &bad) != 0)
-        return wt_fail(e, "'%s' is not \"x,y\" (a unit) or \"x,y,D\" (its link; D one of N E S W)", value);
-    return WT_OK;
-}
-
-#define HANDLER(fn_name, key, check)                                                                          \
+/* One handler per key: ydoc hands a handler no key. */
+#define HANDLER(fn_name, key)                                                                                 \
     static int fn_name(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)                                         \
     {                                                                                                         \
-        return flag(d, v, ctx, key, check, e);                                                                \
+        return flag(d, v, ctx, key, e);                                                                       \
     }
-HANDLER(on_layout, "layout", NULL)
-HANDLER(on_model, "model", NULL)
-HANDLER(on_policy, "policy", NULL)
-HANDLER(on_seq, "seq", check_count)
-HANDLER(on_batch, "batch", check_count)
-HANDLER(on_microbatch, "microbatch", check_count)
-HANDLER(on_strategy, "strategy", check_strategy)
-HANDLER(on_placement, "placement", check_option)
-HANDLER(on_collective, "collective", check_option)
-HANDLER(on_routing, "routing", check_option)
-HANDLER(on_checkpoint, "checkpoint", check_option)
-HANDLER(on_mem, "mem", check_option)
-HANDLER(on_grad, "grad-compress", check_option)
-HANDLER(on_chunk, "chunk", check_option)
-HANDLER(on_subgroup, "subgroup", check_option)
-HANDLER(on_seqpar, "tp-seqpar", check_option)
-HANDLER(on_seed, "seed", check_number)
-HANDLER(on_jitter, "jitter", check_number)
-HANDLER(on_straggler, "straggler", check_number)
+HANDLER(on_layout, "layout")
+HANDLER(on_model, "model")
+HANDLER(on_policy, "policy")
+HANDLER(on_seq, "seq")
+HANDLER(on_batch, "batch")
+HANDLER(on_microbatch, "microbatch")
+HANDLER(on_strategy, "strategy")
+HANDLER(on_placement, "placement")
+HANDLER(on_collective, "collective")
+HANDLER(on_routing, "routing")
+HANDLER(on_checkpoint, "checkpoint")
+HANDLER(on_mem, "mem")
+HANDLER(on_grad, "grad-compress")
+HANDLER(on_chunk, "chunk")
+HANDLER(on_subgroup, "subgroup")
+HANDLER(on_seqpar, "tp-seqpar")
+HANDLER(on_seed, "seed")
+HANDLER(on_jitter, "jitter")
+HANDLER(on_straggler, "straggler")
 
 static int on_faults(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     yaml_node_item_t *it, *end;
     int rc = ydoc_seq(d, v, &it, &end, e);
     for (; rc == WT_OK && it < end; it++)
-        rc = flag(d, yaml_document_get_node(&d->doc, *it), ctx, "fail", check_fault, e);
+        rc = flag(d, yaml_document_get_node(&d->doc, *it), ctx, "fail", e);
     return rc;
 }
 

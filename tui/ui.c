@@ -170,17 +170,6 @@ static int bench_frames(ui *u, int n, double start)
     return 0;
 }
 
-/* A --fail fault on the session (checked by cli_parse). */
-static int fail_one(ui *u, const char *text, wt_err *e)
-{
-    int x, y, dir;
-    char bad;
-    wt_err why;
-    wafer_parse_fault(text, &x, &y, &dir, &bad);
-    int rc = dir < 0 ? session_fail_unit(u->S, x, y, &why) : session_fail_link(u->S, x, y, dir, &why);
-    return rc == WT_OK ? WT_OK : wt_fail(e, "--fail: %s", why.msg);
-}
-
 static void ui_free(ui *u)
 {
     ui_search_end(u);
@@ -225,7 +214,7 @@ int cmd_ui(int argc, char **argv, const char *root)
         rc = ui_load(u, u->o.layout, u->o.model, 0, NULL, &e);
     }
     for (int i = 0; rc == WT_OK && i < u->o.nfail; i++) /* run-time faults: :repair undoes them */
-        rc = fail_one(u, u->o.fail[i], &e);
+        rc = ui_fail(u, "--fail", u->o.fail[i], &e);
     if (rc == WT_OK && sf->has_tuning)
         rc = scenario_apply_tuning(sf, u->S, &e);
     if (rc == WT_OK && u->o.policy && (rc = ui_set_policy(u, u->o.policy, &e)) != WT_OK) {

@@ -93,6 +93,9 @@ extern const int ui_nspeeds;
  * V ...] as on the command line, or argc 0 for the current one (the
  * startup's at first). On error the old session stays. */
 int ui_load(ui *u, const char *layout, const char *model, int argc, char **argv, wt_err *e);
+/* Fails the unit "x,y" or its link "x,y,DIR" in the session (a run-time
+ * fault: :repair undoes it); errors start with who ("fail", "--fail"). */
+int ui_fail(ui *u, const char *who, const char *text, wt_err *e);
 /* Words S [--option V ...] into s (not resolved), in L for lua:NAME. */
 int ui_parse_strategy(ui *u, wtlua *L, int argc, char **argv, const wafer *wf, const model *m, strategy *s,
                       wt_err *e);

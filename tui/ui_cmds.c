@@ -86,21 +86,10 @@ static int cmd_search(ui *u, int argc, char **argv, wt_err *e)
     return ui_search_start(u, e);
 }
 
-/* "x,y" or "x,y,DIR" */
 static int cmd_fail(ui *u, int argc, char **argv, wt_err *e)
 {
     (void)argc;
-    int x, y, dir;
-    char bad;
-    int rc = wafer_parse_fault(argv[0], &x, &y, &dir, &bad);
-    if (rc == -2)
-        return wt_fail(e, "fail: '%c' is not a direction (N E S W)", bad);
-    if (rc != 0)
-        return wt_fail(e, "fail: '%s' is not x,y or x,y,DIR (DIR one of N E S W)", argv[0]);
-    rc = dir < 0 ? session_fail_unit(u->S, x, y, e) : session_fail_link(u->S, x, y, dir, e);
-    if (rc == WT_OK)
-        ui_search_forget(u);
-    return rc;
+    return ui_fail(u, "fail", argv[0], e);
 }
 
 static int cmd_repair(ui *u, int argc, char **argv, wt_err *e)

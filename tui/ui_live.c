@@ -179,6 +179,23 @@ fail:
     return rc;
 }
 
+int ui_fail(ui *u, const char *who, const char *text, wt_err *e)
+{
+    int x, y, dir;
+    char bad;
+    int rc = wafer_parse_fault(text, &x, &y, &dir, &bad);
+    if (rc == -2)
+        return wt_fail(e, "%s: '%c' is not a direction (N E S W)", who, bad);
+    if (rc != 0)
+        return wt_fail(e, "%s: '%s' is not x,y or x,y,DIR (DIR one of N E S W)", who, text);
+    wt_err why;
+    rc = dir < 0 ? session_fail_unit(u->S, x, y, &why) : session_fail_link(u->S, x, y, dir, &why);
+    if (rc != WT_OK)
+        return wt_fail(e, "%s: %s", who, why.msg);
+    ui_search_forget(u);
+    return WT_OK;
+}
+
 int ui_parse_strategy(ui *u, wtlua *L, int argc, char **argv, const wafer *wf, const model *m, strategy *s,
                       wt_err *e)
 {

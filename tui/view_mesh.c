@@ -218,8 +218,7 @@ void view_draw_mesh(canvas *c, view_state *v, view_rect a)
         v->cx = wf->w - 1;
     if (v->cy >= wf->h)
         v->cy = wf->h - 1;
-    int pw = pixels(v, wf->w), ph = pixels(v, wf->h), gw, gh;
-    view_grid_size(wf, v->zoom, &gw, &gh);
+    int pw = pixels(v, wf->w), ph = pixels(v, wf->h);
     follow_cursor(v, pw, ph, a.w, a.h * per);
     for (int row = 0; row < a.h; row++) {
         int py = v->oy + row * per;
