@@ -1,5 +1,6 @@
 #include "sim.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,20 +35,22 @@ static int expand_op(sim_build *b, const sim_op *op, coll_algo a, sim_term *out,
         n = 1;
     } else {
         if (a == COLL_HIER && !b->inner[op->kind]) {
-            int pat = sim_pattern_get(b, op->kind, PASS_INNER, b->mode, 0, 1, e);
-            if (pat < -1)
-                return pat;
+            int pat, rc = sim_pattern_get(b, op->kind, PASS_INNER, b->mode, 0, 1, &pat, e);
+            if (rc != WT_OK)
+                return rc;
         }
         n = coll_expand(g, a, op->op, op->bytes, b->inner[op->kind], ct);
     }
     int k = 0;
     for (int i = 0; i < n; i++) {
         for (int w = 0; w < waves; w++) {
-            int pat = sim_pattern_get(b, kind, ct[i].pass, b->mode, w, waves, e);
-            if (pat == -1)
+            int pat, rc = sim_pattern_get(b, kind, ct[i].pass, b->mode, w, waves, &pat, e);
+            if (rc != WT_OK)
+                return rc;
+            if (pat < 0) { /* a ring's passes always exist: one fallback at most */
+                assert(a != COLL_RING);
                 return expand_op(b, op, COLL_RING, out, e);
-            if (pat < 0)
-                return pat;
+            }
             out[k++] = (sim_term){pat, ct[i].coef, ct[i].steps};
         }
     }
@@ -159,15 +162,24 @@ static int patterns_disjoint(const sim_pattern *a, const sim_pattern *b)
     return 1;
 }
 
-/* Pairwise overlap of patterns, computed on first need: 0 unknown, 1
- * disjoint, 2 overlapping. */
-typedef unsigned char overlap_cache[SIM_MAX_PATTERNS][SIM_MAX_PATTERNS];
+/* Pairwise overlap of patterns a and b, computed on first need and kept in
+ * ov[a * npatterns + b] (0 unknown, 1 disjoint, 2 overlapping) when ov is
+ * not NULL. */
+static int disjoint_pair(const sim_result *r, unsigned char *ov, int a, int b)
+{
+    if (!ov)
+        return patterns_disjoint(&r->patterns[a], &r->patterns[b]);
+    unsigned char *o = &ov[(size_t)a * (size_t)r->npatterns + (size_t)b];
+    if (!*o)
+        *o = patterns_disjoint(&r->patterns[a], &r->patterns[b]) ? 1 : 2;
+    return *o == 1;
+}
 
 /* Busiest link of a phase (its terms summed link by link) over its time.
  * Terms on patterns that share no link peak separately; otherwise the sum is
  * gathered in the context's scratch over the patterns' links only, and the
  * scratch is zeroed again on the way out. */
-static double phase_max_util(const sim_result *r, const sim_phase *ph, const sim_ctx *c, overlap_cache ov)
+static double phase_max_util(const sim_result *r, const sim_phase *ph, const sim_ctx *c, unsigned char *ov)
 {
     if (!ph->nterms || ph->time_s <= 0)
         return 0;
@@ -184,14 +196,9 @@ static double phase_max_util(const sim_result *r, const sim_phase *ph, const sim
         coef[k] += ph->terms[i].coef;
     }
     int disjoint = 1;
-    for (int a = 0; a < n && disjoint; a++) {
-        for (int b = a + 1; b < n && disjoint; b++) {
-            unsigned char *o = &ov[pat[a]][pat[b]];
-            if (!*o)
-                *o = patterns_disjoint(&r->patterns[pat[a]], &r->patterns[pat[b]]) ? 1 : 2;
-            disjoint = *o == 1;
-        }
-    }
+    for (int a = 0; a < n && disjoint; a++)
+        for (int b = a + 1; b < n && disjoint; b++)
+            disjoint = disjoint_pair(r, ov, pat[a], pat[b]);
     double best = 0;
     if (disjoint) {
         for (int k = 0; k < n; k++)
@@ -269,6 +276,7 @@ void sim_ctx_free(sim_ctx *c)
     free(c->scratch);
     free(c->next);
     free(c->flows);
+    free(c->overlap);
     free(c);
 }
 
@@ -410,12 +418,28 @@ static void time_step(sim_result *r, double overlap)
     fill_timeline(r, slowest);
 }
 
+/* The context's overlap marks for n patterns, all unknown; NULL when they
+ * cannot be had (the pairs are then compared every time). */
+static unsigned char *overlap_marks(sim_ctx *c, int n)
+{
+    size_t need = (size_t)n * (size_t)n;
+    if (need > c->cap_overlap) {
+        unsigned char *grown = realloc(c->overlap, need);
+        if (!grown)
+            return NULL;
+        c->overlap = grown;
+        c->cap_overlap = need;
+    }
+    if (need)
+        memset(c->overlap, 0, need);
+    return c->overlap;
+}
+
 /* Link bytes and utilisation over the step, phase peaks, the bottleneck. */
-static void link_figures(sim_result *r, const sim_ctx *c)
+static void link_figures(sim_result *r, sim_ctx *c)
 {
     double worst = -1;
-    overlap_cache ov;
-    memset(ov, 0, sizeof ov);
+    unsigned char *ov = overlap_marks(c, r->npatterns);
     r->bottleneck = 0;
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
@@ -455,7 +479,7 @@ static void link_figures(sim_result *r, const sim_ctx *c)
     r->mean_link_util = usable ? sum / usable : 0;
 }
 
-static void fill_figures(sim_result *r, const sim_ctx *c)
+static void fill_figures(sim_result *r, sim_ctx *c)
 {
     time_step(r, r->tune.dp_priority ? dp_overlap(r, c) : 0);
     link_figures(r, c);
@@ -576,7 +600,11 @@ int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
     dst->link_bytes = dup(src->link_bytes, wafer_nlinks(src->wf) * sizeof *src->link_bytes, &oom);
     dst->stage_mem = dup(src->stage_mem, pp * sizeof *src->stage_mem, &oom);
     dst->stage_busy = dup(src->stage_busy, pp * sizeof *src->stage_busy, &oom);
-    for (int p = 0; p < src->npatterns; p++) {
+    dst->patterns = dup(src->patterns, (size_t)src->npatterns * sizeof *src->patterns, &oom);
+    dst->cap_patterns = dst->patterns ? src->npatterns : 0;
+    if (!dst->patterns)
+        dst->npatterns = 0;
+    for (int p = 0; p < dst->npatterns; p++) {
         size_t nnz = (size_t)src->patterns[p].nnz;
         dst->patterns[p].link = dup(src->patterns[p].link, nnz * sizeof *src->patterns[p].link, &oom);
         dst->patterns[p].load = dup(src->patterns[p].load, nnz * sizeof *src->patterns[p].load, &oom);
@@ -594,7 +622,9 @@ void sim_free(sim_result *r)
         free(r->patterns[p].link);
         free(r->patterns[p].load);
     }
-    r->npatterns = 0;
+    free(r->patterns);
+    r->patterns = NULL;
+    r->npatterns = r->cap_patterns = 0;
     free(r->link_bytes);
     free(r->stage_mem);
     free(r->stage_busy);

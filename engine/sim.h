@@ -95,8 +95,6 @@ typedef struct sim_pattern {
     double step_coef;     /* sum of coef * count over the step (for link totals) */
 } sim_pattern;
 
-#define SIM_MAX_PATTERNS 64
-
 /* Run-time tuning a policy applies on top of a strategy (docs/MODEL.md,
  * "Tuning"): per phase, a routing other than the strategy's and a number of
  * waves (the phase's groups split into waves that run one after another: a
@@ -143,7 +141,8 @@ typedef struct sim_result {
     int nphases;
     sim_phase phases[SIM_MAX_PHASES];
     int npatterns;
-    sim_pattern patterns[SIM_MAX_PATTERNS];
+    sim_pattern *patterns;     /* npatterns routed passes, owned (grown as passes are routed) */
+    int cap_patterns;
     double *link_bytes;        /* wafer_nlinks: bytes over the whole step, owned */
 
     sim_tuning tune;           /* what the evaluation applied */

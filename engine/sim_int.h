@@ -21,6 +21,8 @@ struct sim_ctx {
     int *next;                 /* cap_ranks entries */
     route_flow *flows;         /* 2 * cap_ranks entries */
     int cap_ranks;
+    unsigned char *overlap;    /* npatterns^2 pairwise overlap marks of one figures pass */
+    size_t cap_overlap;
 };
 
 /* Scratch of one evaluation. */
@@ -46,10 +48,13 @@ void sim_stage_memory(const sim_result *r, double *totals);
 /* Time a phase spends beyond its FLOPs: the optimizer's DRAM spill. */
 double sim_fixed_s(const sim_result *r, const sim_phase *ph);
 
-/* Index of the routed pattern for (kind, pass, mode), routing it on first
- * use; -1 when the pass does not exist for these groups (uneven
- * hierarchical split); WT_EINTERNAL/WT_EINPUT (< -1) on errors. */
-int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave, int nwaves, wt_err *e);
+/* The routed pattern for (kind, pass, mode, wave), routed on first use:
+ * returns WT_OK with *index its index in r->patterns, or -1 when the pass
+ * does not exist for these groups (an uneven hierarchical split); or an
+ * error code, and *index is then undefined. The answer and the error are
+ * kept apart: an error is never read as "no such pass". */
+int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
+                    wt_err *e);
 
 /* The groups of a kind, built on first use (NULL on out of memory). */
 const coll_groups *sim_groups(sim_build *b, int kind, wt_err *e);

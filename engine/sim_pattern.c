@@ -28,13 +28,28 @@ static int find_pattern(const sim_result *r, int kind, int pass, route_mode mode
     return -1;
 }
 
-int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave, int nwaves, wt_err *e)
+/* Room for one more pattern in r. */
+static int reserve_pattern(sim_result *r, wt_err *e)
+{
+    if (r->npatterns < r->cap_patterns)
+        return WT_OK;
+    int cap = r->cap_patterns ? 2 * r->cap_patterns : 16;
+    sim_pattern *grown = realloc(r->patterns, sizeof *grown * (size_t)cap);
+    if (!grown)
+        return wt_oom(e, "patterns");
+    r->patterns = grown;
+    r->cap_patterns = cap;
+    return WT_OK;
+}
+
+int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
+                    wt_err *e)
 {
     sim_result *r = b->r;
     sim_ctx *c = b->c;
-    int found = find_pattern(r, kind, pass, mode, wave, nwaves);
-    if (found >= 0)
-        return found;
+    *index = find_pattern(r, kind, pass, mode, wave, nwaves);
+    if (*index >= 0)
+        return WT_OK;
     const coll_groups *g = sim_groups(b, kind, e);
     if (!g)
         return WT_EINTERNAL;
@@ -44,12 +59,11 @@ int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave,
     if (pass == PASS_INNER || pass == PASS_OUTER) {
         b->inner[kind] = q;
         if (q < 0)
-            return -1;
+            return WT_OK; /* no such pass: *index is -1 */
     }
-    if (r->npatterns == SIM_MAX_PATTERNS) {
-        wt_fail(e, "internal: more than %d communication patterns", SIM_MAX_PATTERNS);
-        return WT_EINTERNAL;
-    }
+    int rc = reserve_pattern(r, e);
+    if (rc != WT_OK)
+        return rc;
     size_t nf = 0;
     int two_way = coll_pass_two_way(pass);
     for (int grp = wave; grp < g->ngroups; grp += nwaves) {
@@ -75,7 +89,7 @@ int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave,
         free(sp.load);
         return wt_oom(e, "pattern loads");
     }
-    int rc = route_flows_sparse(c->rc, c->flows, nf, mode, &sp, &st, e);
+    rc = route_flows_sparse(c->rc, c->flows, nf, mode, &sp, &st, e);
     if (rc != WT_OK) {
         free(sp.link);
         free(sp.load);
@@ -99,7 +113,8 @@ int sim_pattern_get(sim_build *b, int kind, int pass, route_mode mode, int wave,
     p->max_hops = st.max_hops;
     p->max_lat = st.max_latency;
     p->send_factor = two_way ? 2 : 1;
-    return r->npatterns++;
+    *index = r->npatterns++;
+    return WT_OK;
 }
 
 void sim_build_free(sim_build *b)

@@ -18,6 +18,7 @@ done
 run_test tests/lua/link_util.lua
 run_test tests/lua/route.lua
 run_test tests/lua/module.lua
+run_test tests/lua/session_patterns.lua
 
 script() { printf '%s\n' "$2" >"$tmp/$1.lua"; }
 
