@@ -31,10 +31,10 @@ LUA_CF    = $(shell pkg-config --cflags lua5.4)
 LUA_LD    = $(shell pkg-config --libs lua5.4)
 CURSES_CF = $(shell pkg-config --cflags ncursesw)
 CURSES_LD = $(shell pkg-config --libs ncursesw)
-CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine -Ilua $(YAML_CF) $(LUA_CF)
+CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine -Iengine/net -Ilua $(YAML_CF) $(LUA_CF)
 LDLIBS_ALL = $(LUA_LD) $(YAML_LD) -lm -lpthread
 
-ENGINE_SRC = $(wildcard engine/*.c)
+ENGINE_SRC = $(wildcard engine/*.c engine/net/*.c)
 LUA_SRC    = $(wildcard lua/*.c)
 TUI_SRC    = $(wildcard tui/*.c)
 TEST_SRC   = $(wildcard tests/test_*.c)

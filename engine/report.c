@@ -4,15 +4,19 @@
 #include <stdio.h>
 
 /* A field is read from a struct by offset (double, int, bool-as-int) or
- * computed by a function. The struct is the section's: sim_result for the
- * top and the strategy, mem_usage for memory, sim_phase for phases. */
-typedef enum field_type { F_DBL, F_INT, F_BOOL, F_FN } field_type;
+ * computed by a function of the result (F_FN) or of one phase (F_PHASE).
+ * The struct is the section's: sim_result for the top and the strategy,
+ * mem_usage for memory, sim_phase for phases. */
+typedef enum field_type { F_DBL, F_INT, F_BOOL, F_FN, F_PHASE } field_type;
 
 typedef struct field {
     const char *name;
     field_type type;
     size_t offset;
-    void (*fn)(const sim_result *r, report_value *v);
+    union {
+        void (*top)(const sim_result *r, report_value *v);                       /* F_FN */
+        void (*phase)(const sim_result *r, const sim_phase *ph, report_value *v); /* F_PHASE */
+    } fn;
 } field;
 
 static void str(report_value *v, const char *s)
@@ -45,6 +49,17 @@ static void f_subgroup(const sim_result *r, report_value *v)
     str(v, v->buf);
 }
 
+static void f_phase_name(const sim_result *r, const sim_phase *ph, report_value *v)
+{
+    (void)r;
+    str(v, ph->name);
+}
+/* "x,y,DIR" of the phase's busiest link, "-" without traffic. */
+static void f_busiest(const sim_result *r, const sim_phase *ph, report_value *v)
+{
+    str(v, wafer_link_format(r->wf, ph->busiest_link, v->buf, sizeof v->buf));
+}
+
 #define R(f) offsetof(sim_result, f)
 #define MODEL(f) (offsetof(sim_result, m) + offsetof(model, f))
 #define S(f) (offsetof(sim_result, s) + offsetof(strategy, f))
@@ -52,74 +67,76 @@ static void f_subgroup(const sim_result *r, report_value *v)
 #define P(f) offsetof(sim_phase, f)
 
 static const field top_fields[] = {
-    {"layout", F_FN, 0, f_layout},
-    {"model", F_FN, 0, f_model},
-    {"seq", F_INT, MODEL(seq), NULL},
-    {"batch", F_INT, MODEL(batch), NULL},
-    {"microbatch", F_INT, MODEL(microbatch), NULL},
-    {"units_total", F_INT, R(units_total), NULL},
-    {"units_live", F_INT, R(units_live), NULL},
-    {"units_used", F_INT, R(units_used), NULL},
-    {"units_idle", F_INT, R(units_idle), NULL},
-    {"micro_batches", F_INT, R(micro_batches), NULL},
-    {"params", F_DBL, R(params), NULL},
-    {"flops_per_step", F_DBL, R(flops_per_step), NULL},
-    {"model_flops_per_step", F_DBL, R(model_flops_per_step), NULL},
-    {"step_time_s", F_DBL, R(step_time_s), NULL},
-    {"tokens_per_s", F_DBL, R(tokens_per_s), NULL},
-    {"mfu", F_DBL, R(mfu), NULL},
-    {"hfu", F_DBL, R(hfu), NULL},
-    {"idle_fraction", F_DBL, R(idle_fraction), NULL},
-    {"max_link_util", F_DBL, R(max_link_util), NULL},
-    {"mean_link_util", F_DBL, R(mean_link_util), NULL},
-    {"hot_links", F_INT, R(hot_links), NULL},
-    {"bottleneck_phase", F_FN, 0, f_bottleneck},
-    {"stage_time_s", F_DBL, R(stage_time_s), NULL},
-    {"dp_time_s", F_DBL, R(dp_time_s), NULL},
-    {"dp_exposed_s", F_DBL, R(dp_exposed_s), NULL},
-    {"optimizer_s", F_DBL, R(optimizer_s), NULL},
+    {"layout", F_FN, 0, {f_layout}},
+    {"model", F_FN, 0, {f_model}},
+    {"seq", F_INT, MODEL(seq), {NULL}},
+    {"batch", F_INT, MODEL(batch), {NULL}},
+    {"microbatch", F_INT, MODEL(microbatch), {NULL}},
+    {"units_total", F_INT, R(units_total), {NULL}},
+    {"units_live", F_INT, R(units_live), {NULL}},
+    {"units_used", F_INT, R(units_used), {NULL}},
+    {"units_idle", F_INT, R(units_idle), {NULL}},
+    {"micro_batches", F_INT, R(micro_batches), {NULL}},
+    {"params", F_DBL, R(params), {NULL}},
+    {"flops_per_step", F_DBL, R(flops_per_step), {NULL}},
+    {"model_flops_per_step", F_DBL, R(model_flops_per_step), {NULL}},
+    {"step_time_s", F_DBL, R(step_time_s), {NULL}},
+    {"tokens_per_s", F_DBL, R(tokens_per_s), {NULL}},
+    {"mfu", F_DBL, R(mfu), {NULL}},
+    {"hfu", F_DBL, R(hfu), {NULL}},
+    {"idle_fraction", F_DBL, R(idle_fraction), {NULL}},
+    {"max_link_util", F_DBL, R(max_link_util), {NULL}},
+    {"mean_link_util", F_DBL, R(mean_link_util), {NULL}},
+    {"hot_links", F_INT, R(hot_links), {NULL}},
+    {"bottleneck_phase", F_FN, 0, {f_bottleneck}},
+    {"stage_time_s", F_DBL, R(stage_time_s), {NULL}},
+    {"dp_time_s", F_DBL, R(dp_time_s), {NULL}},
+    {"dp_exposed_s", F_DBL, R(dp_exposed_s), {NULL}},
+    {"optimizer_s", F_DBL, R(optimizer_s), {NULL}},
 };
 
 static const field strategy_fields[] = {
-    {"text", F_FN, 0, f_text},
-    {"dp", F_INT, S(dp), NULL},
-    {"tp", F_INT, S(tp), NULL},
-    {"sp", F_INT, S(sp), NULL},
-    {"pp", F_INT, S(pp), NULL},
-    {"tatp", F_INT, S(tatp), NULL},
-    {"tatp_grid", F_FN, 0, f_grid},
-    {"placement", F_FN, 0, f_placement},
-    {"collective", F_FN, 0, f_collective},
-    {"routing", F_FN, 0, f_routing},
-    {"checkpoint", F_FN, 0, f_checkpoint},
-    {"mem", F_FN, 0, f_mem},
-    {"grad_compress", F_FN, 0, f_grad},
-    {"chunk", F_DBL, S(chunk), NULL},
-    {"subgroup", F_FN, 0, f_subgroup},
-    {"tp_seqpar", F_BOOL, S(tp_seqpar), NULL},
+    {"text", F_FN, 0, {f_text}},
+    {"dp", F_INT, S(dp), {NULL}},
+    {"tp", F_INT, S(tp), {NULL}},
+    {"sp", F_INT, S(sp), {NULL}},
+    {"pp", F_INT, S(pp), {NULL}},
+    {"tatp", F_INT, S(tatp), {NULL}},
+    {"tatp_grid", F_FN, 0, {f_grid}},
+    {"placement", F_FN, 0, {f_placement}},
+    {"collective", F_FN, 0, {f_collective}},
+    {"routing", F_FN, 0, {f_routing}},
+    {"checkpoint", F_FN, 0, {f_checkpoint}},
+    {"mem", F_FN, 0, {f_mem}},
+    {"grad_compress", F_FN, 0, {f_grad}},
+    {"chunk", F_DBL, S(chunk), {NULL}},
+    {"subgroup", F_FN, 0, {f_subgroup}},
+    {"tp_seqpar", F_BOOL, S(tp_seqpar), {NULL}},
 };
 
 static const field memory_fields[] = {
-    {"params", F_DBL, M(params), NULL},
-    {"grads", F_DBL, M(grads), NULL},
-    {"optimizer", F_DBL, M(optimizer), NULL},
-    {"activations", F_DBL, M(activations), NULL},
-    {"activations_per_layer", F_DBL, M(activations_per_layer), NULL},
-    {"buffers", F_DBL, M(buffers), NULL},
-    {"total", F_DBL, M(total), NULL},
-    {"capacity", F_DBL, M(capacity), NULL},
-    {"fits", F_BOOL, M(fits), NULL},
+    {"params", F_DBL, M(params), {NULL}},
+    {"grads", F_DBL, M(grads), {NULL}},
+    {"optimizer", F_DBL, M(optimizer), {NULL}},
+    {"activations", F_DBL, M(activations), {NULL}},
+    {"activations_per_layer", F_DBL, M(activations_per_layer), {NULL}},
+    {"buffers", F_DBL, M(buffers), {NULL}},
+    {"total", F_DBL, M(total), {NULL}},
+    {"capacity", F_DBL, M(capacity), {NULL}},
+    {"fits", F_BOOL, M(fits), {NULL}},
 };
 
 static const field phase_fields[] = {
-    {"name", F_FN, 0, NULL}, /* read from the phase itself */
-    {"count", F_DBL, P(count), NULL},
-    {"compute_s", F_DBL, P(compute_s), NULL},
-    {"comm_s", F_DBL, P(comm_s), NULL},
-    {"time_s", F_DBL, P(time_s), NULL},
-    {"max_link_util", F_DBL, P(max_link_util), NULL},
-    {"bytes_per_unit", F_DBL, P(send_bytes), NULL},
-    {"bw_ratio", F_DBL, P(bw_ratio), NULL},
+    {"name", F_PHASE, 0, {.phase = f_phase_name}},
+    {"count", F_DBL, P(count), {NULL}},
+    {"compute_s", F_DBL, P(compute_s), {NULL}},
+    {"comm_s", F_DBL, P(comm_s), {NULL}},
+    {"time_s", F_DBL, P(time_s), {NULL}},
+    {"max_link_util", F_DBL, P(max_link_util), {NULL}},
+    {"bytes_per_unit", F_DBL, P(send_bytes), {NULL}},
+    {"bw_ratio", F_DBL, P(bw_ratio), {NULL}},
+    {"share", F_DBL, P(share), {NULL}},
+    {"busiest_link", F_PHASE, 0, {.phase = f_busiest}},
 };
 
 #define N(a) ((int)(sizeof a / sizeof a[0]))
@@ -155,11 +172,11 @@ void report_get(const sim_result *r, report_section s, int i, int index, report_
         v->kind = f->type == F_INT ? REPORT_INT : REPORT_BOOL;
         v->num = *(const int *)(base + f->offset);
         break;
-    default:
-        if (f->fn)
-            f->fn(r, v);
-        else
-            str(v, r->phases[index].name);
+    case F_FN:
+        f->fn.top(r, v);
+        break;
+    case F_PHASE:
+        f->fn.phase(r, &r->phases[index], v);
         break;
     }
 }

@@ -1,150 +1,22 @@
+/*
+ * sim.c - an evaluation: spec, placement, traffic, a network model's times,
+ * then the figures every model shares (contract in sim.h).
+ */
 #include "sim.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "net.h"
 #include "sim_int.h"
+#include "traffic.h"
 
-
-static double terms_cost(const sim_result *r, const sim_term *t, int n)
-{
-    double c = 0;
-    for (int i = 0; i < n; i++) {
-        const sim_pattern *p = &r->patterns[t[i].pattern];
-        c += t[i].coef * p->max_busy + t[i].steps * (r->wf->link_overhead + p->max_lat);
-    }
-    return c;
-}
-
-/* Turns collective op into routed terms with algorithm a, each pass once
- * per wave (the waves run one after another); returns the count or a
- * negative error. Falls back to a ring when a's passes do not exist. */
-static int expand_op(sim_build *b, const sim_op *op, coll_algo a, sim_term *out, wt_err *e)
-{
-    coll_term ct[COLL_MAX_TERMS];
-    int n, kind = op->op < 0 ? CG_PP : op->kind;
-    const coll_groups *g = sim_groups(b, kind, e);
-    if (!g)
-        return WT_EINTERNAL;
-    /* a wave needs a group of its own; more waves than groups change nothing */
-    int waves = b->waves < g->ngroups ? b->waves : g->ngroups;
-    if (op->op < 0) { /* pipeline shift: activations forward, gradients back */
-        ct[0] = (coll_term){PASS_SHIFT, op->bytes, 1};
-        n = 1;
-    } else {
-        if (a == COLL_HIER && !b->inner[op->kind]) {
-            int pat, rc = sim_pattern_get(b, op->kind, PASS_INNER, b->mode, 0, 1, &pat, e);
-            if (rc != WT_OK)
-                return rc;
-        }
-        n = coll_expand(g, a, op->op, op->bytes, b->inner[op->kind], ct);
-    }
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        for (int w = 0; w < waves; w++) {
-            int pat, rc = sim_pattern_get(b, kind, ct[i].pass, b->mode, w, waves, &pat, e);
-            if (rc != WT_OK)
-                return rc;
-            if (pat < 0) { /* a ring's passes always exist: one fallback at most */
-                assert(a != COLL_RING);
-                return expand_op(b, op, COLL_RING, out, e);
-            }
-            out[k++] = (sim_term){pat, ct[i].coef, ct[i].steps};
-        }
-    }
-    return k;
-}
-
-/* The algorithm for op: hierarchical by wafer for groups spanning wafers,
- * the cheapest alone for auto, else the strategy's. */
-static int resolve_op(sim_build *b, sim_phase *ph, const sim_op *op, wt_err *e)
-{
-    sim_result *r = b->r;
-    coll_algo a = r->s.collective;
-    if (op->op >= 0) {
-        const coll_groups *g = sim_groups(b, op->kind, e);
-        if (!g)
-            return WT_EINTERNAL;
-        if (g->wafers)
-            a = COLL_HIER;
-    }
-    sim_term best[COLL_MAX_TERMS * SIM_MAX_WAVES];
-    int nbest;
-    if (a == COLL_AUTO && op->op >= 0) {
-        double best_cost = INFINITY;
-        nbest = 0;
-        for (coll_algo c = COLL_RING; c < COLL_AUTO; c++) {
-            sim_term t[COLL_MAX_TERMS * SIM_MAX_WAVES];
-            int n = expand_op(b, op, c, t, e);
-            if (n < 0)
-                return n;
-            double cost = terms_cost(r, t, n);
-            if (cost < best_cost) {
-                best_cost = cost;
-                memcpy(best, t, sizeof t);
-                nbest = n;
-            }
-        }
-    } else {
-        nbest = expand_op(b, op, a, best, e);
-        if (nbest < 0)
-            return nbest;
-    }
-    if (ph->nterms + nbest > SIM_MAX_TERMS) {
-        wt_fail(e, "phase %s: too many passes (%d waves)", ph->name, b->waves);
-        return WT_EINPUT;
-    }
-    for (int i = 0; i < nbest; i++)
-        ph->terms[ph->nterms++] = best[i];
-    return WT_OK;
-}
-
-static double phase_count(const sim_result *r, const sim_phase *ph, int layers)
-{
-    switch (ph->scope) {
-    case SIM_LAYER: return (double)r->micro_batches * layers * ph->rep;
-    case SIM_LAST:
-    case SIM_MB: return r->micro_batches;
-    default: return 1;
-    }
-}
-
-/* A phase's time from its compute and communication: one after the other,
- * or overlapped in chunks when streaming. */
-static double phase_time(const sim_result *r, const sim_phase *ph)
-{
-    double hi = fmax(ph->compute_s, ph->comm_s), lo = fmin(ph->compute_s, ph->comm_s);
-    if (r->s.chunk > 0 && lo > 0) {
-        double n = fmax(1, ceil(ph->send_bytes / r->s.chunk));
-        return hi + lo / n + n * r->wf->chunk_overhead;
-    }
-    return ph->compute_s + ph->comm_s;
-}
 
 /* The compute time of a phase, scaled as sim_retime asks. */
 static double phase_compute(const sim_result *r, const sim_phase *ph)
 {
     return (ph->flops / (r->wf->peak_flops * r->wf->efficiency) + sim_fixed_s(r, ph)) * r->compute_scale;
-}
-
-/* Time of one occurrence of a phase, and its figures. */
-static void time_phase(sim_result *r, sim_phase *ph, double inj_bw)
-{
-    const wafer *wf = r->wf;
-    double bw_part = 0, lat_part = 0, send = 0;
-    for (int i = 0; i < ph->nterms; i++) {
-        const sim_pattern *p = &r->patterns[ph->terms[i].pattern];
-        bw_part += ph->terms[i].coef * p->max_busy;
-        lat_part += ph->terms[i].steps * (wf->link_overhead + p->max_lat);
-        send += ph->terms[i].coef * p->send_factor;
-    }
-    ph->compute_s = phase_compute(r, ph);
-    ph->comm_s = bw_part + lat_part;
-    ph->send_bytes = send;
-    ph->time_s = phase_time(r, ph);
-    ph->bw_ratio = send > 0 && inj_bw > 0 ? bw_part / (send / inj_bw) : 0;
 }
 
 /* 1 when two patterns load no common link (their link lists are sorted). */
@@ -175,14 +47,32 @@ static int disjoint_pair(const sim_result *r, unsigned char *ov, int a, int b)
     return *o == 1;
 }
 
-/* Busiest link of a phase (its terms summed link by link) over its time.
- * Terms on patterns that share no link peak separately; otherwise the sum is
- * gathered in the context's scratch over the patterns' links only, and the
- * scratch is zeroed again on the way out. */
-static double phase_max_util(const sim_result *r, const sim_phase *ph, const sim_ctx *c, unsigned char *ov)
+/* The link of pattern p with the largest load / bandwidth. */
+static int pattern_busiest(const sim_pattern *p, const double *inv_bw)
 {
-    if (!ph->nterms || ph->time_s <= 0)
-        return 0;
+    int best = -1;
+    double most = -1;
+    for (int i = 0; i < p->nnz; i++) {
+        double busy = p->load[i] * inv_bw[p->link[i]];
+        if (busy > most) {
+            most = busy;
+            best = p->link[i];
+        }
+    }
+    return best;
+}
+
+/* Busiest link of a phase (its terms summed link by link): its slot into
+ * ph->busiest_link and its busy time over the phase's into
+ * ph->max_link_util. Terms on patterns that share no link peak separately;
+ * otherwise the sum is gathered in the context's scratch over the patterns'
+ * links only, and the scratch is zeroed again on the way out. */
+static void phase_busiest(const sim_result *r, sim_phase *ph, const sim_ctx *c, unsigned char *ov)
+{
+    ph->max_link_util = 0;
+    ph->busiest_link = -1;
+    if (!ph->nterms)
+        return;
     int pat[SIM_MAX_TERMS], n = 0;
     double coef[SIM_MAX_TERMS];
     for (int i = 0; i < ph->nterms; i++) {
@@ -201,27 +91,34 @@ static double phase_max_util(const sim_result *r, const sim_phase *ph, const sim
             disjoint = disjoint_pair(r, ov, pat[a], pat[b]);
     double best = 0;
     if (disjoint) {
+        int top = -1;
         for (int k = 0; k < n; k++)
-            best = fmax(best, coef[k] * r->patterns[pat[k]].max_busy);
-        return best / ph->time_s;
-    }
-    double *scratch = c->scratch;
-    for (int k = 0; k < n; k++) {
-        const sim_pattern *p = &r->patterns[pat[k]];
-        for (int i = 0; i < p->nnz; i++)
-            scratch[p->link[i]] += coef[k] * p->load[i];
-    }
-    for (int k = 0; k < n; k++) {
-        const sim_pattern *p = &r->patterns[pat[k]];
-        for (int i = 0; i < p->nnz; i++) {
-            int l = p->link[i];
-            double busy = scratch[l] * c->inv_bw[l];
-            if (busy > best) /* not fmax: a libm call per link */
-                best = busy;
-            scratch[l] = 0;
+            if (coef[k] * r->patterns[pat[k]].max_busy > best || top < 0) {
+                best = coef[k] * r->patterns[pat[k]].max_busy;
+                top = k;
+            }
+        ph->busiest_link = pattern_busiest(&r->patterns[pat[top]], c->inv_bw);
+    } else {
+        double *scratch = c->scratch;
+        for (int k = 0; k < n; k++) {
+            const sim_pattern *p = &r->patterns[pat[k]];
+            for (int i = 0; i < p->nnz; i++)
+                scratch[p->link[i]] += coef[k] * p->load[i];
+        }
+        for (int k = 0; k < n; k++) {
+            const sim_pattern *p = &r->patterns[pat[k]];
+            for (int i = 0; i < p->nnz; i++) {
+                int l = p->link[i];
+                double busy = scratch[l] * c->inv_bw[l];
+                if (busy > best || ph->busiest_link < 0) { /* not fmax: a libm call per link */
+                    best = busy;
+                    ph->busiest_link = l;
+                }
+                scratch[l] = 0;
+            }
         }
     }
-    return best / ph->time_s;
+    ph->max_link_util = ph->time_s > 0 ? best / ph->time_s : 0;
 }
 
 int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
@@ -253,6 +150,7 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
                 c->inj_bw = inject;
         }
     }
+    c->net = net_model_default();
     int rc = route_ctx_new(&c->rc, wf, e);
     if (rc != WT_OK) {
         sim_ctx_free(c);
@@ -260,6 +158,11 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
     }
     *out = c;
     return WT_OK;
+}
+
+void sim_ctx_set_net(sim_ctx *c, const net_model *net)
+{
+    c->net = net;
 }
 
 double sim_ctx_link_bw(const sim_ctx *c)
@@ -280,8 +183,7 @@ void sim_ctx_free(sim_ctx *c)
     free(c);
 }
 
-/* Grows the per-rank buffers of the context to n ranks. */
-static int ctx_reserve(sim_ctx *c, int n, wt_err *e)
+int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e)
 {
     if (n <= c->cap_ranks)
         return WT_OK;
@@ -295,127 +197,6 @@ static int ctx_reserve(sim_ctx *c, int n, wt_err *e)
         return wt_oom(e, "simulation scratch");
     c->cap_ranks = n;
     return WT_OK;
-}
-
-/* Step time, utilisation and the other figures of DESIGN.md section 6. */
-/* Sets mark[l] = value on every link a backward phase loads. */
-static void mark_backward(const sim_result *r, double *mark, double value)
-{
-    for (int i = 0; i < r->nphases; i++)
-        if (r->phases[i].role == SIM_BACKWARD)
-            for (int t = 0; t < r->phases[i].nterms; t++) {
-                const sim_pattern *p = &r->patterns[r->phases[i].terms[t].pattern];
-                for (int k = 0; k < p->nnz; k++)
-                    mark[p->link[k]] = value;
-            }
-}
-
-/* The share of the DP all-reduce's busiest link that backward traffic also
- * uses: how much of it delays the backward when DP goes first. */
-static double dp_overlap(const sim_result *r, const sim_ctx *c)
-{
-    double *mark = c->scratch; /* zero between uses */
-    mark_backward(r, mark, 1);
-    double shared = 0, all = 0;
-    for (int i = 0; i < r->nphases; i++)
-        if (r->phases[i].role == SIM_DP)
-            for (int t = 0; t < r->phases[i].nterms; t++) {
-                const sim_term *term = &r->phases[i].terms[t];
-                const sim_pattern *p = &r->patterns[term->pattern];
-                for (int k = 0; k < p->nnz; k++) {
-                    double busy = term->coef * p->load[k] * c->inv_bw[p->link[k]];
-                    all = fmax(all, busy);
-                    if (mark[p->link[k]])
-                        shared = fmax(shared, busy);
-                }
-            }
-    mark_backward(r, mark, 0);
-    return all > 0 ? shared / all : 0;
-}
-
-/* One pipeline slot of the slowest stage, then the step's tail. */
-static void fill_timeline(sim_result *r, int slowest)
-{
-    double t = 0;
-    int n = 0;
-    for (int i = 0; i < r->nphases; i++) {
-        double d = sim_per_mb(r, &r->phases[i], slowest) * r->phases[i].time_s;
-        if (d > 0) {
-            r->timeline[n++] = (sim_slice){i, t, t + d};
-            t += d;
-        }
-    }
-    r->slot_s = t;
-    r->slots = r->micro_batches + r->s.pp - 1;
-    double tail = r->slots * t;
-    for (int i = 0; i < r->nphases; i++) {
-        const sim_phase *ph = &r->phases[i];
-        double d = ph->role == SIM_DP ? r->dp_exposed_s : ph->role == SIM_OPTIMIZER ? r->optimizer_s : 0;
-        if (d > 0) {
-            r->timeline[n++] = (sim_slice){i, tail, tail + d};
-            tail += d;
-        }
-    }
-    r->ntimeline = n;
-}
-
-/* Stage times, the exposed DP all-reduce, the step and its figures. */
-static void time_step(sim_result *r, double overlap)
-{
-    const strategy *s = &r->s;
-    const wafer *wf = r->wf;
-    int pp = s->pp, L_max = r->stage_layers_max, slowest = 0;
-    double stage_max = 0;
-    for (int k = 0; k < pp; k++) {
-        double t = 0, busy = 0;
-        for (int i = 0; i < r->nphases; i++) {
-            const sim_phase *ph = &r->phases[i];
-            double per_mb = sim_per_mb(r, ph, k);
-            t += per_mb * ph->time_s;
-            busy += per_mb * ph->compute_s;
-        }
-        r->stage_busy[k] = busy * r->micro_batches;
-        if (t > stage_max) {
-            stage_max = t;
-            slowest = k;
-        }
-    }
-    r->stage_time_s = stage_max;
-    /* The DP buckets go out during the last micro-batch's backward (B, of
-     * which Bm communicates). Backward first (the default): only its
-     * communication-free time carries them; DP first: they overlap all of
-     * B, but delay the backward where they share its links. */
-    double B = 0, Bm = 0;
-    r->dp_time_s = r->optimizer_s = 0;
-    for (int i = 0; i < r->nphases; i++) {
-        sim_phase *ph = &r->phases[i];
-        ph->count = phase_count(r, ph, L_max);
-        if (ph->role == SIM_BACKWARD) {
-            B += (ph->count / r->micro_batches) * ph->time_s;
-            Bm += (ph->count / r->micro_batches) * fmin(ph->comm_s, ph->time_s);
-        }
-        if (ph->role == SIM_DP)
-            r->dp_time_s = ph->time_s;
-        if (ph->role == SIM_OPTIMIZER)
-            r->optimizer_s = ph->time_s;
-    }
-    if (r->tune.dp_priority)
-        r->dp_exposed_s = fmax(0, r->dp_time_s - B) + fmin(r->dp_time_s, Bm) * overlap;
-    else
-        r->dp_exposed_s = fmax(0, r->dp_time_s - (B - Bm));
-    for (int k = 0; k < pp; k++)
-        r->stage_busy[k] += r->optimizer_s;
-    r->step_time_s = (r->micro_batches + pp - 1) * stage_max + r->dp_exposed_s + r->optimizer_s;
-
-    double step = r->step_time_s, peak_all = (double)r->units_live * wf->peak_flops;
-    r->tokens_per_s = (double)r->m.batch * r->m.seq / step;
-    r->mfu = r->model_flops_per_step / (step * peak_all);
-    r->hfu = r->flops_per_step / (step * peak_all);
-    double busy_all = 0;
-    for (int k = 0; k < pp; k++)
-        busy_all += r->stage_busy[k] * (r->plan.nranks / pp);
-    r->idle_fraction = 1 - busy_all / (step * r->units_live);
-    fill_timeline(r, slowest);
 }
 
 /* The context's overlap marks for n patterns, all unknown; NULL when they
@@ -435,22 +216,33 @@ static unsigned char *overlap_marks(sim_ctx *c, int n)
     return c->overlap;
 }
 
-/* Link bytes and utilisation over the step, phase peaks, the bottleneck. */
+/* Each phase's share of the step from the timeline (a slot's slices repeat
+ * for every slot), and the bottleneck: the phase with the largest share. */
+static void phase_shares(sim_result *r)
+{
+    for (int i = 0; i < r->nphases; i++)
+        r->phases[i].share = 0;
+    for (int i = 0; i < r->ntimeline; i++) {
+        const sim_slice *sl = &r->timeline[i];
+        int in_slot = sl->end_s <= r->slot_s; /* the tail starts after all the slots */
+        r->phases[sl->phase].share += (sl->end_s - sl->start_s) * (in_slot ? r->slots : 1) / r->step_time_s;
+    }
+    /* the first of phases as long as each other (slices sum with rounding) */
+    r->bottleneck = 0;
+    for (int i = 1; i < r->nphases; i++)
+        if (r->phases[i].share > r->phases[r->bottleneck].share * (1 + 1e-9))
+            r->bottleneck = i;
+}
+
+/* Link bytes and utilisation over the step, and each phase's busiest link. */
 static void link_figures(sim_result *r, sim_ctx *c)
 {
-    double worst = -1;
     unsigned char *ov = overlap_marks(c, r->npatterns);
-    r->bottleneck = 0;
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
-        ph->max_link_util = phase_max_util(r, ph, c, ov);
-        double share = ph->count * (ph->role == SIM_DP ? r->dp_exposed_s : ph->time_s);
-        if (share > worst) {
-            worst = share;
-            r->bottleneck = i;
-        }
+        phase_busiest(r, ph, c, ov);
         for (int t = 0; t < ph->nterms; t++)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
@@ -479,21 +271,31 @@ static void link_figures(sim_result *r, sim_ctx *c)
     r->mean_link_util = usable ? sum / usable : 0;
 }
 
-static void fill_figures(sim_result *r, sim_ctx *c)
+/* Times r's traffic with the context's network model and fills every
+ * figure that follows from the times. */
+static void time_and_figures(sim_result *r, sim_ctx *c)
 {
-    time_step(r, r->tune.dp_priority ? dp_overlap(r, c) : 0);
+    const wafer *wf = r->wf;
+    for (int i = 0; i < r->nphases; i++)
+        r->phases[i].compute_s = phase_compute(r, &r->phases[i]);
+    r->net = c->net;
+    c->net->time_step(c, r);
+    double step = r->step_time_s, peak_all = (double)r->units_live * wf->peak_flops;
+    r->tokens_per_s = (double)r->m.batch * r->m.seq / step;
+    r->mfu = r->model_flops_per_step / (step * peak_all);
+    r->hfu = r->flops_per_step / (step * peak_all);
+    double busy_all = 0;
+    for (int k = 0; k < r->s.pp; k++)
+        busy_all += r->stage_busy[k] * (r->plan.nranks / r->s.pp);
+    r->idle_fraction = 1 - busy_all / (step * r->units_live);
+    phase_shares(r);
     link_figures(r, c);
 }
 
 void sim_retime(sim_ctx *c, sim_result *r, double factor)
 {
     r->compute_scale = factor;
-    for (int i = 0; i < r->nphases; i++) {
-        sim_phase *ph = &r->phases[i];
-        ph->compute_s = phase_compute(r, ph);
-        ph->time_s = phase_time(r, ph);
-    }
-    fill_figures(r, c);
+    time_and_figures(r, c);
 }
 
 int sim_phase_at(const sim_result *r, double t)
@@ -507,15 +309,6 @@ int sim_phase_at(const sim_result *r, double t)
         if (t >= r->timeline[i].start_s && t < r->timeline[i].end_s)
             return r->timeline[i].phase;
     return -1;
-}
-
-/* The tuning of phase ph, or NULL. */
-static const sim_phase_tune *phase_tuning(const sim_tuning *t, const sim_phase *ph)
-{
-    for (int i = 0; t && i < t->nphases; i++)
-        if (!strcmp(t->phase[i].phase, ph->name))
-            return &t->phase[i];
-    return NULL;
 }
 
 int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, wt_err *e)
@@ -540,28 +333,17 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
     r->link_bytes = calloc(nl, sizeof *r->link_bytes);
     r->stage_mem = calloc((size_t)r->s.pp, sizeof *r->stage_mem);
     r->stage_busy = calloc((size_t)r->s.pp, sizeof *r->stage_busy);
-    if (!r->link_bytes || !r->stage_mem || !r->stage_busy || ctx_reserve(c, r->plan.nranks, e)) {
+    if (!r->link_bytes || !r->stage_mem || !r->stage_busy) {
         sim_free(r);
         return wt_oom(e, "result");
     }
     sim_stage_memory(r, r->stage_mem);
-
-    sim_build b = {.r = r, .c = c};
-    for (int i = 0; i < r->nphases && rc == WT_OK; i++) {
-        sim_phase *ph = &r->phases[i];
-        const sim_phase_tune *pt = phase_tuning(t, ph);
-        b.mode = pt && pt->routing >= 0 ? (route_mode)pt->routing : r->s.routing;
-        b.waves = pt && pt->waves > 1 ? (pt->waves < SIM_MAX_WAVES ? pt->waves : SIM_MAX_WAVES) : 1;
-        for (int j = 0; j < ph->nops && rc == WT_OK; j++)
-            rc = resolve_op(&b, ph, &ph->ops[j], e);
-        time_phase(r, ph, c->inj_bw);
-    }
-    sim_build_free(&b);
+    rc = traffic_build(c, r, t, c->net, e);
     if (rc != WT_OK) {
         sim_free(r);
         return rc;
     }
-    fill_figures(r, c);
+    time_and_figures(r, c);
     return WT_OK;
 }
 
@@ -658,6 +440,36 @@ void sim_phase_link_bytes(const sim_result *r, int phase, double *out)
         for (int k = 0; k < p->nnz; k++)
             out[p->link[k]] += c * p->load[k];
     }
+}
+
+double sim_unit_compute_util(const sim_result *r, int u)
+{
+    int stage = sim_unit_stage(r, u);
+    return stage >= 0 && r->step_time_s > 0 ? r->stage_busy[stage] / r->step_time_s : 0;
+}
+
+double sim_unit_memory(const sim_result *r, int u)
+{
+    int stage = sim_unit_stage(r, u);
+    return stage >= 0 ? r->stage_mem[stage] : 0;
+}
+
+int sim_unit_rank(const sim_result *r, int u)
+{
+    return r->plan.rank[u];
+}
+
+int sim_play_order(const sim_result *r, int *out, int max)
+{
+    unsigned char seen[SIM_MAX_PHASES] = {0};
+    int n = 0;
+    for (int i = 0; i < r->ntimeline && n < max; i++)
+        if (!seen[r->timeline[i].phase]++)
+            out[n++] = r->timeline[i].phase;
+    for (int p = 0; p < r->nphases && n < max; p++)
+        if (!seen[p] && r->phases[p].comm_s > 0)
+            out[n++] = p;
+    return n;
 }
 
 int sim_unit_stage(const sim_result *r, int u)

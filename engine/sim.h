@@ -1,19 +1,16 @@
 /*
- * sim.h - one training step of a strategy on a wafer (DESIGN.md section 6).
+ * sim.h - one training step of a strategy on a wafer.
  *
- * (wafer, model, strategy) -> plan -> phases -> result. A phase is a piece of
- * a step that all groups run at the same time: some compute (FLOPs per unit)
- * and a sequence of collectives, each a weighted pass over one group kind
- * (coll.h) whose routed link loads are computed once per evaluation.
- *
- *   T_comp = FLOPs per unit / (peak * efficiency)
- *   T_comm = sum over the phase's collectives of max over links (load / bandwidth)
- *            + steps * (overhead + path latency)
- *   T      = T_comp + T_comm, or with streaming in n chunks
- *            max(T_comp, T_comm) + min(T_comp, T_comm) / n + n * chunk_overhead
- *   step   = (m + PP - 1) * (forward + backward of the slowest stage, p2p included)
- *            + exposed DP all-reduce + optimizer
- *
+ * (wafer, model, strategy) -> plan -> traffic -> time -> result:
+ *   sim_spec       the phases of a step: FLOPs and collectives per phase,
+ *                  counts, memory (sim_spec.c, sim_phases.c)
+ *   place_plan     where every rank runs (place.h)
+ *   traffic_build  collectives -> weighted passes -> routed link loads,
+ *                  and the order they run in (traffic.h)
+ *   a net model    the traffic timed: phase times, the step, the timeline
+ *                  (net/net.h; today the closed form "bottleneck")
+ *   sim.c          what every model shares: compute times, link bytes and
+ *                  utilisation, each phase's share and busiest link, MFU.
  * Every formula, and the source it reproduces, is in docs/MODEL.md.
  */
 #ifndef WT_SIM_H
@@ -60,6 +57,8 @@ typedef struct sim_term {
 /* What a phase is, where the timing treats it apart. */
 enum sim_role { SIM_FORWARD = 0, SIM_BACKWARD, SIM_DP, SIM_OPTIMIZER };
 
+/* A phase: what traffic.c and sim_spec fill (the spec, its passes) and
+ * what the network model and sim.c fill (the figures). */
 typedef struct sim_phase {
     char name[24];
     int scope;            /* enum sim_scope */
@@ -70,13 +69,15 @@ typedef struct sim_phase {
     sim_op ops[SIM_MAX_OPS];
     int nterms;
     sim_term terms[SIM_MAX_TERMS];
+    double count;         /* occurrences per step on the first stage (the most layers) */
     /* figures, per occurrence unless said */
-    double count;         /* occurrences per step on the slowest stage */
     double compute_s, comm_s, time_s;
     double send_bytes;    /* bytes each unit sends */
     double max_link_util; /* busiest link's busy time / time_s */
     double bw_ratio;      /* bandwidth part of comm_s / injection lower bound */
-    double start_s;       /* first start within the step's first micro-batch, for timelines */
+    double share;         /* of the step's time this phase holds on the timeline (0..1;
+                             the DP all-reduce: its exposed part) */
+    int busiest_link;     /* link slot of the largest load / bandwidth, -1 without traffic */
 } sim_phase;
 
 /* A pass routed over the mesh, stored sparsely: only the links it loads.
@@ -118,8 +119,11 @@ typedef struct sim_slice {
     double start_s, end_s;
 } sim_slice;
 
+struct net_model;
+
 typedef struct sim_result {
     const wafer *wf;           /* borrowed: must outlive the result */
+    const struct net_model *net; /* the network model that timed it (net.h) */
     model m;
     strategy s;                /* resolved */
     plan plan;
@@ -165,6 +169,9 @@ typedef struct sim_ctx sim_ctx;
 
 int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e);
 void sim_ctx_free(sim_ctx *c);
+/* The network model evaluations in c are timed with (net.h; the default
+ * one until set). */
+void sim_ctx_set_net(sim_ctx *c, const struct net_model *net);
 
 /* Evaluates s (resolved here against m and the wafer) into r. r->wf borrows
  * the context's wafer, which must outlive r; r owns everything else. */
@@ -222,5 +229,15 @@ int sim_phase_find(const sim_result *r, const char *name);
 void sim_phase_link_bytes(const sim_result *r, int phase, double *out);
 /* Stage of unit u, or -1 when idle. */
 int sim_unit_stage(const sim_result *r, int u);
+/* Unit u's share of the step spent computing, and the bytes of memory it
+ * holds; 0 for an idle or dead unit. */
+double sim_unit_compute_util(const sim_result *r, int u);
+double sim_unit_memory(const sim_result *r, int u);
+/* Rank of unit u, or -1 when idle or dead. */
+int sim_unit_rank(const sim_result *r, int u);
+/* The phases as a step plays them: those of the timeline in its order, then
+ * any phase with traffic but no time of its own on it (a DP all-reduce the
+ * backward hides), each once; returns how many went into out (at most max). */
+int sim_play_order(const sim_result *r, int *out, int max);
 
 #endif

@@ -151,6 +151,17 @@ double sim_per_mb(const sim_result *r, const sim_phase *ph, int k)
     }
 }
 
+/* Occurrences of a phase per step on the first stage (the most layers). */
+static double phase_count(const sim_result *r, const sim_phase *ph)
+{
+    switch (ph->scope) {
+    case SIM_LAYER: return (double)r->micro_batches * r->stage_layers_max * ph->rep;
+    case SIM_LAST:
+    case SIM_MB: return r->micro_batches;
+    default: return 1;
+    }
+}
+
 int sim_spec(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e)
 {
     r->wf = wf;
@@ -181,6 +192,8 @@ int sim_spec(sim_result *r, const wafer *wf, const model *m, const strategy *s, 
     }
     fill_dp_and_optimizer(r);
     remove_empty_phases(r);
+    for (int i = 0; i < r->nphases; i++)
+        r->phases[i].count = phase_count(r, &r->phases[i]);
     return WT_OK;
 }
 

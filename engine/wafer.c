@@ -1,5 +1,6 @@
 #include "wafer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,17 @@ int wafer_dir_opposite(int dir)
 char wafer_dir_char(int dir)
 {
     return "EWNS"[dir & 3];
+}
+
+char *wafer_link_format(const wafer *wf, long l, char *buf, size_t n)
+{
+    if (l < 0) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    int u = (int)(l / WAFER_NDIR);
+    snprintf(buf, n, "%d,%d,%c", wafer_x(wf, u), wafer_y(wf, u), wafer_dir_char((int)(l % WAFER_NDIR)));
+    return buf;
 }
 
 int wafer_dir_parse(char c)

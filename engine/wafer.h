@@ -73,6 +73,9 @@ static inline int wafer_neighbor(const wafer *wf, int u, int dir)
 int wafer_dir_opposite(int dir);
 /* 'E', 'W', 'N' or 'S'; and back (-1 for anything else, case-insensitive). */
 char wafer_dir_char(int dir);
+/* "x,y,DIR" of link slot l into buf (as faults and --fail write it); "-"
+ * for l < 0. Returns buf. */
+char *wafer_link_format(const wafer *wf, long l, char *buf, size_t n);
 int wafer_dir_parse(char c);
 
 /* A fault as text: "x,y" (a unit, *dir = -1) or "x,y,D" (its link towards

@@ -326,13 +326,13 @@ static int result_units(lua_State *L)
         lua_setfield(L, -2, "used");
         lua_pushboolean(L, wf->unit_dead[u]);
         lua_setfield(L, -2, "dead");
-        lua_pushinteger(L, r->plan.rank[u]);
+        lua_pushinteger(L, sim_unit_rank(r, (int)u));
         lua_setfield(L, -2, "rank");
         lua_pushinteger(L, stage);
         lua_setfield(L, -2, "stage");
-        lua_pushnumber(L, stage >= 0 && r->step_time_s > 0 ? r->stage_busy[stage] / r->step_time_s : 0);
+        lua_pushnumber(L, sim_unit_compute_util(r, (int)u));
         lua_setfield(L, -2, "compute_util");
-        lua_pushnumber(L, stage >= 0 ? r->stage_mem[stage] : 0);
+        lua_pushnumber(L, sim_unit_memory(r, (int)u));
         lua_setfield(L, -2, "memory");
         lua_rawseti(L, -2, (lua_Integer)u + 1);
     }

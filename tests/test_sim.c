@@ -9,16 +9,10 @@
 
 #include <cmocka.h>
 
+#include "assert_rel.h"
 #include "layout.h"
 #include "sim.h"
 
-#define REL(a, b) (fabs((a) - (b)) <= 1e-9 * fmax(fabs(a), fabs(b)))
-#define assert_rel(a, b)                                                                  \
-    do {                                                                                  \
-        double a_ = (a), b_ = (b);                                                        \
-        if (!REL(a_, b_))                                                                 \
-            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                           \
-    } while (0)
 
 /* A tiny GPT: L=2, h=64, a=4, f=256, V=128, s=16, B=8, b=1 (12h^2 = 49152 per layer). */
 static model tiny_model(void)
@@ -178,6 +172,32 @@ static void check_invariants(const sim_result *r)
         assert_true(sim_link_util(r, l) <= 1 + 1e-9);
         if (sim_link_inv_bw(r->wf, l) == 0)
             assert_true(r->link_bytes[l] == 0);
+    }
+    /* the shares add up to the step; the DP all-reduce holds its exposed part */
+    double shares = 0;
+    for (int p = 0; p < r->nphases; p++) {
+        const sim_phase *ph = &r->phases[p];
+        shares += ph->share;
+        if (ph->role == SIM_DP)
+            assert_rel(ph->share, r->dp_exposed_s / r->step_time_s);
+        else if (r->s.pp == 1) /* every slot is the same stage */
+            assert_rel(ph->share, ph->count * ph->time_s / r->step_time_s);
+    }
+    assert_rel(shares, 1);
+    /* the busiest link of a phase, brute force over its bytes of one occurrence */
+    for (int p = 0; p < r->nphases; p++) {
+        const sim_phase *ph = &r->phases[p];
+        sim_phase_link_bytes(r, p, one);
+        double most = 0;
+        for (size_t l = 0; l < nl; l++)
+            most = fmax(most, one[l] / ph->count * sim_link_inv_bw(r->wf, l));
+        if (most == 0) {
+            assert_int_equal(ph->busiest_link, -1);
+            continue;
+        }
+        double at = one[ph->busiest_link] / ph->count * sim_link_inv_bw(r->wf, (size_t)ph->busiest_link);
+        assert_true(at >= most * (1 - 1e-9));
+        assert_true(fabs(ph->max_link_util - most / ph->time_s) <= 1e-9 * fmax(1, ph->max_link_util));
     }
     free(sum);
     free(one);

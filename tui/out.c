@@ -135,13 +135,14 @@ void out_eval_table(FILE *f, const sim_result *r)
             bytes_str(m->activations, b, sizeof b));
     fprintf(f, "(%s per layer), buffers %s\n", bytes_str(m->activations_per_layer, a, sizeof a),
             bytes_str(m->buffers, b, sizeof b));
-    fprintf(f, "\n%-16s %9s %10s %10s %10s %9s %9s\n", "phase", "count", "compute", "comm", "time", "link util",
-            "bw ratio");
+    fprintf(f, "\n%-16s %9s %10s %10s %10s %6s %9s %-10s %8s\n", "phase", "count", "compute", "comm", "time",
+            "share", "link util", " busiest", "bw ratio");
     for (int p = 0; p < r->nphases; p++) {
         const sim_phase *ph = &r->phases[p];
-        fprintf(f, "%-16s %9.0f %10s %10s %10s %8.1f%% %9.2f\n", ph->name, ph->count,
+        fprintf(f, "%-16s %9.0f %10s %10s %10s %5.1f%% %8.1f%% %-10s %8.2f\n", ph->name, ph->count,
                 time_str(ph->compute_s, a, sizeof a), time_str(ph->comm_s, b, sizeof b),
-                time_str(ph->time_s, c, sizeof c), 100 * ph->max_link_util, ph->bw_ratio);
+                time_str(ph->time_s, c, sizeof c), 100 * ph->share, 100 * ph->max_link_util,
+                wafer_link_format(r->wf, ph->busiest_link, d, sizeof d), ph->bw_ratio);
     }
 }
 

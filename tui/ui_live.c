@@ -235,13 +235,7 @@ static void colour_step(ui *u)
     const sim_result *r = u->r;
     for (size_t l = 0; l < u->nlinks; l++)
         u->avg[l] = sim_link_util(r, l);
-    unsigned char seen[SIM_MAX_PHASES] = {0};
-    for (int i = 0; i < r->ntimeline && u->nplay < SIM_MAX_PHASES; i++)
-        if (!seen[r->timeline[i].phase]++)
-            u->play[u->nplay++] = r->timeline[i].phase;
-    for (int p = 0; p < r->nphases && u->nplay < SIM_MAX_PHASES; p++)
-        if (!seen[p] && r->phases[p].comm_s > 0)
-            u->play[u->nplay++] = p;
+    u->nplay = sim_play_order(r, u->play, SIM_MAX_PHASES);
 }
 
 void ui_step(ui *u)
@@ -337,8 +331,8 @@ void ui_inspect(ui *u)
         ui_printf(u, "unit %d,%d: idle (no rank)", x, y);
     else
         ui_printf(u, "unit %d,%d: rank %d, stage %d, compute %.1f%% of the step, memory %s of %s", x, y,
-                  r->plan.rank[unit], stage, 100 * r->stage_busy[stage] / r->step_time_s,
-                  qty_format(r->stage_mem[stage], QTY_BYTES, s1, sizeof s1),
+                  sim_unit_rank(r, unit), stage, 100 * sim_unit_compute_util(r, unit),
+                  qty_format(sim_unit_memory(r, unit), QTY_BYTES, s1, sizeof s1),
                   qty_format(wafer_unit_capacity(wf), QTY_BYTES, s2, sizeof s2));
     char line[512];
     int n = snprintf(line, sizeof line, "  links out:");

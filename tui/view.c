@@ -161,21 +161,6 @@ static int hot_links(canvas *c, const view_state *v, view_rect a, int y, int row
     return y + rows;
 }
 
-/* The share of the step of phase p's slice of the timeline, or -1 when it
- * has none (its traffic overlaps other phases). Slices of the pipeline slot
- * repeat for every slot. */
-static double step_share(const sim_result *r, int p)
-{
-    for (int i = 0; i < r->ntimeline; i++) {
-        const sim_slice *s = &r->timeline[i];
-        if (s->phase != p)
-            continue;
-        int in_slot = s->start_s < r->slot_s;
-        return r->step_time_s > 0 ? (s->end_s - s->start_s) * (in_slot ? r->slots : 1) / r->step_time_s : 0;
-    }
-    return -1;
-}
-
 /* The phases the screen plays (a slot's phases, repeated for every
  * micro-batch, then the exposed DP all-reduce and the optimizer), each with
  * its share of the step and its busiest link. Scrolls to keep the playing
@@ -193,15 +178,15 @@ static int timeline(canvas *c, const view_state *v, view_rect a, int y, int rows
     int first = playing >= rows ? playing - rows + 1 : 0;
     for (int i = first; i < v->nplay && i < first + rows; i++) {
         const sim_phase *ph = &r->phases[v->play[i]];
-        double share = step_share(r, v->play[i]);
+        double share = ph->share;
         int on = v->play[i] == v->phase, row = y + i - first;
         canvas_printf(c, a.x, row, 17, on ? TC_ACCENT : TC_TEXT, TC_BACKGROUND, on ? CA_REVERSE : 0, "%-16s",
                       ph->name);
         bar(c, a.x + 17, row, a.w - 30, fmin(1, fmax(0, share)), on ? TC_ACCENT : TC_GRID);
-        if (share >= 0)
+        if (share > 0)
             canvas_printf(c, a.x + a.w - 13, row, 6, TC_TEXT, TC_BACKGROUND, 0, "%5.1f%%", 100 * share);
         else
-            canvas_text(c, a.x + a.w - 13, row, 6, "hidden", TC_GRID, TC_BACKGROUND, 0);
+            canvas_text(c, a.x + a.w - 13, row, 6, "hidden", TC_GRID, TC_BACKGROUND, 0); /* overlapped */
         canvas_printf(c, a.x + a.w - 6, row, 5, ph->max_link_util >= SIM_HOT ? TC_HOT : theme_grad(ph->max_link_util),
                       TC_BACKGROUND, 0, "%4.0f%%", 100 * ph->max_link_util);
     }

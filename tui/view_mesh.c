@@ -43,13 +43,10 @@ int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono)
 static double unit_value(const view_state *v, int u)
 {
     const sim_result *r = v->r;
-    int stage = sim_unit_stage(r, u);
-    if (stage < 0)
-        return 0;
     if (v->mode == VIEW_COMPUTE)
-        return r->step_time_s > 0 ? r->stage_busy[stage] / r->step_time_s : 0;
+        return sim_unit_compute_util(r, u);
     double cap = wafer_unit_capacity(r->wf);
-    return cap > 0 ? fmin(1, r->stage_mem[stage] / cap) : 0;
+    return cap > 0 ? fmin(1, sim_unit_memory(r, u) / cap) : 0;
 }
 
 static double link_value(const view_state *v, int u, int dir, int *dead)

@@ -1,0 +1,165 @@
+/*
+ * bottleneck.c - the closed-form network model (docs/MODEL.md, "Timing").
+ *
+ * A pass of one occurrence takes coef * (its busiest link's load over that
+ * link's bandwidth) plus steps * (per-step overhead + its longest path's
+ * latency); a phase's passes run one after another:
+ *   T_comm = sum over passes of coef * max_l(load_l / bw_l) + steps * (overhead + latency)
+ *   T      = T_comp + T_comm, or with streaming in n chunks
+ *            max(T_comp, T_comm) + min(T_comp, T_comm) / n + n * chunk_overhead
+ * A slot (one micro-batch's forward and backward on the slowest stage) runs
+ * its phases in order; the step is (m + PP - 1) slots, then the part of the
+ * DP all-reduce the last backward could not hide, then the optimizer.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "net_int.h"
+
+double net_bottleneck_passes_s(const sim_result *r, const sim_term *t, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        const sim_pattern *p = &r->patterns[t[i].pattern];
+        s += t[i].coef * p->max_busy + t[i].steps * (r->wf->link_overhead + p->max_lat);
+    }
+    return s;
+}
+
+/* A phase's time from its compute and communication: one after the other,
+ * or overlapped in chunks when streaming. */
+static double phase_time(const sim_result *r, const sim_phase *ph)
+{
+    double hi = fmax(ph->compute_s, ph->comm_s), lo = fmin(ph->compute_s, ph->comm_s);
+    if (r->s.chunk > 0 && lo > 0) {
+        double n = fmax(1, ceil(ph->send_bytes / r->s.chunk));
+        return hi + lo / n + n * r->wf->chunk_overhead;
+    }
+    return ph->compute_s + ph->comm_s;
+}
+
+/* One occurrence of a phase: its communication, time and ratio to the
+ * injection bound. */
+static void time_phase(const sim_result *r, sim_phase *ph, double inj_bw)
+{
+    double bw_part = 0, lat_part = 0, send = 0;
+    for (int i = 0; i < ph->nterms; i++) {
+        const sim_pattern *p = &r->patterns[ph->terms[i].pattern];
+        bw_part += ph->terms[i].coef * p->max_busy;
+        lat_part += ph->terms[i].steps * (r->wf->link_overhead + p->max_lat);
+        send += ph->terms[i].coef * p->send_factor;
+    }
+    ph->comm_s = bw_part + lat_part;
+    ph->send_bytes = send;
+    ph->time_s = phase_time(r, ph);
+    ph->bw_ratio = send > 0 && inj_bw > 0 ? bw_part / (send / inj_bw) : 0;
+}
+
+/* Sets mark[l] = value on every link a backward phase loads. */
+static void mark_backward(const sim_result *r, double *mark, double value)
+{
+    for (int i = 0; i < r->nphases; i++)
+        if (r->phases[i].role == SIM_BACKWARD)
+            for (int t = 0; t < r->phases[i].nterms; t++) {
+                const sim_pattern *p = &r->patterns[r->phases[i].terms[t].pattern];
+                for (int k = 0; k < p->nnz; k++)
+                    mark[p->link[k]] = value;
+            }
+}
+
+/* The share of the DP all-reduce's busiest link that backward traffic also
+ * uses: how much of it delays the backward when DP goes first. */
+static double dp_overlap(const sim_result *r, const sim_ctx *c)
+{
+    double *mark = c->scratch; /* zero between uses */
+    mark_backward(r, mark, 1);
+    double shared = 0, all = 0;
+    for (int i = 0; i < r->nphases; i++)
+        if (r->phases[i].role == SIM_DP)
+            for (int t = 0; t < r->phases[i].nterms; t++) {
+                const sim_term *term = &r->phases[i].terms[t];
+                const sim_pattern *p = &r->patterns[term->pattern];
+                for (int k = 0; k < p->nnz; k++) {
+                    double busy = term->coef * p->load[k] * c->inv_bw[p->link[k]];
+                    all = fmax(all, busy);
+                    if (mark[p->link[k]])
+                        shared = fmax(shared, busy);
+                }
+            }
+    mark_backward(r, mark, 0);
+    return all > 0 ? shared / all : 0;
+}
+
+/* One pipeline slot of the slowest stage, then the step's tail. */
+static void fill_timeline(sim_result *r, int slowest)
+{
+    double t = 0;
+    int n = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        double d = sim_per_mb(r, &r->phases[i], slowest) * r->phases[i].time_s;
+        if (d > 0) {
+            r->timeline[n++] = (sim_slice){i, t, t + d};
+            t += d;
+        }
+    }
+    r->slot_s = t;
+    r->slots = r->micro_batches + r->s.pp - 1;
+    double tail = r->slots * t;
+    for (int i = 0; i < r->nphases; i++) {
+        const sim_phase *ph = &r->phases[i];
+        double d = ph->role == SIM_DP ? r->dp_exposed_s : ph->role == SIM_OPTIMIZER ? r->optimizer_s : 0;
+        if (d > 0) {
+            r->timeline[n++] = (sim_slice){i, tail, tail + d};
+            tail += d;
+        }
+    }
+    r->ntimeline = n;
+}
+
+void net_bottleneck_time_step(sim_ctx *c, sim_result *r)
+{
+    for (int i = 0; i < r->nphases; i++)
+        time_phase(r, &r->phases[i], c->inj_bw);
+    int pp = r->s.pp, slowest = 0;
+    double stage_max = 0;
+    for (int k = 0; k < pp; k++) {
+        double t = 0, busy = 0;
+        for (int i = 0; i < r->nphases; i++) {
+            const sim_phase *ph = &r->phases[i];
+            double per_mb = sim_per_mb(r, ph, k);
+            t += per_mb * ph->time_s;
+            busy += per_mb * ph->compute_s;
+        }
+        r->stage_busy[k] = busy * r->micro_batches;
+        if (t > stage_max) {
+            stage_max = t;
+            slowest = k;
+        }
+    }
+    r->stage_time_s = stage_max;
+    /* The DP buckets go out during the last micro-batch's backward (B, of
+     * which Bm communicates). Backward first (the default): only its
+     * communication-free time carries them; DP first: they overlap all of
+     * B, but delay the backward where they share its links. */
+    double B = 0, Bm = 0;
+    r->dp_time_s = r->optimizer_s = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        const sim_phase *ph = &r->phases[i];
+        if (ph->role == SIM_BACKWARD) {
+            B += (ph->count / r->micro_batches) * ph->time_s;
+            Bm += (ph->count / r->micro_batches) * fmin(ph->comm_s, ph->time_s);
+        }
+        if (ph->role == SIM_DP)
+            r->dp_time_s = ph->time_s;
+        if (ph->role == SIM_OPTIMIZER)
+            r->optimizer_s = ph->time_s;
+    }
+    if (r->tune.dp_priority)
+        r->dp_exposed_s = fmax(0, r->dp_time_s - B) + fmin(r->dp_time_s, Bm) * dp_overlap(r, c);
+    else
+        r->dp_exposed_s = fmax(0, r->dp_time_s - (B - Bm));
+    for (int k = 0; k < pp; k++)
+        r->stage_busy[k] += r->optimizer_s;
+    r->step_time_s = (r->micro_batches + pp - 1) * stage_max + r->dp_exposed_s + r->optimizer_s;
+    fill_timeline(r, slowest);
+}

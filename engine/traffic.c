@@ -1,0 +1,287 @@
+/*
+ * traffic.c - a step's collectives resolved into passes, and each distinct
+ * pass routed once (contract in traffic.h).
+ */
+#include "traffic.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+/* Scratch of one build. */
+typedef struct build {
+    sim_result *r;
+    sim_ctx *c;
+    const net_model *net;
+    coll_groups groups[CG_NKIND];
+    int built[CG_NKIND];
+    int inner[CG_NKIND];       /* hierarchical inner size per kind, 0 = unknown, -1 = none */
+    route_mode mode;           /* routing of the phase being resolved */
+    int waves;                 /* its waves */
+} build;
+
+/* The groups of a kind, built on first use (NULL on out of memory). */
+static const coll_groups *groups_of(build *b, int kind, wt_err *e)
+{
+    if (!b->built[kind]) {
+        if (coll_groups_build(&b->groups[kind], kind, &b->r->plan, b->r->wf, e) != WT_OK)
+            return NULL;
+        b->built[kind] = 1;
+    }
+    return &b->groups[kind];
+}
+
+static void build_free(build *b)
+{
+    for (int k = 0; k < CG_NKIND; k++)
+        if (b->built[k])
+            coll_groups_free(&b->groups[k]);
+}
+
+/* The flows of one wave of a pass: member m of every group g of the wave
+ * (g % nwaves == wave) sends one byte to next[m] (and back when two-way).
+ * out has room for 2 * g->ngroups * g->size flows; returns their number. */
+static size_t pass_flows(const coll_groups *g, const int *next, int pass, int wave, int nwaves, route_flow *out)
+{
+    size_t nf = 0;
+    int two_way = coll_pass_two_way(pass);
+    for (int grp = wave; grp < g->ngroups; grp += nwaves) {
+        const int *unit = g->unit + (size_t)grp * g->size;
+        const int *nx = next + (size_t)grp * g->size;
+        for (int m = 0; m < g->size; m++) {
+            if (nx[m] == m)
+                continue;
+            out[nf++] = (route_flow){unit[m], unit[nx[m]], 1.0};
+            if (two_way)
+                out[nf++] = (route_flow){unit[nx[m]], unit[m], 1.0};
+        }
+    }
+    return nf;
+}
+
+static int find_pattern(const sim_result *r, int kind, int pass, route_mode mode, int wave, int nwaves)
+{
+    for (int i = 0; i < r->npatterns; i++) {
+        const sim_pattern *p = &r->patterns[i];
+        if (p->kind == kind && p->pass == pass && p->mode == mode && p->wave == wave && p->nwaves == nwaves)
+            return i;
+    }
+    return -1;
+}
+
+/* Room for one more pattern in r. */
+static int reserve_pattern(sim_result *r, wt_err *e)
+{
+    if (r->npatterns < r->cap_patterns)
+        return WT_OK;
+    int cap = r->cap_patterns ? 2 * r->cap_patterns : 16;
+    sim_pattern *grown = realloc(r->patterns, sizeof *grown * (size_t)cap);
+    if (!grown)
+        return wt_oom(e, "patterns");
+    r->patterns = grown;
+    r->cap_patterns = cap;
+    return WT_OK;
+}
+
+/* The routed pattern for (kind, pass, mode, wave), routed on first use:
+ * returns WT_OK with *index its index in r->patterns, or -1 when the pass
+ * does not exist for these groups (an uneven hierarchical split); or an
+ * error code, and *index is then undefined. The answer and the error are
+ * kept apart: an error is never read as "no such pass". */
+static int pattern_get(build *b, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
+                       wt_err *e)
+{
+    sim_result *r = b->r;
+    sim_ctx *c = b->c;
+    *index = find_pattern(r, kind, pass, mode, wave, nwaves);
+    if (*index >= 0)
+        return WT_OK;
+    const coll_groups *g = groups_of(b, kind, e);
+    if (!g)
+        return WT_EINTERNAL;
+    int q = coll_pass_next(g, pass, r->wf, r->s.sub_w, r->s.sub_h, c->next);
+    if (q == -2)
+        return wt_oom(e, "pass");
+    if (pass == PASS_INNER || pass == PASS_OUTER) {
+        b->inner[kind] = q;
+        if (q < 0)
+            return WT_OK; /* no such pass: *index is -1 */
+    }
+    int rc = reserve_pattern(r, e);
+    if (rc != WT_OK)
+        return rc;
+    size_t nf = pass_flows(g, c->next, pass, wave, nwaves, c->flows);
+    route_stats st;
+    /* Rings and shifts load about one or two links per flow: reserve that
+     * much so the list rarely grows. */
+    route_sparse sp = {0};
+    sp.cap = 2 * nf + 64;
+    sp.link = malloc(sp.cap * sizeof *sp.link);
+    sp.load = malloc(sp.cap * sizeof *sp.load);
+    if (!sp.link || !sp.load) {
+        free(sp.link);
+        free(sp.load);
+        return wt_oom(e, "pattern loads");
+    }
+    rc = route_flows_sparse(c->rc, c->flows, nf, mode, &sp, &st, e);
+    if (rc != WT_OK) {
+        free(sp.link);
+        free(sp.load);
+        return rc;
+    }
+    sim_pattern *p = &r->patterns[r->npatterns];
+    memset(p, 0, sizeof *p);
+    p->link = sp.link;
+    p->load = sp.load;
+    p->nnz = (int)sp.n;
+    for (int k = 0; k < p->nnz; k++) {
+        double busy = p->load[k] * c->inv_bw[p->link[k]];
+        if (busy > p->max_busy)
+            p->max_busy = busy;
+    }
+    p->kind = kind;
+    p->pass = pass;
+    p->mode = mode;
+    p->wave = wave;
+    p->nwaves = nwaves;
+    p->max_hops = st.max_hops;
+    p->max_lat = st.max_latency;
+    p->send_factor = coll_pass_two_way(pass) ? 2 : 1;
+    *index = r->npatterns++;
+    return WT_OK;
+}
+
+/* Turns collective op into routed terms with algorithm a, each pass once
+ * per wave (the waves run one after another); returns the count or a
+ * negative error. Falls back to a ring when a's passes do not exist. */
+static int expand_op(build *b, const sim_op *op, coll_algo a, sim_term *out, wt_err *e)
+{
+    coll_term ct[COLL_MAX_TERMS];
+    int n, kind = op->op < 0 ? CG_PP : op->kind;
+    const coll_groups *g = groups_of(b, kind, e);
+    if (!g)
+        return WT_EINTERNAL;
+    /* a wave needs a group of its own; more waves than groups change nothing */
+    int waves = b->waves < g->ngroups ? b->waves : g->ngroups;
+    if (op->op < 0) { /* pipeline shift: activations forward, gradients back */
+        ct[0] = (coll_term){PASS_SHIFT, op->bytes, 1};
+        n = 1;
+    } else {
+        if (a == COLL_HIER && !b->inner[op->kind]) {
+            int pat, rc = pattern_get(b, op->kind, PASS_INNER, b->mode, 0, 1, &pat, e);
+            if (rc != WT_OK)
+                return rc;
+        }
+        n = coll_expand(g, a, op->op, op->bytes, b->inner[op->kind], ct);
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        for (int w = 0; w < waves; w++) {
+            int pat, rc = pattern_get(b, kind, ct[i].pass, b->mode, w, waves, &pat, e);
+            if (rc != WT_OK)
+                return rc;
+            if (pat < 0) { /* a ring's passes always exist: one fallback at most */
+                assert(a != COLL_RING);
+                return expand_op(b, op, COLL_RING, out, e);
+            }
+            out[k++] = (sim_term){pat, ct[i].coef, ct[i].steps};
+        }
+    }
+    return k;
+}
+
+/* The algorithm for op: hierarchical by wafer for groups spanning wafers,
+ * the one the network model times shortest for auto, else the strategy's. */
+static int resolve_op(build *b, sim_phase *ph, const sim_op *op, wt_err *e)
+{
+    sim_result *r = b->r;
+    coll_algo a = r->s.collective;
+    if (op->op >= 0) {
+        const coll_groups *g = groups_of(b, op->kind, e);
+        if (!g)
+            return WT_EINTERNAL;
+        if (g->wafers)
+            a = COLL_HIER;
+    }
+    sim_term best[COLL_MAX_TERMS * SIM_MAX_WAVES];
+    int nbest;
+    if (a == COLL_AUTO && op->op >= 0) {
+        double best_s = INFINITY;
+        nbest = 0;
+        for (coll_algo c = COLL_RING; c < COLL_AUTO; c++) {
+            sim_term t[COLL_MAX_TERMS * SIM_MAX_WAVES];
+            int n = expand_op(b, op, c, t, e);
+            if (n < 0)
+                return n;
+            double s = b->net->passes_s(r, t, n);
+            if (s < best_s) {
+                best_s = s;
+                memcpy(best, t, sizeof t);
+                nbest = n;
+            }
+        }
+    } else {
+        nbest = expand_op(b, op, a, best, e);
+        if (nbest < 0)
+            return nbest;
+    }
+    if (ph->nterms + nbest > SIM_MAX_TERMS) {
+        wt_fail(e, "phase %s: too many passes (%d waves)", ph->name, b->waves);
+        return WT_EINPUT;
+    }
+    for (int i = 0; i < nbest; i++)
+        ph->terms[ph->nterms++] = best[i];
+    return WT_OK;
+}
+
+/* The tuning of phase ph, or NULL. */
+static const sim_phase_tune *phase_tuning(const sim_tuning *t, const sim_phase *ph)
+{
+    for (int i = 0; t && i < t->nphases; i++)
+        if (!strcmp(t->phase[i].phase, ph->name))
+            return &t->phase[i];
+    return NULL;
+}
+
+int traffic_build(sim_ctx *c, sim_result *r, const sim_tuning *t, const net_model *net, wt_err *e)
+{
+    int rc = sim_ctx_reserve(c, r->plan.nranks, e);
+    build b = {.r = r, .c = c, .net = net};
+    for (int i = 0; i < r->nphases && rc == WT_OK; i++) {
+        sim_phase *ph = &r->phases[i];
+        const sim_phase_tune *pt = phase_tuning(t, ph);
+        b.mode = pt && pt->routing >= 0 ? (route_mode)pt->routing : r->s.routing;
+        b.waves = pt && pt->waves > 1 ? (pt->waves < SIM_MAX_WAVES ? pt->waves : SIM_MAX_WAVES) : 1;
+        ph->nterms = 0;
+        for (int j = 0; j < ph->nops && rc == WT_OK; j++)
+            rc = resolve_op(&b, ph, &ph->ops[j], e);
+    }
+    build_free(&b);
+    return rc;
+}
+
+int traffic_flows(const sim_result *r, int p, route_flow **out, size_t *n, wt_err *e)
+{
+    const sim_pattern *pat = &r->patterns[p];
+    coll_groups g;
+    int rc = coll_groups_build(&g, pat->kind, &r->plan, r->wf, e);
+    if (rc != WT_OK)
+        return rc;
+    size_t members = (size_t)g.ngroups * (size_t)g.size;
+    int *next = malloc(members * sizeof *next);
+    route_flow *flows = malloc(2 * members * sizeof *flows + 1);
+    if (!next || !flows || coll_pass_next(&g, pat->pass, r->wf, r->s.sub_w, r->s.sub_h, next) == -2) {
+        free(next);
+        free(flows);
+        coll_groups_free(&g);
+        return wt_oom(e, "flows");
+    }
+    *n = pass_flows(&g, next, pat->pass, pat->wave, pat->nwaves, flows);
+    *out = flows;
+    free(next);
+    coll_groups_free(&g);
+    return WT_OK;
+}

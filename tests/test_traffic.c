@@ -1,0 +1,261 @@
+/* A step's traffic apart from its timing (engine/traffic.h, engine/net/net.h):
+ * the flows of every routed pattern, walked hop by hop, give its loads; the
+ * traffic does not depend on the network model; a second model plugged into
+ * the table's interface times the same traffic, and the figures every model
+ * shares follow its times. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "assert_rel.h"
+#include "layout.h"
+#include "net.h"
+#include "sim_int.h"
+#include "traffic.h"
+
+
+static model small_model(void)
+{
+    model m = {"small", 4, 256, 8, 8, 1024, MODEL_GELU, 512, 1, 64, 64, 1};
+    return m;
+}
+
+static void eval_with(sim_ctx *c, sim_result *r, const char *text, const char *opt, const char *value)
+{
+    model m = small_model();
+    strategy s;
+    strategy_defaults(&s);
+    wt_err e;
+    if (strategy_parse(text, &s, &e) != WT_OK || (opt && strategy_set_option(&s, opt, value, &e) != WT_OK))
+        fail_msg("%s: %s", text, e.msg);
+    if (sim_eval_ctx(c, r, &m, &s, &e) != WT_OK)
+        fail_msg("sim_eval %s: %s", text, e.msg);
+}
+
+/* Adds `bytes` to every link of the dimension-order path src -> dst. */
+static void walk(const wafer *wf, int src, int dst, int xfirst, double bytes, double *load)
+{
+    int u = src, x1 = wafer_x(wf, dst), y1 = wafer_y(wf, dst);
+    for (int leg = 0; leg < 2; leg++) {
+        int along_x = (leg == 0) == (xfirst != 0);
+        for (;;) {
+            int x = wafer_x(wf, u), y = wafer_y(wf, u), d;
+            if (along_x && x != x1)
+                d = x < x1 ? WAFER_E : WAFER_W;
+            else if (!along_x && y != y1)
+                d = y < y1 ? WAFER_S : WAFER_N;
+            else
+                break;
+            load[(size_t)u * WAFER_NDIR + (size_t)d] += bytes;
+            u = wafer_neighbor(wf, u, d);
+        }
+    }
+}
+
+/* Every pattern of r: its flows walked hop by hop give exactly its loads. */
+static void check_patterns(const sim_result *r)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    double *load = calloc(nl, sizeof *load);
+    assert_non_null(load);
+    assert_true(r->npatterns > 0);
+    for (int p = 0; p < r->npatterns; p++) {
+        const sim_pattern *pat = &r->patterns[p];
+        route_flow *flows;
+        size_t n;
+        wt_err e;
+        assert_int_equal(traffic_flows(r, p, &flows, &n, &e), WT_OK);
+        assert_true(n > 0);
+        memset(load, 0, nl * sizeof *load);
+        for (size_t i = 0; i < n; i++) {
+            assert_true(flows[i].src != flows[i].dst);
+            if (pat->mode == ROUTE_BALANCED) {
+                walk(r->wf, flows[i].src, flows[i].dst, 1, flows[i].bytes / 2, load);
+                walk(r->wf, flows[i].src, flows[i].dst, 0, flows[i].bytes / 2, load);
+            } else {
+                walk(r->wf, flows[i].src, flows[i].dst, pat->mode == ROUTE_XY, flows[i].bytes, load);
+            }
+        }
+        free(flows);
+        for (int k = 0; k < pat->nnz; k++) {
+            assert_rel(pat->load[k], load[pat->link[k]]);
+            load[pat->link[k]] = 0;
+        }
+        for (size_t l = 0; l < nl; l++) /* and nothing else */
+            assert_true(load[l] == 0);
+    }
+    free(load);
+}
+
+static void test_flows_give_loads(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(wafer_init(&wf, 8, 8, 1, 1, NULL), WT_OK);
+    wf.peak_flops = 1e14;
+    wf.efficiency = 0.8;
+    wf.link_bw = 1e11;
+    wf.link_lat = 1e-8;
+    wf.link_overhead = 1e-6;
+    wf.sram_bytes = 1e12;
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
+    static const char *const cases[][3] = {
+        {"DP4,TATP16", NULL, NULL},           {"TP8,DP8", "placement", "linear"},
+        {"DP2,TP2,SP2,PP2,TATP4", NULL, NULL}, {"DP16,TATP4", "collective", "2d"},
+        {"DP64", "collective", "hier"},       {"TP4,PP4,DP4", "routing", "yx"},
+        {"SP4,TATP16", "routing", "balanced"}, {"DP8,TP8", "collective", "bidir"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_result r;
+        eval_with(c, &r, cases[i][0], cases[i][1], cases[i][2]);
+        check_patterns(&r);
+        sim_free(&r);
+    }
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
+/* A second network model, as a test would write one: every pass as if all
+ * its links were one (its total busy time, serialised), every occurrence of
+ * every phase one after another in a single slot. */
+static void serial_time_step(sim_ctx *c, sim_result *r)
+{
+    double t = 0;
+    r->ntimeline = 0;
+    r->dp_time_s = r->dp_exposed_s = r->optimizer_s = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        sim_phase *ph = &r->phases[i];
+        ph->comm_s = 0;
+        for (int k = 0; k < ph->nterms; k++) {
+            const sim_pattern *p = &r->patterns[ph->terms[k].pattern];
+            for (int j = 0; j < p->nnz; j++)
+                ph->comm_s += ph->terms[k].coef * p->load[j] * c->inv_bw[p->link[j]];
+        }
+        ph->time_s = ph->compute_s + ph->comm_s;
+        ph->send_bytes = ph->bw_ratio = 0;
+        double d = ph->count * ph->time_s;
+        if (ph->role == SIM_DP)
+            r->dp_time_s = r->dp_exposed_s = d;
+        if (ph->role == SIM_OPTIMIZER)
+            r->optimizer_s = d;
+        if (ph->scope == SIM_STEP || d <= 0)
+            continue;
+        r->timeline[r->ntimeline++] = (sim_slice){i, t, t + d};
+        t += d;
+    }
+    r->slot_s = r->stage_time_s = t;
+    r->slots = 1;
+    double tail = t;
+    for (int i = 0; i < r->nphases; i++) {
+        double d = r->phases[i].role == SIM_DP ? r->dp_exposed_s : r->phases[i].role == SIM_OPTIMIZER ? r->optimizer_s : 0;
+        if (d > 0) {
+            r->timeline[r->ntimeline++] = (sim_slice){i, tail, tail + d};
+            tail += d;
+        }
+    }
+    for (int k = 0; k < r->s.pp; k++)
+        r->stage_busy[k] = 0;
+    r->step_time_s = tail;
+}
+
+static double serial_passes_s(const sim_result *r, const sim_term *t, int n)
+{
+    (void)r;
+    (void)t;
+    return n;
+}
+
+static const net_model serial = {"serial", "every link's busy time, one after another", serial_passes_s,
+                                 serial_time_step};
+
+static void test_second_model(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
+    const char *strategies[] = {"DP8,TATP16", "DP4,TP4,SP2,PP2,TATP4", "TP8,DP32"};
+    for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++) {
+        sim_result a, b;
+        sim_ctx_set_net(c, net_model_default());
+        eval_with(c, &a, strategies[i], NULL, NULL);
+        assert_ptr_equal(a.net, net_model_find("bottleneck"));
+        sim_ctx_set_net(c, &serial);
+        eval_with(c, &b, strategies[i], NULL, NULL);
+        assert_ptr_equal(b.net, &serial);
+        /* the same traffic */
+        assert_int_equal(a.npatterns, b.npatterns);
+        for (int p = 0; p < a.npatterns; p++) {
+            assert_int_equal(a.patterns[p].nnz, b.patterns[p].nnz);
+            assert_memory_equal(a.patterns[p].link, b.patterns[p].link, (size_t)a.patterns[p].nnz * sizeof(int));
+            assert_memory_equal(a.patterns[p].load, b.patterns[p].load, (size_t)a.patterns[p].nnz * sizeof(double));
+        }
+        for (int p = 0; p < a.nphases; p++) {
+            assert_int_equal(a.phases[p].nterms, b.phases[p].nterms);
+            assert_memory_equal(a.phases[p].terms, b.phases[p].terms, (size_t)a.phases[p].nterms * sizeof(sim_term));
+            assert_rel(a.phases[p].compute_s, b.phases[p].compute_s);
+        }
+        for (size_t l = 0; l < wafer_nlinks(&wf); l++)
+            assert_rel(a.link_bytes[l], b.link_bytes[l]);
+        /* the serial model's own times, by hand, and what sim.c derives */
+        double step = 0;
+        for (int p = 0; p < b.nphases; p++) {
+            const sim_phase *ph = &b.phases[p];
+            double comm = 0;
+            for (int k = 0; k < ph->nterms; k++) {
+                const sim_pattern *pt = &b.patterns[ph->terms[k].pattern];
+                for (int j = 0; j < pt->nnz; j++)
+                    comm += ph->terms[k].coef * pt->load[j] / wafer_link_bw(&wf, pt->link[j] / 4, pt->link[j] % 4);
+            }
+            assert_rel(ph->time_s, ph->compute_s + comm);
+            step += ph->count * ph->time_s;
+        }
+        assert_rel(b.step_time_s, step);
+        assert_rel(b.mfu, b.model_flops_per_step / (step * b.units_live * wf.peak_flops));
+        assert_rel(b.tokens_per_s, (double)b.m.batch * b.m.seq / step);
+        double shares = 0;
+        for (int p = 0; p < b.nphases; p++) {
+            assert_rel(b.phases[p].share, b.phases[p].count * b.phases[p].time_s / step);
+            shares += b.phases[p].share;
+        }
+        assert_rel(shares, 1);
+        for (size_t l = 0; l < wafer_nlinks(&wf); l++)
+            assert_rel(sim_link_util(&b, l), b.link_bytes[l] * sim_link_inv_bw(&wf, l) / step);
+        sim_free(&a);
+        sim_free(&b);
+    }
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
+/* The table names its models, and the default is the closed form. */
+static void test_model_table(void **state)
+{
+    (void)state;
+    assert_true(net_nmodels >= 1);
+    assert_ptr_equal(net_model_default(), net_model_find("bottleneck"));
+    assert_null(net_model_find("no-such-model"));
+    for (int i = 0; i < net_nmodels; i++) {
+        assert_ptr_equal(net_model_find(net_models[i].name), &net_models[i]);
+        assert_non_null(net_models[i].passes_s);
+        assert_non_null(net_models[i].time_step);
+        assert_true(strlen(net_models[i].summary) > 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flows_give_loads),
+        cmocka_unit_test(test_second_model),
+        cmocka_unit_test(test_model_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
