@@ -4,7 +4,7 @@
 #   make deps     install the missing Debian packages (as root), else say how
 #   make test     deps, build, every test, then every test again under ASan+UBSan
 #   make run      deps, build, open the live screen on layouts/default.yaml
-#   make bench    print the performance figures of DESIGN.md section 10
+#   make bench    print the performance figures of docs/ARCHITECTURE.md, "Speed"
 #   make install  the binary to $(PREFIX)/bin, layouts and scripts to $(PREFIX)/share/wafertop
 #   make clean
 

@@ -1,5 +1,5 @@
 /*
- * coll.h - collectives as passes over groups (DESIGN.md section 5).
+ * coll.h - collectives as passes over groups (docs/MODEL.md sections 5-6).
  *
  * A group kind is a family of same-shaped groups that communicate together
  * (all TATP rows, all TP groups, ...). A pass is one round in which every

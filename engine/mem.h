@@ -1,6 +1,6 @@
 /*
  * mem.h - memory of one unit: parameters, gradients, optimizer states,
- * activations and communication buffers, in bytes (DESIGN.md section 3).
+ * activations and communication buffers, in bytes (docs/MODEL.md sections 3 and 11).
  *
  * Activations come from a table of the tensors one layer stores for backward
  * (Korthikanti et al. 2022), each with its element count per layer and

@@ -1,5 +1,5 @@
 /*
- * model.h - the workload: a decoder-only transformer (DESIGN.md section 3).
+ * model.h - the workload: a decoder-only transformer (docs/MODEL.md section 2).
  *
  * Shapes are counts (layers, widths, tokens). Weights and activations are
  * 2 bytes. FLOPs count a multiply-add as 2. Every formula is in docs/MODEL.md.

@@ -1,5 +1,5 @@
 /*
- * place.h - where every rank runs (DESIGN.md section 5).
+ * place.h - where every rank runs (docs/MODEL.md section 5).
  *
  * Ranks nest innermost-first: TATP, TP, SP, PP, DP:
  *   rank = t + T * (tp + TP * (sp + SP * (pp + PP * dp)))

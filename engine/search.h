@@ -1,5 +1,5 @@
 /*
- * search.h - the two-level strategy search (DESIGN.md section 7).
+ * search.h - the two-level strategy search (docs/MODEL.md section 12).
  *
  * The space: every (DP, TP, SP, PP, TATP) whose product is the live units
  * (or at most them with allow_idle), every TATP grid that fits, placements

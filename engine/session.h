@@ -1,6 +1,6 @@
 /*
  * session.h - a live training run: steps go by, a policy or the user acts
- * between them, faults come and go (DESIGN.md sections 6 and 8).
+ * between them, faults come and go (docs/MODEL.md section 13).
  *
  * The session holds the layout (as loaded, and with run-time faults), the
  * model, the strategy and the run-time tuning. A step evaluates the current

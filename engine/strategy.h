@@ -1,6 +1,6 @@
 /*
  * strategy.h - a point of the 5-D space (DP, TP, SP, PP, TATP) plus the
- * options of DESIGN.md section 4.
+ * options of docs/MODEL.md section 4.
  *
  * Text forms (case-insensitive, comma or space separated):
  *   "DP8,TATP16"   "dp8 tatp16"   "(8,1,1,1,16)"   "TATP4x8"  (grid W x H on the mesh)
@@ -51,7 +51,7 @@ int strategy_parse(const char *text, strategy *s, wt_err *e);
 int strategy_set_option(strategy *s, const char *name, const char *value, wt_err *e);
 
 /* Fills DP and the TATP grid when not given and checks every constraint of
- * DESIGN.md section 4 against the model and the live units. */
+ * docs/MODEL.md section 4 against the model and the live units. */
 int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e);
 
 int strategy_units(const strategy *s); /* DP * TP * SP * PP * TATP */

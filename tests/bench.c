@@ -1,5 +1,5 @@
 /*
- * bench.c - the figures of DESIGN.md section 10, printed as machine-readable
+ * bench.c - the figures of docs/ARCHITECTURE.md ("Speed"), printed as machine-readable
  * lines "bench <name> <value> <unit> [key=value...]". Never a pass/fail test.
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * test_mem.c - activation memory: the six rows of Korthikanti et al. 2022
- * (DESIGN.md section 3) for several shapes, int8 storage, the sequence split
+ * (docs/MODEL.md section 3) for several shapes, int8 storage, the sequence split
  * and the TATP grid, and the tensor table of a swiglu GQA layer.
  */
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /*
  * test_model.c - the workload: step FLOPs against the closed forms of
- * DESIGN.md section 3 (Megatron's 72/96 formulas), a swiglu GQA layer by hand,
+ * docs/MODEL.md section 2 (Megatron's 72/96 formulas), a swiglu GQA layer by hand,
  * parameter counts of the presets, model files with every error at its exact
  * file:line:col, and model_check. Run from the repository root.
  */
