@@ -8,8 +8,8 @@
  * and gradient compression in strategy.c. A row starts with a `choice` (its
  * name and flags) and may carry more (a function, a bound). Parsing,
  * printing, help text, error messages, the search's space and the tests all
- * read the names through a choice_table, so a new row is the only edit a
- * new value needs outside its own functions, tests and docs.
+ * read the names through a choice_table, so a new value needs its enum
+ * value, its row and functions, its tests and its docs, and nothing else.
  *
  * A row's index is its enum value (PLACE_*, COLL_*, ROUTE_*, ...); each
  * table checks at compile time that it has one row per value.

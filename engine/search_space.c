@@ -129,8 +129,8 @@ static const char *mem_choices(char *buf, size_t n)
 
 static const char *chunk_choices(char *buf, size_t n)
 {
-    (void)n;
-    return strcpy(buf, "0|64KB|256KB|1MB");
+    snprintf(buf, n, "0|64KB|256KB|1MB");
+    return buf;
 }
 
 /* A key of --only and the mask it sets: the rows of an option's table
@@ -171,8 +171,12 @@ static int only_pair(search_space *sp, const char *key, const char *value, const
     for (size_t i = 0; i < sizeof only_keys / sizeof only_keys[0] && !k; i++)
         if (!strcasecmp(key, only_keys[i].name))
             k = &only_keys[i];
-    if (!k)
-        return wt_fail(e, "%s: unknown key '%s' (placement, collective, checkpoint, mem, chunk)", flag, key);
+    if (!k) {
+        char keys[96] = "";
+        for (size_t i = 0; i < sizeof only_keys / sizeof only_keys[0]; i++)
+            snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", i ? ", " : "", only_keys[i].name);
+        return wt_fail(e, "%s: unknown key '%s' (%s)", flag, key, keys);
+    }
     unsigned mask = 0;
     char buf[128];
     if (strlen(value) >= sizeof buf)
