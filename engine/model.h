@@ -15,7 +15,8 @@ typedef enum model_mlp { MODEL_GELU = 0, MODEL_SWIGLU = 1 } model_mlp;
 typedef enum model_recompute {
     RECOMPUTE_NONE = 0,
     RECOMPUTE_SELECTIVE = 1, /* the attention core (scores, softmax, dropout) */
-    RECOMPUTE_FULL = 2       /* the whole layer from its input */
+    RECOMPUTE_FULL = 2,      /* the whole layer from its input */
+    RECOMPUTE_NKINDS         /* rows of recompute_table (strategy.h) */
 } model_recompute;
 
 typedef struct model {

@@ -1,5 +1,6 @@
 #include "place.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,44 @@ static void place_sequential(plan *p, const wafer *wf, int snake)
     }
 }
 
+static int place_linear(plan *p, const wafer *wf, const strategy *s, wt_err *e)
+{
+    (void)s, (void)e;
+    place_sequential(p, wf, 0);
+    return WT_OK;
+}
+
+static int place_snake(plan *p, const wafer *wf, const strategy *s, wt_err *e)
+{
+    (void)s, (void)e;
+    place_sequential(p, wf, 1);
+    return WT_OK;
+}
+
+/* A placement: fills p->unit (allocated, nranks entries) and, for tiles,
+ * p->tiled and the tile extents. */
+typedef struct place_row {
+    choice c;
+    int (*place)(plan *p, const wafer *wf, const strategy *s, wt_err *e);
+} place_row;
+
+static const place_row placements[] = {
+    [PLACE_LINEAR] = {{"linear", CHOICE_SEARCH}, place_linear},
+    [PLACE_SNAKE] = {{"snake", CHOICE_SEARCH}, place_snake},
+    [PLACE_TILES] = {{"tiles", CHOICE_SEARCH}, place_tiles},
+};
+_Static_assert(sizeof placements / sizeof placements[0] == PLACE_NKINDS, "one row per place_kind");
+
+choice_table place_kind_table(void)
+{
+    return CHOICE_TABLE(placements);
+}
+
+const char *place_kind_name(place_kind k)
+{
+    return choice_at(place_kind_table(), k)->name;
+}
+
 int place_plan(plan *p, const wafer *wf, const strategy *s, wt_err *e)
 {
     memset(p, 0, sizeof *p);
@@ -242,11 +281,8 @@ int place_plan(plan *p, const wafer *wf, const strategy *s, wt_err *e)
         place_free(p);
         return wt_oom(e, "placement");
     }
-    int rc = WT_OK;
-    if (s->placement == PLACE_TILES)
-        rc = place_tiles(p, wf, s, e);
-    else
-        place_sequential(p, wf, s->placement == PLACE_SNAKE);
+    assert(s->placement >= 0 && s->placement < PLACE_NKINDS);
+    int rc = placements[s->placement].place(p, wf, s, e);
     if (rc != WT_OK) {
         place_free(p);
         return rc;

@@ -14,6 +14,7 @@
 #ifndef WT_PLACE_H
 #define WT_PLACE_H
 
+#include "choice.h"
 #include "err.h"
 #include "strategy.h"
 #include "wafer.h"
@@ -44,5 +45,9 @@ void place_index_of(const plan *p, int rank, int idx[NDIM]);
 /* Position of member i within a dimension's tile (tiles placement): PP tiles
  * run boustrophedon so consecutive stages are neighbours. */
 void place_tile_pos(const plan *p, int dim, int i, int *ix, int *iy);
+
+/* The placements by name (choice.h), one row per place_kind. */
+choice_table place_kind_table(void);
+const char *place_kind_name(place_kind k);
 
 #endif

@@ -15,7 +15,6 @@
 /* Candidates evaluated between two checks of the stopping rule. Fixed, so
  * the counts do not depend on the number of threads. */
 #define BATCH 32
-#define MAX_VARIANTS 12
 
 static double now_s(void)
 {
@@ -94,6 +93,13 @@ static double core_memory(level1 *l, const search_core *c, int mem, int chunk, i
     return sim_spec(r, l->wf, &m, &s, NULL) == WT_OK ? r->mem.total : INFINITY;
 }
 
+/* A core that does not fit is never ordered by its bounds. */
+static void no_bound(search_core *c)
+{
+    for (int a = 0; a < COLL_NALGOS; a++)
+        c->bound[a] = INFINITY;
+}
+
 static void level1_core(level1 *l, search_core *c, int thread)
 {
     strategy s;
@@ -107,7 +113,7 @@ static void level1_core(level1 *l, search_core *c, int thread)
     if (c->fits) /* only candidates that fit are ever ordered by it */
         sim_bounds(r, l->link_bw, c->bound);
     else
-        c->bound[0] = c->bound[1] = c->bound[2] = c->bound[3] = INFINITY;
+        no_bound(c);
 }
 
 /*
@@ -148,7 +154,7 @@ static void level1_group(void *ctx, size_t g, int thread)
             c->valid = 1;
             c->fits = 0;
             c->memory = i == at ? least : INFINITY; /* the others need at least that */
-            c->bound[0] = c->bound[1] = c->bound[2] = c->bound[3] = INFINITY;
+            no_bound(c);
         }
         return;
     }
@@ -353,9 +359,9 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     int rc = search_cores(st->wf, st->m, &o->space, &cores, &ncores, e);
     if (rc != WT_OK)
         return rc;
-    place_kind pl[MAX_VARIANTS];
-    coll_algo co[MAX_VARIANTS];
-    int nvar = search_variants(&o->space, pl, co, MAX_VARIANTS);
+    place_kind pl[SEARCH_MAX_VARIANTS];
+    coll_algo co[SEARCH_MAX_VARIANTS];
+    int nvar = search_variants(&o->space, pl, co, SEARCH_MAX_VARIANTS);
     r->candidates = (long long)ncores * nvar;
     if (r->candidates == 0) {
         free(cores);
@@ -557,9 +563,9 @@ int search_each(const wafer *wf, const model *m, const search_space *sp,
         return wt_oom(e, "search scratch");
     }
     level1 l1 = {wf, m, sp, cores, NULL, scratch, sim_ctx_link_bw(ctx)};
-    place_kind pl[MAX_VARIANTS];
-    coll_algo co[MAX_VARIANTS];
-    int nvar = search_variants(sp, pl, co, MAX_VARIANTS);
+    place_kind pl[SEARCH_MAX_VARIANTS];
+    coll_algo co[SEARCH_MAX_VARIANTS];
+    int nvar = search_variants(sp, pl, co, SEARCH_MAX_VARIANTS);
     for (size_t i = 0; i < n; i++) {
         level1_core(&l1, &cores[i], 0);
         for (int v = 0; v < nvar && cores[i].valid; v++) {

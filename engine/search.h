@@ -2,11 +2,11 @@
  * search.h - the two-level strategy search (docs/MODEL.md section 12).
  *
  * The space: every (DP, TP, SP, PP, TATP) whose product is the live units
- * (or at most them with allow_idle), every TATP grid that fits, placements
- * {linear, snake, tiles}, collectives {ring, bidir, 2d, hier}, checkpointing
- * {none, selective, full}, micro-batch sizes (powers of two dividing the
- * batch), the 8 subsets of the memory switches and chunk sizes {0, 64 KB,
- * 256 KB, 1 MB}.
+ * (or at most them with allow_idle), every TATP grid that fits, the
+ * placements, collective algorithms and checkpointing of their tables
+ * flagged CHOICE_SEARCH (choice.h), micro-batch sizes (powers of two
+ * dividing the batch), every subset of the memory switches and chunk sizes
+ * {0, 64 KB, 256 KB, 1 MB}.
  *
  * Level 1, per candidate and without placing or routing: the memory of the
  * fullest unit (the engine's own formula, sim_spec) must fit, and a lower
@@ -27,7 +27,7 @@
 #include "wafer.h"
 
 #define SEARCH_NCHUNKS 4
-#define SEARCH_NMEMS 8
+#define SEARCH_NMEMS (1 << MEM_NSWITCHES) /* every subset of the memory switches */
 #define SEARCH_MAX_TOP 50
 
 /* The chunk sizes tried, bytes. */
@@ -41,7 +41,7 @@ typedef struct search_space {
     int grid_w, grid_h;         /* a fixed TATP grid */
     int microbatch;
     unsigned placements;        /* bit place_kind */
-    unsigned collectives;       /* bit coll_algo (ring, bidir, 2d, hier) */
+    unsigned collectives;       /* bit coll_algo (below COLL_NALGOS) */
     unsigned checkpoints;       /* bit model_recompute */
     unsigned mems;              /* bit = a MEM_* subset (0..7) */
     unsigned chunks;            /* bit i = search_chunks[i] */

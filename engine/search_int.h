@@ -17,7 +17,7 @@ typedef struct search_core {
     unsigned char checkpoint, mem, chunk;
     unsigned char valid, fits;
     double memory;             /* the fullest unit, bytes */
-    double bound[4];           /* lower bound on the step per collective (ring, bidir, 2d, hier), s */
+    double bound[COLL_NALGOS]; /* lower bound on the step per collective algorithm (sim_bounds), s */
 } search_core;
 
 /* Every core of the space, in enumeration order (the tie-break order).
@@ -25,7 +25,11 @@ typedef struct search_core {
 int search_cores(const wafer *wf, const model *m, const search_space *sp, search_core **out, size_t *n,
                  wt_err *e);
 
-/* The placement and collective of variant v of a core (0 <= v < count). */
+/* Every placement x collective the space allows, placement-major in table
+ * order: the placements and the collective algorithms flagged
+ * CHOICE_SEARCH (choice.h) within sp's masks. Fills at most max; returns the
+ * count. */
+#define SEARCH_MAX_VARIANTS (PLACE_NKINDS * COLL_NALGOS)
 int search_variants(const search_space *sp, place_kind *pl, coll_algo *co, int max);
 
 /* The strategy and model of a core with one placement and collective. */

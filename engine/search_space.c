@@ -4,6 +4,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +14,11 @@
 #include "search_int.h"
 
 const double search_chunks[SEARCH_NCHUNKS] = {0, 64e3, 256e3, 1e6};
+
+/* The space's masks hold one bit per row. */
+_Static_assert(PLACE_NKINDS <= 32 && COLL_NALGOS <= 32 && RECOMPUTE_NKINDS <= 32 && SEARCH_NMEMS <= 32 &&
+                   SEARCH_NCHUNKS <= 32,
+               "a search_space mask has a bit per choice");
 
 static const char *const dim_keys[] = {"dp", "tp", "sp", "pp", "tatp"};
 
@@ -80,21 +87,11 @@ int search_parse_fix(const char *text, search_space *sp, wt_err *e)
     return each_pair(text, "--fix", sp, fix_pair, e);
 }
 
-/* Index of word in names (case-insensitive), or -1. */
-static int word_index(const char *const *names, int n, const char *word)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcasecmp(names[i], word))
-            return i;
-    return -1;
-}
-
 /* A memory-switch subset written "zero+act_int8" or "none". */
 static int mem_subset(const char *word)
 {
     if (!strcasecmp(word, "none"))
         return 0;
-    static const char *const names[] = {"zero", "act_int8", "grad_fp8"};
     char buf[64];
     if (strlen(word) >= sizeof buf)
         return -1;
@@ -102,7 +99,7 @@ static int mem_subset(const char *word)
     int set = 0;
     char *save = NULL;
     for (char *w = strtok_r(buf, "+", &save); w; w = strtok_r(NULL, "+", &save)) {
-        int i = word_index(names, 3, w);
+        int i = choice_find(mem_switch_table(), w);
         if (i < 0)
             return -1;
         set |= 1 << i;
@@ -122,11 +119,64 @@ static int chunk_index(const char *word)
     return -1;
 }
 
+/* The memory-switch subsets --only takes, for its error. */
+static const char *mem_choices(char *buf, size_t n)
+{
+    char list[128];
+    snprintf(buf, n, "none, or %s joined by +", choice_join(mem_switch_table(), 0, "+", list, sizeof list));
+    return buf;
+}
+
+static const char *chunk_choices(char *buf, size_t n)
+{
+    snprintf(buf, n, "0|64KB|256KB|1MB");
+    return buf;
+}
+
+/* A key of --only and the mask it sets: the rows of an option's table
+ * flagged CHOICE_SEARCH, or (mem, chunk) its own words. */
+typedef struct only_key {
+    const char *name;
+    choice_table (*table)(void);
+    int (*index)(const char *word);                      /* without a table: the bit, or -1 */
+    const char *(*choices)(char *buf, size_t n);         /* without a table: the words, for errors */
+    size_t slot;                                         /* offset of the mask in search_space */
+} only_key;
+
+static const only_key only_keys[] = {
+    {"placement", place_kind_table, NULL, NULL, offsetof(search_space, placements)},
+    {"collective", coll_algo_table, NULL, NULL, offsetof(search_space, collectives)},
+    {"checkpoint", recompute_table, NULL, NULL, offsetof(search_space, checkpoints)},
+    {"mem", NULL, mem_subset, mem_choices, offsetof(search_space, mems)},
+    {"chunk", NULL, chunk_index, chunk_choices, offsetof(search_space, chunks)},
+};
+
+/* The bit word stands for under key k, or -1 when the search has no such choice. */
+static int only_index(const only_key *k, const char *word)
+{
+    if (!k->table)
+        return k->index(word);
+    int i = choice_find(k->table(), word);
+    return i >= 0 && (choice_at(k->table(), i)->flags & CHOICE_SEARCH) ? i : -1;
+}
+
+static const char *only_choices(const only_key *k, char *buf, size_t n)
+{
+    return k->table ? choice_join(k->table(), CHOICE_SEARCH, "|", buf, n) : k->choices(buf, n);
+}
+
 static int only_pair(search_space *sp, const char *key, const char *value, const char *flag, wt_err *e)
 {
-    static const char *const places[] = {"linear", "snake", "tiles"};
-    static const char *const colls[] = {"ring", "bidir", "2d", "hier"};
-    static const char *const ckpts[] = {"none", "selective", "full"};
+    const only_key *k = NULL;
+    for (size_t i = 0; i < sizeof only_keys / sizeof only_keys[0] && !k; i++)
+        if (!strcasecmp(key, only_keys[i].name))
+            k = &only_keys[i];
+    if (!k) {
+        char keys[96] = "";
+        for (size_t i = 0; i < sizeof only_keys / sizeof only_keys[0]; i++)
+            snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", i ? ", " : "", only_keys[i].name);
+        return wt_fail(e, "%s: unknown key '%s' (%s)", flag, key, keys);
+    }
     unsigned mask = 0;
     char buf[128];
     if (strlen(value) >= sizeof buf)
@@ -134,34 +184,15 @@ static int only_pair(search_space *sp, const char *key, const char *value, const
     strcpy(buf, value);
     char *save = NULL;
     for (char *w = strtok_r(buf, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
-        int i;
-        if (!strcasecmp(key, "placement"))
-            i = word_index(places, 3, w);
-        else if (!strcasecmp(key, "collective"))
-            i = word_index(colls, 4, w);
-        else if (!strcasecmp(key, "checkpoint"))
-            i = word_index(ckpts, 3, w);
-        else if (!strcasecmp(key, "mem"))
-            i = mem_subset(w);
-        else if (!strcasecmp(key, "chunk"))
-            i = chunk_index(w);
-        else
-            return wt_fail(e, "%s: unknown key '%s' (placement, collective, checkpoint, mem, chunk)", flag, key);
-        if (i < 0)
+        int i = only_index(k, w);
+        if (i < 0) {
+            char list[160];
             return wt_fail(e, "%s: %s=%s is not a choice of the search (%s)", flag, key, w,
-                           !strcasecmp(key, "placement")    ? "linear|snake|tiles"
-                           : !strcasecmp(key, "collective") ? "ring|bidir|2d|hier"
-                           : !strcasecmp(key, "checkpoint") ? "none|selective|full"
-                           : !strcasecmp(key, "mem")        ? "none, or zero+act_int8+grad_fp8 joined by +"
-                                                            : "0|64KB|256KB|1MB");
+                           only_choices(k, list, sizeof list));
+        }
         mask |= 1u << i;
     }
-    unsigned *slot = !strcasecmp(key, "placement")    ? &sp->placements
-                     : !strcasecmp(key, "collective") ? &sp->collectives
-                     : !strcasecmp(key, "checkpoint") ? &sp->checkpoints
-                     : !strcasecmp(key, "mem")        ? &sp->mems
-                                                      : &sp->chunks;
-    *slot = mask;
+    *(unsigned *)((char *)sp + k->slot) = mask;
     return WT_OK;
 }
 
@@ -170,20 +201,21 @@ int search_parse_only(const char *text, search_space *sp, wt_err *e)
     return each_pair(text, "--only", sp, only_pair, e);
 }
 
-static unsigned mask_or_all(unsigned mask, int n)
+/* The space's mask, or every row of the table the search tries. */
+static unsigned mask_or_all(unsigned mask, choice_table t)
 {
-    return mask ? mask : (1u << n) - 1;
+    return mask ? mask : choice_mask(t, CHOICE_SEARCH);
 }
 
 int search_variants(const search_space *sp, place_kind *pl, coll_algo *co, int max)
 {
-    unsigned pm = mask_or_all(sp->placements, 3), cm = mask_or_all(sp->collectives, 4);
+    unsigned pm = mask_or_all(sp->placements, place_kind_table()), cm = mask_or_all(sp->collectives, coll_algo_table());
     int n = 0;
-    for (int p = 0; p < 3; p++)
-        for (int c = 0; c < 4; c++)
+    for (int p = 0; p < PLACE_NKINDS; p++)
+        for (int c = 0; c < COLL_NALGOS; c++)
             if ((pm >> p & 1) && (cm >> c & 1) && n < max) {
                 pl[n] = (place_kind)p;
-                co[n++] = (coll_algo)c;
+                co[n++] = (coll_algo)c; /* below COLL_NALGOS: an index of search_core.bound */
             }
     return n;
 }
@@ -253,8 +285,8 @@ static void expand_dims(walk *w)
     const search_space *sp = w->sp;
     const model *m = w->m;
     int tatp = w->dims[4];
-    unsigned cm = mask_or_all(sp->checkpoints, 3), mm = mask_or_all(sp->mems, SEARCH_NMEMS),
-             km = mask_or_all(sp->chunks, SEARCH_NCHUNKS);
+    unsigned cm = mask_or_all(sp->checkpoints, recompute_table()), mm = sp->mems ? sp->mems : ~0u,
+             km = sp->chunks ? sp->chunks : ~0u;
     for (int gw = 1; gw <= tatp; gw++) {
         int gh = tatp / gw;
         if (tatp % gw || gw > w->wf->w || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
@@ -262,7 +294,7 @@ static void expand_dims(walk *w)
         for (int b = 1; m->batch % (w->dims[0] * b) == 0; b *= 2) {
             if (sp->microbatch && b != sp->microbatch)
                 continue;
-            for (int c = 0; c < 3; c++)
+            for (int c = 0; c < RECOMPUTE_NKINDS; c++)
                 for (int me = 0; me < SEARCH_NMEMS; me++)
                     for (int k = 0; k < SEARCH_NCHUNKS; k++) {
                         if (!(cm >> c & 1) || !(mm >> me & 1) || !(km >> k & 1))

@@ -183,13 +183,13 @@ int sim_eval_ctx(sim_ctx *c, sim_result *r, const model *m, const strategy *s, w
 int sim_spec(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);
 
 /* Lower bounds on the step time of a sim_spec'd r run with each collective
- * (out[COLL_RING], [COLL_BIDIR], [COLL_2D], [COLL_HIER]; any placement),
+ * algorithm (out[a] for every a < COLL_NALGOS; any placement),
  * never above what sim_eval_ctx gives: compute at peak efficiency, the bytes
  * each unit must send to a partner over the fastest link (link_bw, bytes/s:
  * sim_ctx_link_bw), the fewest latency-bound steps the algorithm needs,
  * streaming as the engine does it, the optimizer, and no exposed DP
  * all-reduce (docs/MODEL.md, "Search"). */
-void sim_bounds(const sim_result *r, double link_bw, double out[4]);
+void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS]);
 /* The bandwidth of the fastest usable link of the context's wafer. */
 double sim_ctx_link_bw(const sim_ctx *c);
 

@@ -4,6 +4,7 @@
  * stage, and a lower bound on the step time. The search's first level uses
  * these on every candidate; sim_eval_ctx builds on them.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -210,36 +211,25 @@ static int kind_size(const strategy *s, int kind)
     }
 }
 
-/* Latency-bound steps no algorithm of op on p members goes below: the
- * fewest of a ring (c = p) and every two-level split p = c * (p / c). */
-static int steps_floor(int op, int p)
-{
-    int per = op == OP_ALLREDUCE ? 2 : 1, best = per * (p - 1);
-    for (int c = 2; c * c <= p; c++)
-        if (p % c == 0 && per * (c - 1 + p / c - 1) < best)
-            best = per * (c - 1 + p / c - 1);
-    return best;
-}
-
 /* What the bound needs of one phase's communication. */
 typedef struct comm_need {
-    double total;      /* bytes a unit sends (the same for every algorithm) */
-    double one_way;    /* bytes a pipeline shift sends each way */
-    int ring_steps;    /* steps of rings */
-    int floor_steps;   /* the fewest steps of any two-level split */
+    double total;              /* bytes a unit sends (the same for every algorithm) */
+    double one_way;            /* bytes a pipeline shift sends each way */
+    int steps[COLL_NALGOS];    /* the fewest latency-bound steps with each algorithm */
 } comm_need;
 
 /*
- * Every algorithm makes each member send, pass after pass, the ring's total
- * (2(p-1)/p M to all-reduce, (p-1)/p M otherwise) to one partner, or to two
- * with bidir, each taking half; a partner's share crosses the first link of
- * its path whole, so the passes take at least the total (half for bidir)
- * over the fastest link. A ring takes 2(p-1) or p-1 steps; 2d and hier at
- * least the fewest of any two-level split, as does any group across wafers
- * (always hierarchical). A pipeline shift sends its message each way in one
- * step. Every step costs the overhead and at least one hop.
+ * Every algorithm makes each member send, pass after pass, at least the
+ * ring's total (2(p-1)/p M to all-reduce, (p-1)/p M otherwise), split over
+ * at most its partners (two for bidir, one otherwise: coll_algo_partners);
+ * a partner's share crosses the first link of its path whole, so the passes
+ * take at least the total over the partners over the fastest link. Each
+ * algorithm takes at least its fewest steps (coll_algo_min_steps); a group
+ * across wafers is always hierarchical, so with several wafers a group may
+ * take hier's fewest instead. A pipeline shift sends its message each way
+ * in one step. Every step costs the overhead and at least one hop.
  */
-static comm_need comm_needs(const sim_result *r, const sim_phase *ph)
+static comm_need comm_needs(const sim_result *r, const sim_phase *ph, int multi)
 {
     comm_need c = {0};
     for (int i = 0; i < ph->nops; i++) {
@@ -248,12 +238,13 @@ static comm_need comm_needs(const sim_result *r, const sim_phase *ph)
         if (op->op < 0) {
             c.one_way += op->bytes;
             c.total += 2 * op->bytes; /* as time_phase counts a two-way pass */
-            c.ring_steps++;
-            c.floor_steps++;
         } else {
             c.total += coll_ring_bytes(op->op, p, op->bytes);
-            c.ring_steps += (op->op == OP_ALLREDUCE ? 2 : 1) * (p - 1);
-            c.floor_steps += steps_floor(op->op, p);
+        }
+        int hier = multi && op->op >= 0 ? coll_algo_min_steps(COLL_HIER, op->op, p) : INT_MAX;
+        for (int a = 0; a < COLL_NALGOS; a++) {
+            int steps = op->op < 0 ? 1 : coll_algo_min_steps((coll_algo)a, op->op, p);
+            c.steps[a] += steps < hier ? steps : hier;
         }
     }
     return c;
@@ -270,22 +261,21 @@ static double phase_time(const sim_result *r, double comp, double comm, double s
     return comp + comm;
 }
 
-void sim_bounds(const sim_result *r, double link_bw, double out[4])
+void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
 {
     const wafer *wf = r->wf;
     int multi = wf->wafers_x * wf->wafers_y > 1;
     double peak = wf->peak_flops * wf->efficiency;
     double step_s = wf->link_overhead + (multi ? fmin(wf->link_lat, wf->iw_lat) : wf->link_lat);
     /* Stage k takes layers_k * A + C, plus B on the last stage. */
-    double A[4] = {0}, B[4] = {0}, C[4] = {0}, opt = 0;
+    double A[COLL_NALGOS] = {0}, B[COLL_NALGOS] = {0}, C[COLL_NALGOS] = {0}, opt = 0;
     for (int i = 0; i < r->nphases; i++) {
         const sim_phase *ph = &r->phases[i];
         double comp = ph->flops / peak + sim_fixed_s(r, ph);
-        comm_need c = comm_needs(r, ph);
-        for (int a = 0; a < 4; a++) {
-            int two_level = a == COLL_2D || a == COLL_HIER || multi;
-            double bytes = c.total - 2 * c.one_way, per_link = (a == COLL_BIDIR ? bytes / 2 : bytes) + c.one_way;
-            double comm = per_link / link_bw + (two_level ? c.floor_steps : c.ring_steps) * step_s;
+        comm_need c = comm_needs(r, ph, multi);
+        for (int a = 0; a < COLL_NALGOS; a++) {
+            double bytes = c.total - 2 * c.one_way, per_link = bytes / coll_algo_partners((coll_algo)a) + c.one_way;
+            double comm = per_link / link_bw + c.steps[a] * step_s;
             double t = phase_time(r, comp, c.total > 0 ? comm : 0, c.total);
             if (ph->scope == SIM_LAYER)
                 A[a] += ph->rep * t;
@@ -298,7 +288,7 @@ void sim_bounds(const sim_result *r, double link_bw, double out[4])
         }
     }
     int pp = r->s.pp, first = sim_stage_layers(r, 0), last = sim_stage_layers(r, pp - 1);
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < COLL_NALGOS; a++) {
         double stage = fmax(first * A[a] + C[a] + (pp == 1 ? B[a] : 0), last * A[a] + B[a] + C[a]);
         /* the exposed DP all-reduce is at least 0 */
         out[a] = (r->micro_batches + pp - 1) * stage + opt;

@@ -7,17 +7,37 @@
 #include <string.h>
 #include <strings.h>
 
+#include "coll.h"
 #include "qty.h"
 
 #define DIM_MAX (1 << 24)
 
 static const char *const dim_names[] = {"DP", "TP", "SP", "PP", "TATP"};
-static const char *const place_names[] = {"linear", "snake", "tiles", NULL};
-static const char *const coll_names[] = {"ring", "bidir", "2d", "hier", "auto", NULL};
-static const char *const route_names[] = {"xy", "yx", "balanced", NULL};
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
-static const char *const grad_names[] = {"none", "fp8", "1bit", NULL};
-static const char *const mem_names[] = {"zero", "act_int8", "grad_fp8", NULL};
+
+static const choice recomputes[] = {
+    [RECOMPUTE_NONE] = {"none", CHOICE_SEARCH},
+    [RECOMPUTE_SELECTIVE] = {"selective", CHOICE_SEARCH},
+    [RECOMPUTE_FULL] = {"full", CHOICE_SEARCH},
+};
+_Static_assert(sizeof recomputes / sizeof recomputes[0] == RECOMPUTE_NKINDS, "one row per model_recompute");
+
+static const choice grad_compressions[] = {
+    [GRAD_NONE] = {"none", 0},
+    [GRAD_FP8] = {"fp8", 0},
+    [GRAD_1BIT] = {"1bit", 0},
+};
+_Static_assert(sizeof grad_compressions / sizeof grad_compressions[0] == GRAD_NKINDS, "one row per grad_compress");
+
+/* Row i is the switch of bit 1 << i. */
+static const choice mem_switches[] = {{"zero", CHOICE_SEARCH}, {"act_int8", CHOICE_SEARCH}, {"grad_fp8", CHOICE_SEARCH}};
+_Static_assert(sizeof mem_switches / sizeof mem_switches[0] == MEM_NSWITCHES, "one row per memory switch");
+_Static_assert(MEM_ZERO == 1u << 0 && MEM_ACT_INT8 == 1u << 1 && MEM_GRAD_FP8 == 1u << 2, "MEM_* bits are rows");
+
+static const choice on_off[] = {{"off", 0}, {"on", 0}};
+
+choice_table recompute_table(void) { return CHOICE_TABLE(recomputes); }
+choice_table grad_compress_table(void) { return CHOICE_TABLE(grad_compressions); }
+choice_table mem_switch_table(void) { return CHOICE_TABLE(mem_switches); }
 
 void strategy_defaults(strategy *s)
 {
@@ -127,25 +147,6 @@ int strategy_parse(const char *text, strategy *s, wt_err *e)
     return WT_OK;
 }
 
-/* Index of value in a NULL-terminated name list, or -1. */
-static int name_index(const char *const *names, const char *value)
-{
-    for (int i = 0; names[i]; i++)
-        if (strcasecmp(names[i], value) == 0)
-            return i;
-    return -1;
-}
-
-static int bad_choice(wt_err *e, const char *what, const char *value, const char *const *names)
-{
-    char list[160] = "";
-    for (int i = 0; names[i]; i++) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, names[i], sizeof list - strlen(list) - 1);
-    }
-    return wt_fail(e, "%s '%s' is not one of %s", what, value, list);
-}
-
 static int parse_mem(strategy *s, const char *value, wt_err *e)
 {
     unsigned mem = 0;
@@ -156,9 +157,9 @@ static int parse_mem(strategy *s, const char *value, wt_err *e)
     for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         if (strcasecmp(tok, "none") == 0)
             continue;
-        int i = name_index(mem_names, tok);
+        int i = choice_find(mem_switch_table(), tok);
         if (i < 0)
-            return bad_choice(e, "memory switch", tok, mem_names);
+            return choice_fail(mem_switch_table(), "memory switch", tok, e);
         mem |= 1u << i;
     }
     s->mem = mem;
@@ -195,44 +196,50 @@ static int parse_chunk(strategy *s, const char *value, wt_err *e)
     return WT_OK;
 }
 
+/* The options with named values: the table they index and where they go. */
+typedef struct named_option {
+    const char *name;       /* as strategy_set_option takes it */
+    const char *what;       /* in its error */
+    choice_table (*table)(void);
+    void (*set)(strategy *s, int i);
+} named_option;
+
+static choice_table on_off_table(void) { return CHOICE_TABLE(on_off); }
+static void set_placement(strategy *s, int i) { s->placement = (place_kind)i; }
+static void set_collective(strategy *s, int i) { s->collective = (coll_algo)i; }
+static void set_routing(strategy *s, int i) { s->routing = (route_mode)i; }
+static void set_checkpoint(strategy *s, int i) { s->checkpoint = (model_recompute)i; }
+static void set_grad(strategy *s, int i) { s->grad = (grad_compress)i; }
+static void set_seqpar(strategy *s, int i) { s->tp_seqpar = i; }
+
+static const named_option named_options[] = {
+    {"placement", "placement", place_kind_table, set_placement},
+    {"collective", "collective", coll_algo_table, set_collective},
+    {"routing", "routing", route_mode_table, set_routing},
+    {"checkpoint", "checkpoint", recompute_table, set_checkpoint},
+    {"grad-compress", "gradient compression", grad_compress_table, set_grad},
+    {"tp-seqpar", "tp-seqpar", on_off_table, set_seqpar},
+};
+
 int strategy_set_option(strategy *s, const char *name, const char *value, wt_err *e)
 {
-    int i;
-    if (strcmp(name, "placement") == 0) {
-        if ((i = name_index(place_names, value)) < 0)
-            return bad_choice(e, "placement", value, place_names);
-        s->placement = (place_kind)i;
-    } else if (strcmp(name, "collective") == 0) {
-        if ((i = name_index(coll_names, value)) < 0)
-            return bad_choice(e, "collective", value, coll_names);
-        s->collective = (coll_algo)i;
-    } else if (strcmp(name, "routing") == 0) {
-        if ((i = name_index(route_names, value)) < 0)
-            return bad_choice(e, "routing", value, route_names);
-        s->routing = (route_mode)i;
-    } else if (strcmp(name, "checkpoint") == 0) {
-        if ((i = name_index(recompute_names, value)) < 0)
-            return bad_choice(e, "checkpoint", value, recompute_names);
-        s->checkpoint = (model_recompute)i;
-    } else if (strcmp(name, "grad-compress") == 0) {
-        if ((i = name_index(grad_names, value)) < 0)
-            return bad_choice(e, "gradient compression", value, grad_names);
-        s->grad = (grad_compress)i;
-    } else if (strcmp(name, "tp-seqpar") == 0) {
-        static const char *const onoff[] = {"off", "on", NULL};
-        if ((i = name_index(onoff, value)) < 0)
-            return bad_choice(e, "tp-seqpar", value, onoff);
-        s->tp_seqpar = i;
-    } else if (strcmp(name, "mem") == 0) {
-        return parse_mem(s, value, e);
-    } else if (strcmp(name, "subgroup") == 0) {
-        return parse_subgroup(s, value, e);
-    } else if (strcmp(name, "chunk") == 0) {
-        return parse_chunk(s, value, e);
-    } else {
-        return wt_fail(e, "unknown strategy option '%s'", name);
+    for (size_t k = 0; k < sizeof named_options / sizeof named_options[0]; k++) {
+        const named_option *o = &named_options[k];
+        if (strcmp(name, o->name) != 0)
+            continue;
+        int i = choice_find(o->table(), value);
+        if (i < 0)
+            return choice_fail(o->table(), o->what, value, e);
+        o->set(s, i);
+        return WT_OK;
     }
-    return WT_OK;
+    if (strcmp(name, "mem") == 0)
+        return parse_mem(s, value, e);
+    if (strcmp(name, "subgroup") == 0)
+        return parse_subgroup(s, value, e);
+    if (strcmp(name, "chunk") == 0)
+        return parse_chunk(s, value, e);
+    return wt_fail(e, "unknown strategy option '%s'", name);
 }
 
 int strategy_default_grid(int n, int mesh_w, int mesh_h, int *gw, int *gh)
@@ -325,17 +332,15 @@ char *strategy_format(const strategy *s, char *buf, size_t n)
     return buf;
 }
 
-const char *place_kind_name(place_kind k) { return place_names[k]; }
-const char *coll_algo_name(coll_algo a) { return coll_names[a]; }
-const char *recompute_name(model_recompute r) { return recompute_names[r]; }
-const char *grad_compress_name(grad_compress g) { return grad_names[g]; }
+const char *recompute_name(model_recompute r) { return choice_at(recompute_table(), r)->name; }
+const char *grad_compress_name(grad_compress g) { return choice_at(grad_compress_table(), g)->name; }
 
 char *mem_switches_format(unsigned mem, char *buf, size_t n)
 {
     buf[0] = '\0';
-    for (int i = 0; mem_names[i]; i++)
+    for (int i = 0; i < MEM_NSWITCHES; i++)
         if (mem & (1u << i))
-            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? "," : "", mem_names[i]);
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? "," : "", mem_switches[i].name);
     if (!buf[0])
         snprintf(buf, n, "none");
     return buf;

@@ -12,17 +12,23 @@
 
 #include <stddef.h>
 
+#include "choice.h"
 #include "err.h"
 #include "model.h"
 #include "route.h"
 #include "wafer.h"
 
-typedef enum place_kind { PLACE_LINEAR = 0, PLACE_SNAKE = 1, PLACE_TILES = 2 } place_kind;
-typedef enum coll_algo { COLL_RING = 0, COLL_BIDIR, COLL_2D, COLL_HIER, COLL_AUTO } coll_algo;
-typedef enum grad_compress { GRAD_NONE = 0, GRAD_FP8 = 1, GRAD_1BIT = 2 } grad_compress;
+/* Each option's values index one table of rows (choice.h): placements in
+ * place.c, collective algorithms in coll_algo.c, routing modes in route.c,
+ * the rest in strategy.c. The last value of each enum counts the rows. */
+typedef enum place_kind { PLACE_LINEAR = 0, PLACE_SNAKE, PLACE_TILES, PLACE_NKINDS } place_kind;
+/* The algorithms, then COLL_AUTO: not an algorithm but the chooser of the
+ * cheapest algorithm flagged for it, for each collective. */
+typedef enum coll_algo { COLL_RING = 0, COLL_BIDIR, COLL_2D, COLL_HIER, COLL_NALGOS, COLL_AUTO = COLL_NALGOS } coll_algo;
+typedef enum grad_compress { GRAD_NONE = 0, GRAD_FP8, GRAD_1BIT, GRAD_NKINDS } grad_compress;
 
-/* Memory switches (any subset). */
-enum { MEM_ZERO = 1u, MEM_ACT_INT8 = 2u, MEM_GRAD_FP8 = 4u };
+/* Memory switches (any subset): bit i is row i of mem_switch_table. */
+enum { MEM_ZERO = 1u, MEM_ACT_INT8 = 2u, MEM_GRAD_FP8 = 4u, MEM_NSWITCHES = 3 };
 
 typedef struct strategy {
     int dp, tp, sp, pp, tatp;
@@ -61,8 +67,11 @@ int strategy_units(const strategy *s); /* DP * TP * SP * PP * TATP */
  * Parsing the result gives the same strategy. */
 char *strategy_format(const strategy *s, char *buf, size_t n);
 
-const char *place_kind_name(place_kind k);
-const char *coll_algo_name(coll_algo a);
+/* The tables strategy.c holds (choice.h): checkpointing (model_recompute),
+ * gradient compression (grad_compress), memory switches (bit i, row i). */
+choice_table recompute_table(void);
+choice_table grad_compress_table(void);
+choice_table mem_switch_table(void);
 const char *recompute_name(model_recompute r);
 const char *grad_compress_name(grad_compress g);
 /* "zero,act_int8,grad_fp8" subset, or "none". */

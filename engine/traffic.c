@@ -211,9 +211,11 @@ static int resolve_op(build *b, sim_phase *ph, const sim_op *op, wt_err *e)
     if (a == COLL_AUTO && op->op >= 0) {
         double best_s = INFINITY;
         nbest = 0;
-        for (coll_algo c = COLL_RING; c < COLL_AUTO; c++) {
+        for (int c = 0; c < COLL_NALGOS; c++) {
+            if (!(choice_at(coll_algo_table(), c)->flags & CHOICE_AUTO))
+                continue;
             sim_term t[COLL_MAX_TERMS * SIM_MAX_WAVES];
-            int n = expand_op(b, op, c, t, e);
+            int n = expand_op(b, op, (coll_algo)c, t, e);
             if (n < 0)
                 return n;
             double s = b->net->passes_s(r, t, n);

@@ -393,8 +393,11 @@ static int l_route(lua_State *L)
     route_mode mode = ROUTE_XY;
     if (lua_getfield(L, 1, "routing") != LUA_TNIL) {
         int m = route_mode_parse(luaL_checkstring(L, -1));
-        if (m < 0)
-            luaL_error(L, "routing '%s' is not one of xy, yx, balanced", lua_tostring(L, -1));
+        if (m < 0) {
+            wt_err e;
+            choice_fail(route_mode_table(), "routing", lua_tostring(L, -1), &e);
+            luaL_error(L, "%s", e.msg);
+        }
         mode = (route_mode)m;
     }
     lua_pop(L, 1);

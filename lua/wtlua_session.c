@@ -145,11 +145,11 @@ static int s_set_routing(lua_State *L)
     session *S = check_session(L, 1);
     const char *phase = lua_gettop(L) >= 3 ? luaL_optstring(L, 2, NULL) : NULL;
     const char *name = luaL_checkstring(L, lua_gettop(L) >= 3 ? 3 : 2);
-    int mode = route_mode_parse(name);
-    if (mode < 0)
-        return luaL_error(L, "routing '%s' is not one of xy, yx, balanced", name);
+    strategy s = S->s;
     wt_err e;
-    return done(L, session_set_routing(S, phase, (route_mode)mode, &e), &e);
+    if (strategy_set_option(&s, "routing", name, &e) != WT_OK)
+        return luaL_error(L, "%s", e.msg);
+    return done(L, session_set_routing(S, phase, s.routing, &e), &e);
 }
 
 static int s_delay(lua_State *L)

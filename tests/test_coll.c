@@ -233,6 +233,76 @@ static void test_expand_formulas(void **state)
     teardown(&f);
 }
 
+/* The table: the algorithms, then auto, the only chooser. */
+static void test_algorithm_rows(void **state)
+{
+    (void)state;
+    choice_table t = coll_algo_table();
+    assert_int_equal(t.n, COLL_NALGOS + 1);
+    for (int a = 0; a < COLL_NALGOS; a++) {
+        assert_false(choice_at(t, a)->flags & CHOICE_CHOOSER);
+        assert_true(coll_algo_about((coll_algo)a)[0]);
+        assert_true(coll_algo_partners((coll_algo)a) >= 1);
+    }
+    assert_string_equal(coll_algo_name(COLL_AUTO), "auto");
+    assert_true(choice_at(t, COLL_AUTO)->flags & CHOICE_CHOOSER);
+    assert_int_equal(choice_find(t, "auto"), COLL_AUTO);
+    /* today's rows, by hand: bidir splits over two partners; ring and bidir
+     * take a ring's steps, 2d and hier the fewest of a two-level split */
+    assert_int_equal(coll_algo_partners(COLL_BIDIR), 2);
+    assert_int_equal(coll_algo_partners(COLL_RING), 1);
+    assert_int_equal(coll_algo_min_steps(COLL_RING, OP_ALLREDUCE, 16), 30);
+    assert_int_equal(coll_algo_min_steps(COLL_BIDIR, OP_ALLGATHER, 16), 15);
+    assert_int_equal(coll_algo_min_steps(COLL_2D, OP_ALLREDUCE, 16), 12);    /* 4 x 4: 2*3 + 2*3 */
+    assert_int_equal(coll_algo_min_steps(COLL_HIER, OP_ALLGATHER, 12), 5);   /* 3 x 4: 2 + 3 */
+    assert_int_equal(coll_algo_min_steps(COLL_HIER, OP_ALLREDUCE, 7), 12);   /* prime: a ring */
+    assert_int_equal(coll_algo_min_steps(COLL_2D, OP_ALLREDUCE, 1), 0);
+}
+
+/* Every algorithm row, on groups of several shapes, for every op and
+ * subgroup: its expansion takes at least its fewest steps, and its members
+ * send at least the ring's total over its partners (what sim_bounds
+ * assumes of it). */
+static void test_rows_keep_their_bound(void **state)
+{
+    (void)state;
+    static const struct {
+        int w, h, dims[6];
+        place_kind k;
+    } groups[] = {
+        {4, 4, {16, 1, 1, 1, 1, 1}, PLACE_TILES},
+        {8, 1, {8, 1, 1, 1, 1, 1}, PLACE_TILES},
+        {4, 3, {12, 1, 1, 1, 1, 1}, PLACE_LINEAR},
+        {6, 2, {2, 6, 1, 1, 1, 1}, PLACE_SNAKE},
+    };
+    const double M = 1e6;
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        fixture f;
+        setup(&f, groups[i].w, groups[i].h, groups[i].dims, groups[i].k, groups[i].dims[1] > 1 ? CG_TP : CG_DP);
+        int p = f.g.size;
+        for (int a = 0; a < COLL_NALGOS; a++)
+            for (int op = OP_ALLREDUCE; op <= OP_REDUCESCATTER; op++)
+                for (int inner = 1; inner <= p; inner++) {
+                    if (p % inner) /* hier's inner size always divides the group */
+                        continue;
+                    coll_term t[COLL_MAX_TERMS];
+                    int n = coll_expand(&f.g, (coll_algo)a, op, M, inner, t), steps = 0;
+                    double sent = 0;
+                    assert_true(n >= 1 && n <= COLL_MAX_TERMS);
+                    for (int k = 0; k < n; k++) {
+                        steps += t[k].steps;
+                        sent += t[k].coef;
+                    }
+                    if (steps < coll_algo_min_steps((coll_algo)a, op, p))
+                        fail_msg("%s on %d: %d steps, fewer than %d", coll_algo_name((coll_algo)a), p, steps,
+                                 coll_algo_min_steps((coll_algo)a, op, p));
+                    assert_true(sent * coll_algo_partners((coll_algo)a) >=
+                                coll_ring_bytes(op, p, M) * (1 - 1e-12));
+                }
+        teardown(&f);
+    }
+}
+
 /* The pipeline shift sends from each stage to the next. */
 static void test_pipeline_shift(void **state)
 {
@@ -286,6 +356,8 @@ int main(void)
         cmocka_unit_test(test_tatp_rows_and_cols),
         cmocka_unit_test(test_hier_subgroups),
         cmocka_unit_test(test_expand_formulas),
+        cmocka_unit_test(test_algorithm_rows),
+        cmocka_unit_test(test_rows_keep_their_bound),
         cmocka_unit_test(test_pipeline_shift),
         cmocka_unit_test(test_wafer_spanning_groups),
     };

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "search.h"
+#include "search_int.h"
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -48,6 +49,14 @@ static void identity(const sim_result *r, char *buf, size_t n)
     snprintf(buf, n, "%s %s %s %s %s %.0f b%d", strategy_format(&r->s, s, sizeof s), place_kind_name(r->s.placement),
              coll_algo_name(r->s.collective), recompute_name(r->s.checkpoint),
              mem_switches_format(r->s.mem, mem, sizeof mem), r->s.chunk, r->m.microbatch);
+}
+
+static int popcount(unsigned x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
 }
 
 static void run(const wafer *wf, const model *m, search_opts *o, search_result *r)
@@ -107,6 +116,7 @@ typedef struct bound_check {
     const wafer *wf;
     sim_ctx *ctx;
     long checked, fits;
+    long per_algo[COLL_NALGOS];  /* candidates checked with each collective algorithm */
 } bound_check;
 
 static void check_one(void *ud, const strategy *s, const model *m, int fits, double bound)
@@ -124,11 +134,14 @@ static void check_one(void *ud, const strategy *s, const model *m, int fits, dou
         }
         b->fits++;
     }
+    assert_true(s->collective >= 0 && s->collective < COLL_NALGOS);
+    b->per_algo[s->collective]++;
     b->checked++;
     sim_free(&r);
 }
 
-/* The bound is never above the fine result, over every candidate. */
+/* The bound is never above the fine result, over every candidate: every
+ * row of the collective table the search tries, as many candidates each. */
 static void test_bound_below_fine(void **state)
 {
     (void)state;
@@ -138,14 +151,98 @@ static void test_bound_below_fine(void **state)
         small_wafer(&wf, meshes[k][0], meshes[k][1], 1e9);
         model m = small_model(4, 64, 4, 48, 24);
         search_space sp = {0};
-        bound_check b = {&wf, NULL, 0, 0};
+        bound_check b = {&wf, NULL, 0, 0, {0}};
         assert_int_equal(sim_ctx_new(&b.ctx, &wf, NULL), WT_OK);
         assert_int_equal(search_each(&wf, &m, &sp, check_one, &b, NULL), WT_OK);
         print_message("mesh %dx%d: bound checked on %ld candidates\n", meshes[k][0], meshes[k][1], b.checked);
         assert_true(b.checked > 5000 && b.fits == b.checked);
+        for (int a = 0; a < COLL_NALGOS; a++)
+            assert_int_equal(b.per_algo[a], choice_at(coll_algo_table(), a)->flags & CHOICE_SEARCH
+                                                ? b.checked / popcount(choice_mask(coll_algo_table(), CHOICE_SEARCH))
+                                                : 0);
         sim_ctx_free(b.ctx);
         wafer_free(&wf);
     }
+}
+
+/* sim_bounds fills a bound for every algorithm of the table, each at most
+ * the step sim_eval gives with it, on one wafer and on several. */
+static void test_bound_per_algorithm(void **state)
+{
+    (void)state;
+    static const struct {
+        int w, h, wafers_x;
+        const char *text;
+    } cases[] = {
+        {4, 4, 1, "DP16"}, {4, 4, 1, "DP2,TP2,PP2,TATP2"}, {4, 2, 1, "SP2,TATP4"}, {4, 4, 2, "DP8,TATP4"},
+    };
+    model m = small_model(4, 64, 4, 48, 48);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        wafer wf;
+        assert_int_equal(wafer_init(&wf, cases[k].w, cases[k].h, cases[k].wafers_x, 1, NULL), WT_OK);
+        wf.peak_flops = 1e12;
+        wf.link_bw = 1e9;
+        wf.link_lat = 1e-8;
+        wf.link_overhead = 2e-7;
+        wf.sram_bytes = 1e9;
+        sim_ctx *ctx;
+        assert_int_equal(sim_ctx_new(&ctx, &wf, NULL), WT_OK);
+        strategy s;
+        strategy_defaults(&s);
+        assert_int_equal(strategy_parse(cases[k].text, &s, NULL), WT_OK);
+        sim_result spec;
+        double bound[COLL_NALGOS + 1];
+        bound[COLL_NALGOS] = -1; /* sim_bounds writes COLL_NALGOS, no more */
+        assert_int_equal(sim_spec(&spec, &wf, &m, &s, NULL), WT_OK);
+        sim_bounds(&spec, sim_ctx_link_bw(ctx), bound);
+        assert_true(bound[COLL_NALGOS] == -1);
+        for (int a = 0; a < COLL_NALGOS; a++) {
+            sim_result r;
+            s.collective = (coll_algo)a;
+            assert_int_equal(sim_eval_ctx(ctx, &r, &m, &s, NULL), WT_OK);
+            print_message("%s on %dx%d x%d: %-5s bound %.6g <= step %.6g\n", cases[k].text, cases[k].w, cases[k].h,
+                          cases[k].wafers_x, coll_algo_name((coll_algo)a), bound[a], r.step_time_s);
+            assert_true(bound[a] > 0 && bound[a] <= r.step_time_s * (1 + 1e-12));
+            sim_free(&r);
+        }
+        sim_ctx_free(ctx);
+        wafer_free(&wf);
+    }
+}
+
+/* The variants are every placement times every collective algorithm the
+ * search tries, placement-major, in table order; --only narrows both. */
+static void test_variants_from_the_tables(void **state)
+{
+    (void)state;
+    place_kind pl[SEARCH_MAX_VARIANTS + 1];
+    coll_algo co[SEARCH_MAX_VARIANTS + 1];
+    search_space sp = {0};
+    int n = search_variants(&sp, pl, co, SEARCH_MAX_VARIANTS + 1), k = 0;
+    for (int p = 0; p < PLACE_NKINDS; p++)
+        for (int a = 0; a < COLL_NALGOS; a++) {
+            if (!(choice_at(place_kind_table(), p)->flags & CHOICE_SEARCH) ||
+                !(choice_at(coll_algo_table(), a)->flags & CHOICE_SEARCH))
+                continue;
+            assert_true(k < n);
+            assert_int_equal(pl[k], p);
+            assert_int_equal(co[k], a);
+            k++;
+        }
+    assert_int_equal(n, k);
+    assert_int_equal(n, popcount(choice_mask(place_kind_table(), CHOICE_SEARCH)) *
+                            popcount(choice_mask(coll_algo_table(), CHOICE_SEARCH)));
+    wt_err e;
+    assert_int_equal(search_parse_only("placement=snake|tiles,collective=hier|ring", &sp, &e), WT_OK);
+    n = search_variants(&sp, pl, co, SEARCH_MAX_VARIANTS);
+    assert_int_equal(n, 4);
+    const int want[4][2] = {{PLACE_SNAKE, COLL_RING}, {PLACE_SNAKE, COLL_HIER}, {PLACE_TILES, COLL_RING},
+                            {PLACE_TILES, COLL_HIER}};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pl[i], want[i][0]);
+        assert_int_equal(co[i], want[i][1]);
+    }
+    assert_int_equal(search_variants(&sp, pl, co, 3), 3); /* at most max */
 }
 
 /* Any number of threads gives the same answer and the same counts. */
@@ -237,6 +334,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pruned_equals_exhaustive),
         cmocka_unit_test(test_bound_below_fine),
+        cmocka_unit_test(test_bound_per_algorithm),
+        cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),
         cmocka_unit_test(test_refusals),

@@ -1,5 +1,6 @@
 /* The simulator: a step timed by hand on a tiny line, invariants on many
  * scenarios, orderings on the stock layouts (engine/sim.h). */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -212,13 +213,14 @@ static void check_invariants(const sim_result *r)
     }
 }
 
+/* Besides every collective of the table (with the default options). */
 static const char *const option_sets[][3] = {
     {"placement", "tiles", NULL},       {"placement", "linear", NULL},   {"placement", "snake", NULL},
-    {"collective", "bidir", NULL},      {"collective", "2d", NULL},      {"collective", "hier", NULL},
-    {"collective", "auto", NULL},       {"routing", "yx", NULL},         {"routing", "balanced", NULL},
-    {"checkpoint", "selective", NULL},  {"checkpoint", "full", NULL},    {"chunk", "256KB", NULL},
-    {"mem", "zero,act_int8,grad_fp8", NULL}, {"grad-compress", "1bit", NULL}, {"tp-seqpar", "off", NULL},
+    {"routing", "yx", NULL},            {"routing", "balanced", NULL},   {"checkpoint", "selective", NULL},
+    {"checkpoint", "full", NULL},       {"chunk", "256KB", NULL},        {"mem", "zero,act_int8,grad_fp8", NULL},
+    {"grad-compress", "1bit", NULL},    {"tp-seqpar", "off", NULL},
 };
+#define NOPTION_SETS (sizeof option_sets / sizeof option_sets[0])
 
 static void test_invariants(void **state)
 {
@@ -230,20 +232,86 @@ static void test_invariants(void **state)
     const char *strategies[] = {"DP8,TATP16", "TP16", "TATP32", "DP4,TP4,SP2,PP2,TATP4", "TATP4x8,PP4",
                                 "DP2,TP8,PP8", "SP8,TATP16", "DP16,TP2,PP8"};
     for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++) {
-        for (size_t o = 0; o < sizeof option_sets / sizeof option_sets[0]; o++) {
+        for (size_t o = 0; o < NOPTION_SETS + (size_t)coll_algo_table().n; o++) {
+            const char *name = o < NOPTION_SETS ? option_sets[o][0] : "collective";
+            const char *value = o < NOPTION_SETS ? option_sets[o][1] : coll_algo_name((coll_algo)(o - NOPTION_SETS));
             strategy s;
             strategy_defaults(&s);
             wt_err e;
             assert_int_equal(strategy_parse(strategies[i], &s, &e), WT_OK);
-            assert_int_equal(strategy_set_option(&s, option_sets[o][0], option_sets[o][1], &e), WT_OK);
+            assert_int_equal(strategy_set_option(&s, name, value, &e), WT_OK);
             sim_result r;
             if (sim_eval(&r, &wf, &m, &s, &e) != WT_OK)
-                fail_msg("%s --%s %s: %s", strategies[i], option_sets[o][0], option_sets[o][1], e.msg);
+                fail_msg("%s --%s %s: %s", strategies[i], name, value, e.msg);
             check_invariants(&r);
             sim_free(&r);
         }
     }
     wafer_free(&wf);
+}
+
+/* The step of text on wf with collective algorithm a (and 2x2 subgroups, so
+ * that hier splits a 4x4 group). */
+static double step_with(const wafer *wf, const model *m, const char *text, coll_algo a)
+{
+    strategy s;
+    strategy_defaults(&s);
+    wt_err e;
+    assert_int_equal(strategy_parse(text, &s, &e), WT_OK);
+    s.collective = a;
+    s.sub_w = s.sub_h = 2;
+    sim_result r;
+    if (sim_eval(&r, wf, m, &s, &e) != WT_OK)
+        fail_msg("sim_eval %s --collective %s: %s", text, coll_algo_name(a), e.msg);
+    double t = r.step_time_s;
+    sim_free(&r);
+    return t;
+}
+
+/* auto takes, for each collective alone, the cheapest of the rows flagged
+ * CHOICE_AUTO. DP16 on a 4x4 mesh has one collective, the gradient
+ * all-reduce, so its step with auto is the least of the steps each of those
+ * rows gives. When bandwidth dominates, that is a row splitting its bytes
+ * over the most partners (bidir: 0.21 ms to a ring's 0.41); when the
+ * per-step overhead does, a row with the fewest steps (2d and hier: 12 to a
+ * ring's 30). With several collectives, auto is no slower than any row. */
+static void test_auto_is_the_cheapest_row(void **state)
+{
+    (void)state;
+    const double overheads[2] = {1e-9, 1e-3}; /* s per collective step */
+    model m = tiny_model();
+    m.batch = 16;
+    for (int c = 0; c < 2; c++) {
+        wafer wf;
+        round_wafer(&wf, 4, 4);
+        wf.link_overhead = overheads[c];
+        double best = INFINITY;
+        int at = -1, most_partners = 0, fewest_steps = INT_MAX;
+        for (int a = 0; a < COLL_NALGOS; a++) {
+            if (!(choice_at(coll_algo_table(), a)->flags & CHOICE_AUTO))
+                continue;
+            double t = step_with(&wf, &m, "DP16", (coll_algo)a);
+            print_message("overhead %g: %-5s %.9g s\n", overheads[c], coll_algo_name((coll_algo)a), t);
+            if (t < best) {
+                best = t;
+                at = a;
+            }
+            if (coll_algo_partners((coll_algo)a) > most_partners)
+                most_partners = coll_algo_partners((coll_algo)a);
+            if (coll_algo_min_steps((coll_algo)a, OP_ALLREDUCE, 16) < fewest_steps)
+                fewest_steps = coll_algo_min_steps((coll_algo)a, OP_ALLREDUCE, 16);
+        }
+        if (c == 0)
+            assert_int_equal(coll_algo_partners((coll_algo)at), most_partners);
+        else
+            assert_int_equal(coll_algo_min_steps((coll_algo)at, OP_ALLREDUCE, 16), fewest_steps);
+        assert_rel(step_with(&wf, &m, "DP16", COLL_AUTO), best);
+        double mixed = step_with(&wf, &m, "DP4,TATP4", COLL_AUTO);
+        for (int a = 0; a < COLL_NALGOS; a++)
+            if (choice_at(coll_algo_table(), a)->flags & CHOICE_AUTO)
+                assert_true(mixed <= step_with(&wf, &m, "DP4,TATP4", (coll_algo)a) * (1 + 1e-12));
+        wafer_free(&wf);
+    }
 }
 
 /* The issue's ordering: TATP on tiles keeps links cooler than Megatron TP
@@ -403,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_dp_line_by_hand),
         cmocka_unit_test(test_tp_line_by_hand),
         cmocka_unit_test(test_invariants),
+        cmocka_unit_test(test_auto_is_the_cheapest_row),
         cmocka_unit_test(test_tatp_cooler_than_tp),
         cmocka_unit_test(test_recompute_counts),
         cmocka_unit_test(test_streaming_formula),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll.h"
 #include "strategy.h"
 
 /* ---- parsing -------------------------------------------------------------- */
@@ -223,7 +224,6 @@ typedef struct option_reject {
 
 static const option_reject bad_options[] = {
     {"placement", "spiral", get_placement, "placement 'spiral' is not one of linear, snake, tiles"},
-    {"collective", "tree", get_collective, "collective 'tree' is not one of ring, bidir, 2d, hier, auto"},
     {"routing", "zigzag", get_routing, "routing 'zigzag' is not one of xy, yx, balanced"},
     {"checkpoint", "partial", get_checkpoint, "checkpoint 'partial' is not one of none, selective, full"},
     {"grad-compress", "int4", get_grad, "gradient compression 'int4' is not one of none, fp8, 1bit"},

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -354,26 +356,70 @@ int cli_search_opts(const cli_opts *o, search_opts *so, wt_err *e)
     return WT_OK;
 }
 
-const char *cli_scenario_help(void)
+/* A help text being built into a caller's buffer, cut at its size. */
+typedef struct help_buf {
+    char *s;
+    size_t n, len;
+} help_buf;
+
+static void help_add(help_buf *h, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void help_add(help_buf *h, const char *fmt, ...)
 {
-    return "Scenario:\n"
-           "  --layout NAME|FILE     wafer layout (default: default; see layouts/)\n"
-           "  --model NAME|FILE      gpt3-6.7b gpt3-13b llama2-70b gpt3-175b gopher-280b\n"
-           "                         (or 6b 13b 70b 175b 280b), or a YAML model (default: gpt3-6.7b)\n"
-           "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
-           "  --fail x,y[,DIR]       fail a unit, or its link towards DIR (N E S W); repeatable\n"
-           "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
-           "                         (default: DP8,TATP16)\n"
-           "Strategy options:\n"
-           "  --placement linear|snake|tiles          (default tiles)\n"
-           "  --collective ring|bidir|2d|hier|auto    (default ring)\n"
-           "  --routing xy|yx|balanced                (default xy)\n"
-           "  --checkpoint none|selective|full        (default none)\n"
-           "  --mem zero,act_int8,grad_fp8            any subset (default none)\n"
-           "  --grad-compress none|fp8|1bit           (default none)\n"
-           "  --chunk SIZE                            tensor streaming chunk, e.g. 256KB (0 = off)\n"
-           "  --subgroup WxH                          communication subgroup for hier (default 8x8)\n"
-           "  --tp-seqpar on|off                      Megatron sequence parallelism in TP (default on)\n";
+    if (h->len + 1 >= h->n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(h->s + h->len, h->n - h->len, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        h->len = h->len + (size_t)k < h->n ? h->len + (size_t)k : h->n - 1;
+}
+
+/* "  --flag a|b|c" from the option's table, then the rest at the help's column. */
+static void help_option(help_buf *h, const char *flag, choice_table t, const char *sep, const char *rest,
+                        const char *dflt)
+{
+    char list[160], head[192];
+    snprintf(head, sizeof head, "--%s %s", flag, choice_join(t, 0, sep, list, sizeof list));
+    help_add(h, "  %-39s %s(default %s)\n", head, rest, dflt);
+}
+
+const char *cli_scenario_help(char *buf, size_t n)
+{
+    help_buf h = {buf, n, 0};
+    strategy d;
+    char list[160], mem[64];
+    strategy_defaults(&d);
+    buf[0] = '\0';
+    help_add(&h, "Scenario:\n"
+                 "  --layout NAME|FILE     wafer layout (default: default; see layouts/)\n"
+                 "  --model NAME|FILE      gpt3-6.7b gpt3-13b llama2-70b gpt3-175b gopher-280b\n"
+                 "                         (or 6b 13b 70b 175b 280b), or a YAML model (default: gpt3-6.7b)\n"
+                 "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
+                 "  --fail x,y[,DIR]       fail a unit, or its link towards DIR (N E S W); repeatable\n"
+                 "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
+                 "                         (default: DP8,TATP16)\n"
+                 "Strategy options:\n");
+    help_option(&h, "placement", place_kind_table(), "|", "", place_kind_name(d.placement));
+    help_option(&h, "collective", coll_algo_table(), "|", "", coll_algo_name(d.collective));
+    for (int a = 0; a <= COLL_AUTO; a++) {
+        const choice *c = choice_at(coll_algo_table(), a);
+        help_add(&h, "      %-7s %s%s%s\n", c->name, coll_algo_about((coll_algo)a), c->flags & CHOICE_CHOOSER ? " " : "",
+                 c->flags & CHOICE_CHOOSER ? choice_join(coll_algo_table(), CHOICE_AUTO, ", ", list, sizeof list) : "");
+    }
+    help_option(&h, "routing", route_mode_table(), "|", "", route_mode_name(d.routing));
+    help_option(&h, "checkpoint", recompute_table(), "|", "", recompute_name(d.checkpoint));
+    help_option(&h, "mem", mem_switch_table(), ",", "any subset ", mem_switches_format(d.mem, mem, sizeof mem));
+    help_option(&h, "grad-compress", grad_compress_table(), "|", "", grad_compress_name(d.grad));
+    help_add(&h, "  --chunk SIZE                            tensor streaming chunk, e.g. 256KB (0 = off)\n"
+                 "  --subgroup WxH                          communication subgroup for hier (default 8x8)\n"
+                 "  --tp-seqpar on|off                      Megatron sequence parallelism in TP (default on)\n");
+    return buf;
 }
 
 const char *cli_search_help(void)

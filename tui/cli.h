@@ -88,8 +88,11 @@ int cli_load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model
  * --exhaustive, --allow-idle), with the baselines on and a thread per core. */
 int cli_search_opts(const cli_opts *o, search_opts *so, wt_err *e);
 
-/* The help text of the scenario flags, and of the Lua flags. */
-const char *cli_scenario_help(void);
+/* The help text of the scenario flags, built into buf (CLI_HELP_MAX bytes
+ * hold it) with the values of each option from its table; returns buf. */
+#define CLI_HELP_MAX 4096
+const char *cli_scenario_help(char *buf, size_t n);
+/* The help texts of the other flags. */
 const char *cli_lua_help(void);
 const char *cli_search_help(void);
 const char *cli_tune_help(void);

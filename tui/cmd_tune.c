@@ -103,10 +103,11 @@ int cmd_tune(int argc, char **argv, const char *root)
     if (rc == WT_OK)
         rc = cli_parse(nargs, args ? args : argv, CLI_TUNE, root, &o, &e);
     if (rc == WT_OK && o.help) {
+        char help[CLI_HELP_MAX];
         printf("usage: wafertop tune [--policy NAME|FILE] [--steps N] [--seed S --jitter X --straggler P]\n"
                "       [--scenario FILE] [scenario options] [--format table|csv|json]\n"
                "Runs the scenario step by step; the policy acts between steps.\n\n%s%s%s",
-               cli_tune_help(), cli_scenario_help(), cli_lua_help());
+               cli_tune_help(), cli_scenario_help(help, sizeof help), cli_lua_help());
         free(args);
         free(sf);
         return 0;

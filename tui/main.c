@@ -69,9 +69,10 @@ static int run_eval(int argc, char **argv, const char *root)
     wt_err e;
     int rc = cli_parse(argc, argv, 0, root, &sc.o, &e);
     if (rc == WT_OK && sc.o.help) {
+        char help[CLI_HELP_MAX];
         printf("usage: wafertop eval [options] [--format table|json|csv]\n"
                "Simulates one training step and prints its figures.\n\n%s%s",
-               cli_scenario_help(), cli_lua_help());
+               cli_scenario_help(help, sizeof help), cli_lua_help());
         return 0;
     }
     if (rc == WT_OK)
@@ -94,10 +95,11 @@ static int run_links(int argc, char **argv, const char *root)
     wt_err e;
     int rc = cli_parse(argc, argv, CLI_PHASE, root, &sc.o, &e);
     if (rc == WT_OK && sc.o.help) {
+        char help[CLI_HELP_MAX];
         printf("usage: wafertop links [options] [--phase NAME] [--format csv|table|json]\n"
                "One row per directed link: x,y,dir,bytes,busy_s,util over the step (or one phase).\n"
                "dir is where the bytes go from unit x,y: E (x+1), W (x-1), N (y-1), S (y+1).\n\n%s%s",
-               cli_scenario_help(), cli_lua_help());
+               cli_scenario_help(help, sizeof help), cli_lua_help());
         return 0;
     }
     if (rc == WT_OK)
@@ -148,7 +150,8 @@ static void cmd_usage(wtlua *L)
         const char *help = wtlua_command_help(L, names[i]);
         printf("  %-12s %.*s\n", names[i], (int)strcspn(help ? help : "", "\n"), help ? help : "");
     }
-    printf("\n  wafertop cmd NAME --help   the command's own options\n\n%s%s", cli_scenario_help(),
+    char help[CLI_HELP_MAX];
+    printf("\n  wafertop cmd NAME --help   the command's own options\n\n%s%s", cli_scenario_help(help, sizeof help),
            cli_lua_help());
 }
 
@@ -223,12 +226,13 @@ static int run_search(int argc, char **argv, const char *root)
     wt_err e;
     int rc = cli_parse(argc, argv, CLI_SEARCH, root, &o, &e);
     if (rc == WT_OK && o.help) {
+        char help[CLI_HELP_MAX];
         printf("usage: wafertop search [--layout L] [--model M] [--seq N --batch N] [search options]\n"
                "       [--format table|csv|json]\n"
                "Finds the fastest strategy: prunes by memory and a lower bound, then simulates the rest in\n"
                "order of the bound; prints the best K beside Megatron TP, DeepSpeed 3D and the best without TATP.\n\n"
                "%s%s",
-               cli_search_help(), cli_scenario_help());
+               cli_search_help(), cli_scenario_help(help, sizeof help));
         return 0;
     }
     search_opts so;

@@ -221,8 +221,10 @@ static int on_tune_routing(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     const char *s;
     int rc = ydoc_scalar(d, v, &s, e);
+    char list[64];
     if (rc == WT_OK && (((sim_phase_tune *)ctx)->routing = route_mode_parse(s)) < 0)
-        return ydoc_fail(d, v, e, "routing: '%s' is not one of xy, yx, balanced", s);
+        return ydoc_fail(d, v, e, "routing: '%s' is not one of %s", s,
+                         choice_join(route_mode_table(), 0, ", ", list, sizeof list));
     return rc;
 }
 

@@ -197,10 +197,11 @@ int cmd_ui(int argc, char **argv, const char *root)
     if (rc == WT_OK)
         rc = cli_parse(nargs, args ? args : argv, CLI_TUNE | CLI_UI, root, &u->o, &e);
     if (rc == WT_OK && u->o.help) {
+        char help[CLI_HELP_MAX];
         printf("usage: wafertop ui [scenario options] [--policy NAME|FILE] [--theme NAME] [--scenario FILE]\n"
                "Opens the live screen: the mesh heatmap, the figures, the phase timeline; ? lists the keys.\n\n"
                "%s%s%s%s",
-               cli_ui_help(), cli_scenario_help(), cli_tune_help(), cli_lua_help());
+               cli_ui_help(), cli_scenario_help(help, sizeof help), cli_tune_help(), cli_lua_help());
         goto out;
     }
     u->root = root;

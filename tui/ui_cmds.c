@@ -274,8 +274,10 @@ int ui_complete_words(void *ud, const char *cmd, const char **words, int max)
         words[n++] = "off";
         return n;
     }
-    if (!strcmp(cmd, "strategy") || !strcmp(cmd, "layout") || !strcmp(cmd, "model"))
-        return flags_of(u, cli_scenario_help(), words, 0, max);
+    if (!strcmp(cmd, "strategy") || !strcmp(cmd, "layout") || !strcmp(cmd, "model")) {
+        char help[CLI_HELP_MAX];
+        return flags_of(u, cli_scenario_help(help, sizeof help), words, 0, max);
+    }
     if (!strcmp(cmd, "search"))
         return flags_of(u, cli_search_help(), words, 0, max);
     return u->L ? flags_of(u, wtlua_command_help(u->L, cmd), words, 0, max) : 0;

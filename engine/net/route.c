@@ -755,7 +755,7 @@ static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mo
                       route_out *o, route_stats *st, wt_err *e)
 {
     memset(st, 0, sizeof *st);
-    if (mode != ROUTE_XY && mode != ROUTE_YX && mode != ROUTE_BALANCED) {
+    if ((int)mode < 0 || mode >= ROUTE_NMODES) {
         wt_fail(e, "route: unknown routing mode %d", (int)mode);
         return WT_EINTERNAL;
     }
@@ -838,25 +838,24 @@ int route_flows_sparse(route_ctx *rc, const route_flow *flows, size_t n, route_m
     return rv;
 }
 
+static const choice route_modes[] = {
+    [ROUTE_XY] = {"xy", 0},
+    [ROUTE_YX] = {"yx", 0},
+    [ROUTE_BALANCED] = {"balanced", 0},
+};
+_Static_assert(sizeof route_modes / sizeof route_modes[0] == ROUTE_NMODES, "one row per route_mode");
+
+choice_table route_mode_table(void)
+{
+    return CHOICE_TABLE(route_modes);
+}
+
 int route_mode_parse(const char *s)
 {
-    if (!s)
-        return -1;
-    if (strcmp(s, "xy") == 0)
-        return ROUTE_XY;
-    if (strcmp(s, "yx") == 0)
-        return ROUTE_YX;
-    if (strcmp(s, "balanced") == 0)
-        return ROUTE_BALANCED;
-    return -1;
+    return choice_find(route_mode_table(), s);
 }
 
 const char *route_mode_name(route_mode m)
 {
-    switch (m) {
-    case ROUTE_XY: return "xy";
-    case ROUTE_YX: return "yx";
-    case ROUTE_BALANCED: return "balanced";
-    }
-    return "unknown";
+    return choice_at(route_mode_table(), m)->name;
 }

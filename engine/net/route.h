@@ -37,10 +37,12 @@
 
 #include <stddef.h>
 
+#include "choice.h"
 #include "err.h"
 #include "wafer.h"
 
-typedef enum route_mode { ROUTE_XY = 0, ROUTE_YX = 1, ROUTE_BALANCED = 2 } route_mode;
+/* One row each in route.c's table of modes, ROUTE_NMODES of them. */
+typedef enum route_mode { ROUTE_XY = 0, ROUTE_YX = 1, ROUTE_BALANCED = 2, ROUTE_NMODES } route_mode;
 
 typedef struct route_flow {
     int src, dst;   /* unit indices */
@@ -83,7 +85,9 @@ typedef struct route_sparse {
 int route_flows_sparse(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode, route_sparse *out,
                        route_stats *st, wt_err *e);
 
-/* "xy", "yx", "balanced" <-> route_mode; parse returns -1 for anything else. */
+/* The modes by name (choice.h): "xy", "yx", "balanced". */
+choice_table route_mode_table(void);
+/* name (case-insensitive) -> route_mode, or -1 for anything else. */
 int route_mode_parse(const char *s);
 const char *route_mode_name(route_mode m);
 
