@@ -171,7 +171,7 @@ static double serial_passes_s(const sim_result *r, const sim_term *t, int n)
     return n;
 }
 
-static const net_model serial = {"serial", "every link's busy time, one after another", serial_passes_s,
+static const net_model serial = {{"serial", 0}, "every link's busy time, one after another", serial_passes_s,
                                  serial_time_step};
 
 static void test_second_model(void **state)
@@ -239,14 +239,17 @@ static void test_second_model(void **state)
 static void test_model_table(void **state)
 {
     (void)state;
-    assert_true(net_nmodels >= 1);
+    choice_table t = net_model_table();
+    assert_true(t.n >= 1);
     assert_ptr_equal(net_model_default(), net_model_find("bottleneck"));
+    assert_ptr_equal(net_model_find("BOTTLENECK"), net_model_default());
     assert_null(net_model_find("no-such-model"));
-    for (int i = 0; i < net_nmodels; i++) {
-        assert_ptr_equal(net_model_find(net_models[i].name), &net_models[i]);
-        assert_non_null(net_models[i].passes_s);
-        assert_non_null(net_models[i].time_step);
-        assert_true(strlen(net_models[i].summary) > 0);
+    for (int i = 0; i < t.n; i++) {
+        const net_model *m = (const net_model *)choice_at(t, i);
+        assert_ptr_equal(net_model_find(m->c.name), m);
+        assert_non_null(m->passes_s);
+        assert_non_null(m->time_step);
+        assert_true(strlen(m->summary) > 0);
     }
 }
 

@@ -3,15 +3,17 @@
  */
 #include "net.h"
 
-#include <string.h>
-
 #include "net_int.h"
 
-const net_model net_models[] = {
-    {"bottleneck", "each pass takes its busiest link's load over its bandwidth; phases run one after another",
+static const net_model net_models[] = {
+    {{"bottleneck", 0}, "each pass takes its busiest link's load over its bandwidth; phases run one after another",
      net_bottleneck_passes_s, net_bottleneck_time_step},
 };
-const int net_nmodels = (int)(sizeof net_models / sizeof net_models[0]);
+
+choice_table net_model_table(void)
+{
+    return CHOICE_TABLE(net_models);
+}
 
 const net_model *net_model_default(void)
 {
@@ -20,8 +22,6 @@ const net_model *net_model_default(void)
 
 const net_model *net_model_find(const char *name)
 {
-    for (int i = 0; i < net_nmodels; i++)
-        if (!strcmp(net_models[i].name, name))
-            return &net_models[i];
-    return NULL;
+    int i = choice_find(net_model_table(), name);
+    return i < 0 ? NULL : &net_models[i];
 }

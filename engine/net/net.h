@@ -25,10 +25,11 @@
 #ifndef WT_NET_H
 #define WT_NET_H
 
+#include "choice.h"
 #include "sim.h"
 
 typedef struct net_model {
-    const char *name;      /* as --net will name it */
+    choice c;              /* its name (as --net will name it) and flags */
     const char *summary;   /* one line for help texts */
     /* Seconds the passes t[0..n) of one occurrence take alone, one after
      * another, on r's routed patterns: what `auto` compares between
@@ -39,12 +40,12 @@ typedef struct net_model {
     void (*time_step)(sim_ctx *c, sim_result *r);
 } net_model;
 
-extern const net_model net_models[];
-extern const int net_nmodels;
+/* The models: rows of net_models[], read through the choice table. */
+choice_table net_model_table(void);
 
 /* The model a result is timed with unless told otherwise. */
 const net_model *net_model_default(void);
-/* The model named name, or NULL. */
+/* The model named name (any case), or NULL. */
 const net_model *net_model_find(const char *name);
 
 #endif
