@@ -13,9 +13,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <cmocka.h>
 
@@ -120,7 +117,8 @@ static void check_flat(const char *policy, const heap_marks *m)
  * starts from the same heap. */
 static int close_screen(void **state)
 {
-    ui_free(*state);
+    if (*state)
+        ui_free(*state);
     return 0;
 }
 
