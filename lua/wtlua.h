@@ -73,10 +73,11 @@ int wtlua_load_policy(wtlua *L, const char *name_or_path, char *name, size_t n, 
 
 /* Runs policy `name`'s hooks after a step of S whose result is r: on_step
  * (session, result), then on_hot_link(session, link) for the hottest links
- * at or above 0.90 (at most max_hot, hottest first). The session object the
- * hooks see is valid only during the call; results it hands out borrow S's
- * wafer, so free L before S. An error or a spent budget comes back as
- * path:line: message. */
+ * at or above 0.90 (at most max_hot, hottest first). The hooks see a copy
+ * of r (on_step may change S), freed when the call returns: the session and
+ * result objects they get are valid only during the call. Results the
+ * session hands out (s:step()) borrow S's wafer, so free L before S. An
+ * error or a spent budget comes back as path:line: message. */
 int wtlua_policy_step(wtlua *L, const char *name, session *S, const sim_result *r, int max_hot, wt_err *e);
 
 /* Names of the registered policies (as wtlua_command_names). */

@@ -73,15 +73,19 @@ wtlua_layout *wtlua_to_layout(lua_State *L, int idx);
  * the stack index of the layout userdata whose wafer r borrows, kept alive
  * with the result, or 0 when the wafer belongs to C. */
 void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx);
+/* Pushes a result userdata that borrows r, for a policy's hooks: the caller
+ * makes it a to-be-closed variable, whose closing turns it off ("this result
+ * is gone"), and keeps r alive until then. */
+void wtlua_push_borrowed_result(lua_State *L, const sim_result *r);
 
 #define WTLUA_SESSION "wafertop.session"
 
 /* wt.session{...} and the session type (wtlua_session.c). */
 int wtlua_session_new(lua_State *L);
 void wtlua_open_session(lua_State *L);
-/* Pushes a session object that borrows S until wtlua_session_release. */
+/* Pushes a session object that borrows S until it is closed (the caller
+ * makes it a to-be-closed variable). */
 void wtlua_push_session(lua_State *L, session *S);
-void wtlua_session_release(lua_State *L, int idx);
 /* Pushes a copy of r as a result object kept alive with the object at
  * owner_idx (0: none). */
 int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx);

@@ -13,10 +13,22 @@
 #include "report.h"
 #include "wtlua_int.h"
 
+/* A result object is this header. An owned one (wt.eval, s:step(), a
+ * command's) is an owned_result, holding its result in the same block and
+ * freeing the result's arrays in __gc. A borrowed one (what a policy's
+ * hooks get) is the header alone, pointing at C's copy of the step: it is
+ * a to-be-closed variable of the hook's call and is turned off when the
+ * call ends, so that a step leaves neither a 40 KB object (sim_result holds
+ * its phases) nor arrays on the C heap behind for the collector. */
 typedef struct wtlua_result {
-    sim_result r;
-    int live;
+    const sim_result *r; /* NULL once gone */
+    int owned;
 } wtlua_result;
+
+typedef struct owned_result {
+    wtlua_result head;
+    sim_result r;
+} owned_result;
 
 /* ---- layouts ---- */
 
@@ -139,9 +151,10 @@ void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx)
 {
     if (layout_idx)
         layout_idx = lua_absindex(L, layout_idx);
-    wtlua_result *ud = lua_newuserdatauv(L, sizeof *ud, 1);
-    ud->r = *r;
-    ud->live = 1;
+    owned_result *o = lua_newuserdatauv(L, sizeof *o, 1);
+    o->r = *r;
+    o->head.r = &o->r;
+    o->head.owned = 1;
     memset(r, 0, sizeof *r);
     luaL_setmetatable(L, WTLUA_RESULT);
     if (layout_idx) {
@@ -150,20 +163,38 @@ void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx)
     }
 }
 
+void wtlua_push_borrowed_result(lua_State *L, const sim_result *r)
+{
+    wtlua_result *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->r = r;
+    ud->owned = 0;
+    luaL_setmetatable(L, WTLUA_RESULT);
+}
+
 static const sim_result *check_result(lua_State *L, int idx)
 {
     wtlua_result *ud = luaL_checkudata(L, idx, WTLUA_RESULT);
-    if (!ud->live)
-        luaL_error(L, "this result was freed");
-    return &ud->r;
+    if (!ud->r)
+        luaL_error(L, "this result is gone (a policy's result lives only during its hook: keep its numbers, "
+                      "not the object)");
+    return ud->r;
 }
 
 static int result_gc(lua_State *L)
 {
     wtlua_result *ud = luaL_checkudata(L, 1, WTLUA_RESULT);
-    if (ud->live)
-        sim_free(&ud->r);
-    ud->live = 0;
+    if (ud->owned && ud->r)
+        sim_free(&((owned_result *)ud)->r);
+    ud->r = NULL;
+    return 0;
+}
+
+/* A borrowed result goes back to C when its hook ends (to-be-closed). */
+static int result_close(lua_State *L)
+{
+    wtlua_result *ud = luaL_checkudata(L, 1, WTLUA_RESULT);
+    if (!ud->owned)
+        ud->r = NULL;
     return 0;
 }
 
@@ -386,7 +417,11 @@ static int result_index(lua_State *L)
 
 static int result_tostring(lua_State *L)
 {
-    const sim_result *r = check_result(L, 1);
+    const sim_result *r = ((wtlua_result *)luaL_checkudata(L, 1, WTLUA_RESULT))->r;
+    if (!r) {
+        lua_pushliteral(L, "wafertop.result (gone)");
+        return 1;
+    }
     char buf[96];
     lua_pushfstring(L, "wafertop.result: %s on %s, step %f s", strategy_format(&r->s, buf, sizeof buf),
                     r->wf->name, r->step_time_s);
@@ -398,7 +433,8 @@ void wtlua_open_types(lua_State *L)
     static const luaL_Reg layout_meta[] = {
         {"__gc", layout_gc}, {"__index", layout_index}, {"__tostring", layout_tostring}, {NULL, NULL}};
     static const luaL_Reg result_meta[] = {
-        {"__gc", result_gc}, {"__index", result_index}, {"__tostring", result_tostring}, {NULL, NULL}};
+        {"__gc", result_gc}, {"__close", result_close}, {"__index", result_index},
+        {"__tostring", result_tostring}, {NULL, NULL}};
     luaL_newmetatable(L, WTLUA_LAYOUT);
     luaL_setfuncs(L, layout_meta, 0);
     lua_pop(L, 1);

@@ -6,11 +6,20 @@
 
 #include "wtlua_int.h"
 
+/* A session object is this header. One made by wt.session is an
+ * owned_session, holding the session in the same block. A policy's hook
+ * gets the header alone, borrowing C's session: a session struct holds a
+ * whole result and two wafers (40 KB), too much to leave to the collector
+ * at every step. */
 typedef struct lsession {
-    session *S;      /* NULL once released */
-    session own;     /* when made by wt.session */
-    int owned;
+    session *S;      /* NULL once gone */
+    int owned;       /* S is the owned_session's own */
 } lsession;
+
+typedef struct owned_session {
+    lsession head;
+    session own;
+} owned_session;
 
 static session *check_session(lua_State *L, int idx)
 {
@@ -23,15 +32,9 @@ static session *check_session(lua_State *L, int idx)
 void wtlua_push_session(lua_State *L, session *S)
 {
     lsession *ls = lua_newuserdatauv(L, sizeof *ls, 0);
-    memset(ls, 0, sizeof *ls);
     ls->S = S;
+    ls->owned = 0;
     luaL_setmetatable(L, WTLUA_SESSION);
-}
-
-void wtlua_session_release(lua_State *L, int idx)
-{
-    lsession *ls = luaL_checkudata(L, idx, WTLUA_SESSION);
-    ls->S = NULL;
 }
 
 int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx)
@@ -61,14 +64,14 @@ int wtlua_session_new(lua_State *L)
     lua_getfield(L, 1, "straggler");
     o.straggler = luaL_optnumber(L, -1, 0);
     lua_settop(L, 2);
-    lsession *ls = lua_newuserdatauv(L, sizeof *ls, 0);
-    memset(ls, 0, sizeof *ls);
+    owned_session *os = lua_newuserdatauv(L, sizeof *os, 0);
+    memset(os, 0, sizeof *os);
     luaL_setmetatable(L, WTLUA_SESSION);
     wt_err e;
-    if (session_new(&ls->own, &lay->wf, &m, &s, &o, &e) != WT_OK)
+    if (session_new(&os->own, &lay->wf, &m, &s, &o, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
-    ls->owned = 1;
-    ls->S = &ls->own;
+    os->head.owned = 1;
+    os->head.S = &os->own;
     return 1;
 }
 
@@ -76,7 +79,7 @@ static int session_gc(lua_State *L)
 {
     lsession *ls = luaL_checkudata(L, 1, WTLUA_SESSION);
     if (ls->owned)
-        session_free(&ls->own);
+        session_free(&((owned_session *)ls)->own);
     ls->owned = 0;
     ls->S = NULL;
     return 0;

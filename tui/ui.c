@@ -170,16 +170,6 @@ static int bench_frames(ui *u, int n, double start)
     return 0;
 }
 
-static void ui_free(ui *u)
-{
-    ui_search_end(u);
-    ui_free_session(u);
-    for (int i = 0; i < u->nout; i++)
-        free(u->out[i]);
-    canvas_free(&u->cv);
-    free(u);
-}
-
 int cmd_ui(int argc, char **argv, const char *root)
 {
     double start = now_s();
@@ -187,7 +177,7 @@ int cmd_ui(int argc, char **argv, const char *root)
     int nargs;
     char **args;
     scenario_file *sf = calloc(1, sizeof *sf);
-    ui *u = calloc(1, sizeof *u);
+    ui *u = ui_new(root);
     if (!sf || !u) {
         free(sf);
         free(u);
@@ -204,12 +194,6 @@ int cmd_ui(int argc, char **argv, const char *root)
                cli_ui_help(), cli_scenario_help(help, sizeof help), cli_tune_help(), cli_lua_help());
         goto out;
     }
-    u->root = root;
-    u->speed_level = 1;
-    u->v.output_top = -1;
-    u->v.phase = -1;
-    cmdline_init(&u->cmd, ':', ui_complete_words, u);
-    cmdline_init(&u->find, '/', NULL, NULL);
     if (rc == WT_OK) {
         ui_load_themes(u, u->o.theme);
         rc = ui_load(u, u->o.layout, u->o.model, 0, NULL, &e);

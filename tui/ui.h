@@ -88,6 +88,11 @@ extern const double ui_speeds[];
 extern const int ui_nspeeds;
 
 /* ui_live.c: the session and what the screen shows of it. */
+/* A screen with its defaults and no session yet (ui_load starts one), or
+ * NULL when out of memory; root is the data directory. ui_free frees it and
+ * everything it holds. */
+ui *ui_new(const char *root);
+void ui_free(ui *u);
 /* Starts (or restarts) the session, and the Lua state that lives with it, on
  * a layout and a model (names or files) with a strategy: argv = S [--option
  * V ...] as on the command line, or argc 0 for the current one (the

@@ -75,6 +75,30 @@ void ui_lua_out(void *ud, const char *s, size_t n)
     }
 }
 
+ui *ui_new(const char *root)
+{
+    ui *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->root = root;
+    u->speed_level = 1;
+    u->v.output_top = -1;
+    u->v.phase = -1;
+    cmdline_init(&u->cmd, ':', ui_complete_words, u);
+    cmdline_init(&u->find, '/', NULL, NULL);
+    return u;
+}
+
+void ui_free(ui *u)
+{
+    ui_search_end(u);
+    ui_free_session(u);
+    for (int i = 0; i < u->nout; i++)
+        free(u->out[i]);
+    canvas_free(&u->cv);
+    free(u);
+}
+
 void ui_free_session(ui *u)
 {
     wtlua_free(u->L); /* before the session: Lua's results borrow its wafer */

@@ -9,7 +9,8 @@
 --   end
 --
 -- act and undo get the session of the step they run in: a hook's session
--- object lives only during that hook, so closures must not keep it.
+-- and result objects live only during that hook, so closures must not keep
+-- them (keep numbers, as best does).
 local M = {}
 M.__index = M
 
