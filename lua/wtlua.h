@@ -60,12 +60,8 @@ int wtlua_run_command(wtlua *L, const char *name, int argc, char **argv, sim_res
 
 /* Resolves the strategy script `name` (strategies/NAME.lua) for a layout and
  * a model into *s (options untouched, dimensions and placement as the script
- * says). */
+ * says). An unknown name is an error that lists the strategies. */
 int wtlua_strategy(wtlua *L, const char *name, const wafer *wf, const model *m, strategy *s, wt_err *e);
-
-/* The help text a command registered, or NULL when there is no such command
- * (valid until the next call into L). */
-const char *wtlua_command_help(wtlua *L, const char *name);
 
 /* Loads a policy: a registered name, or a Lua file that registers exactly
  * one with wt.policy. Writes its name into name[n]. */
@@ -80,11 +76,27 @@ int wtlua_load_policy(wtlua *L, const char *name_or_path, char *name, size_t n, 
  * error or a spent budget comes back as path:line: message. */
 int wtlua_policy_step(wtlua *L, const char *name, session *S, const sim_result *r, int max_hot, wt_err *e);
 
-/* Names of the registered policies (as wtlua_command_names). */
-int wtlua_policy_names(wtlua *L, const char **names, int max);
+/* The registries: what the script directories hold, by kind. A command is
+ * what a commands/NAME.lua file registers with wt.command, a policy what a
+ * policies/NAME.lua file registers with wt.policy, a strategy a
+ * strategies/NAME.lua file (its help is the file's leading comment).
+ * Nothing else lists them: every list of names, in C or in Lua
+ * (wt.commands() ...), reads these. */
+typedef enum wtlua_kind { WTLUA_COMMAND, WTLUA_POLICY, WTLUA_STRATEGY, WTLUA_NKINDS } wtlua_kind;
 
-/* Names of the registered commands, for completion: fills up to max entries
- * (pointers valid until the next call into L) and returns the count. */
-int wtlua_command_names(wtlua *L, const char **names, int max);
+/* How many names of one kind the lists show at most. */
+#define WTLUA_MAX_NAMES 256
+
+/* The registered names of a kind, sorted: fills up to max entries (pointers
+ * valid until the next call into L) and returns how many it filled. */
+int wtlua_names(wtlua *L, wtlua_kind kind, const char **names, int max);
+
+/* The help text registered under name ("" when it has none), or NULL when
+ * no script of that kind has the name (valid until the next call into L). */
+const char *wtlua_help(wtlua *L, wtlua_kind kind, const char *name);
+
+/* The names of a kind joined by ", " into buf[n] (cut at n; "none" when
+ * there are none); returns buf. */
+const char *wtlua_name_list(wtlua *L, wtlua_kind kind, char *buf, size_t n);
 
 #endif

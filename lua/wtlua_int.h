@@ -31,13 +31,20 @@ struct wtlua {
 /* Metatable names. */
 #define WTLUA_LAYOUT "wafertop.layout"
 #define WTLUA_RESULT "wafertop.result"
-/* Registry keys of the tables of registered commands and policies. */
+/* Registry keys of the tables of registered commands, policies and
+ * strategies: name -> a table with at least `help` (a command's also holds
+ * name and fn, a policy's is its hooks table). */
 #define WTLUA_COMMANDS "wafertop.commands"
 #define WTLUA_POLICIES "wafertop.policies"
+#define WTLUA_STRATEGIES "wafertop.strategies"
 
-/* The sorted keys of a registry table (commands, policies): up to max
- * pointers, valid while the entries stay registered. */
-int wtlua_names(wtlua *W, const char *registry_key, const char **names, int max);
+/* Where each kind lives: its registry key, and its script directory, which
+ * is also the name of its list in the module (wt.commands() ...). */
+typedef struct wtlua_registry {
+    const char *key;
+    const char *dir;
+} wtlua_registry;
+extern const wtlua_registry wtlua_registries[WTLUA_NKINDS];
 
 /* The wtlua that owns a Lua state. */
 wtlua *wtlua_of(lua_State *L);

@@ -563,7 +563,7 @@ static int l_search(lua_State *L)
     return 1;
 }
 
-/* ---- commands and policies ---- */
+/* ---- commands, policies and the registries ---- */
 
 static int l_command(lua_State *L)
 {
@@ -603,22 +603,22 @@ static int l_cmd(lua_State *L)
     return 0;
 }
 
-/* wt.commands() -> list of {name=, help=}, sorted by name. */
-static int l_commands(lua_State *L)
+/* wt.commands(), wt.policies(), wt.strategies(): the registry of the kind
+ * in the upvalue as a list of {name=, help=}, sorted by name. */
+static int l_registry(lua_State *L)
 {
-    const char *names[256];
-    int n = wtlua_names(wtlua_of(L), WTLUA_COMMANDS, names, 256);
-    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    wtlua *W = wtlua_of(L);
+    wtlua_kind kind = (wtlua_kind)lua_tointeger(L, lua_upvalueindex(1));
+    const char *names[WTLUA_MAX_NAMES];
+    int n = wtlua_names(W, kind, names, WTLUA_MAX_NAMES);
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
-        lua_getfield(L, -2, names[i]);
         lua_createtable(L, 0, 2);
-        lua_getfield(L, -2, "name");
+        lua_pushstring(L, names[i]);
         lua_setfield(L, -2, "name");
-        lua_getfield(L, -2, "help");
+        lua_pushstring(L, wtlua_help(W, kind, names[i]));
         lua_setfield(L, -2, "help");
-        lua_rawseti(L, -3, i + 1);
-        lua_pop(L, 1);
+        lua_rawseti(L, -2, i + 1);
     }
     return 1;
 }
@@ -636,6 +636,8 @@ static int l_policy(lua_State *L)
             luaL_error(L, "policy %s: %s must be a function", name, key);
         if (!known && strcmp(key, "help"))
             luaL_error(L, "policy %s: unknown hook '%s' (on_step, on_hot_link, help)", name, key);
+        if (!known && lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "policy %s: help must be a string", name);
         lua_pop(L, 1);
     }
     lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_POLICIES);
@@ -644,30 +646,21 @@ static int l_policy(lua_State *L)
     return 0;
 }
 
-/* wt.policies() -> the names of the registered policies, sorted. */
-static int l_policies(lua_State *L)
-{
-    const char *names[256];
-    int n = wtlua_names(wtlua_of(L), WTLUA_POLICIES, names, 256);
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        lua_pushstring(L, names[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
 int wtlua_open_module(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"layout", l_layout},     {"model", l_model},       {"strategy", l_strategy},
         {"eval", l_eval},         {"route", l_route},       {"command", l_command},
         {"search", l_search},     {"session", wtlua_session_new},
-        {"commands", l_commands}, {"cmd", l_cmd},           {"policy", l_policy},
-        {"policies", l_policies},
-        {"print", wtlua_print},   {NULL, NULL},
+        {"cmd", l_cmd},           {"policy", l_policy},     {"print", wtlua_print},
+        {NULL, NULL},
     };
     luaL_newlib(L, fns);
+    for (int k = 0; k < WTLUA_NKINDS; k++) {
+        lua_pushinteger(L, k);
+        lua_pushcclosure(L, l_registry, 1);
+        lua_setfield(L, -2, wtlua_registries[k].dir);
+    }
     lua_pushliteral(L, WT_VERSION);
     lua_setfield(L, -2, "version");
     return 1;

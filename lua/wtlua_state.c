@@ -3,7 +3,6 @@
  * script directories, the one pcall path, and the public functions.
  */
 #include <dirent.h>
-#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,20 +249,31 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Runs every script of the directory sub once, in name order; a name in several
- * directories runs from the last one only. */
-static int load_all(wtlua *W, const char *sub, wt_err *e)
+const wtlua_registry wtlua_registries[WTLUA_NKINDS] = {
+    [WTLUA_COMMAND] = {WTLUA_COMMANDS, "commands"},
+    [WTLUA_POLICY] = {WTLUA_POLICIES, "policies"},
+    [WTLUA_STRATEGY] = {WTLUA_STRATEGIES, "strategies"},
+};
+
+/* What for_each_script does with one script: name is NAME of NAME.lua, path
+ * the file that wins (the last directory holding it). */
+typedef int (*script_fn)(wtlua *W, const char *name, const char *path, wt_err *e);
+
+/* Calls fn for every script of the kind's directory in name order, each name
+ * once, until one fails. */
+static int for_each_script(wtlua *W, wtlua_kind kind, script_fn fn, wt_err *e)
 {
-    char *names[256];
+    const char *sub = wtlua_registries[kind].dir;
+    char *names[WTLUA_MAX_NAMES];
     int n = 0, rc = WT_OK;
-    for (int i = 0; i < W->ndirs && n < 256; i++) {
+    for (int i = 0; i < W->ndirs && rc == WT_OK; i++) {
         char path[1200];
         snprintf(path, sizeof path, "%s/%s", W->dirs[i], sub);
         DIR *dir = opendir(path);
         if (!dir)
             continue;
         struct dirent *de;
-        while ((de = readdir(dir)) && n < 256) {
+        while (rc == WT_OK && (de = readdir(dir))) {
             size_t len = strlen(de->d_name);
             if (len < 5 || strcmp(de->d_name + len - 4, ".lua") || de->d_name[0] == '.')
                 continue;
@@ -272,31 +282,87 @@ static int load_all(wtlua *W, const char *sub, wt_err *e)
                 seen = strncmp(names[k], de->d_name, len - 4) == 0 && names[k][len - 4] == '\0';
             if (seen)
                 continue;
-            names[n] = strndup(de->d_name, len - 4);
-            if (!names[n]) {
-                closedir(dir);
+            if (n == WTLUA_MAX_NAMES)
+                rc = wt_fail(e, "%s: more than %d scripts in %s/", path, WTLUA_MAX_NAMES, sub);
+            else if (!(names[n++] = strndup(de->d_name, len - 4)))
                 rc = wt_oom(e, "script names");
-                goto out;
-            }
-            n++;
         }
         closedir(dir);
     }
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    if (rc == WT_OK)
+        qsort(names, (size_t)n, sizeof names[0], cmp_str);
     for (int k = 0; k < n && rc == WT_OK; k++) {
         char path[1200];
         wtlua_find_script(W, sub, names[k], path, sizeof path);
-        if (luaL_loadfilex(W->L, path, "t") != LUA_OK) {
-            rc = wt_fail(e, "%s", lua_tostring(W->L, -1));
-            lua_pop(W->L, 1);
-        } else {
-            rc = wtlua_pcall(W, 0, 0, e);
-        }
+        rc = fn(W, names[k], path, e);
     }
-out:
     for (int k = 0; k < n; k++)
         free(names[k]);
     return rc;
+}
+
+/* Runs a command or policy file, which registers what it defines. */
+static int run_script(wtlua *W, const char *name, const char *path, wt_err *e)
+{
+    (void)name;
+    if (luaL_loadfilex(W->L, path, "t") != LUA_OK) {
+        int rc = wt_fail(e, "%s", lua_tostring(W->L, -1));
+        lua_pop(W->L, 1);
+        return rc;
+    }
+    return wtlua_pcall(W, 0, 0, e);
+}
+
+/* A strategy file's help: the "--" lines that open it, without the dashes,
+ * the blank after them and the "NAME: " that starts the first, into buf[n]. */
+static void leading_comment(const char *path, const char *name, char *buf, size_t n)
+{
+    size_t used = 0, nlen = strlen(name);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f) && !strncmp(line, "--", 2)) {
+        const char *text = line + 2 + (line[2] == ' ');
+        if (used == 0 && !strncmp(text, name, nlen) && !strncmp(text + nlen, ": ", 2))
+            text += nlen + 2;
+        size_t len = strlen(text);
+        if (used + len >= n)
+            len = n - 1 - used;
+        memcpy(buf + used, text, len);
+        buf[used += len] = '\0';
+    }
+    fclose(f);
+    while (used > 0 && buf[used - 1] == '\n')
+        buf[--used] = '\0';
+}
+
+typedef struct strategy_entry {
+    const char *name, *help;
+} strategy_entry;
+
+static int register_strategy_thunk(lua_State *L)
+{
+    const strategy_entry *s = lua_touserdata(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_STRATEGIES);
+    lua_createtable(L, 0, 1);
+    lua_pushstring(L, s->help);
+    lua_setfield(L, -2, "help");
+    lua_setfield(L, -2, s->name);
+    return 0;
+}
+
+/* Strategies are registered by file name, not run: a script runs when a
+ * scenario uses it, against that scenario's layout and model. */
+static int register_strategy(wtlua *W, const char *name, const char *path, wt_err *e)
+{
+    char help[1024];
+    leading_comment(path, name, help, sizeof help);
+    strategy_entry s = {name, help};
+    lua_pushcfunction(W->L, register_strategy_thunk);
+    lua_pushlightuserdata(W->L, &s);
+    return wtlua_pcall(W, 1, 0, e);
 }
 
 /* Builds the state inside a protected call, so that running out of memory
@@ -313,10 +379,10 @@ static int setup(lua_State *L)
     lua_setglobal(L, "print");
     wtlua_open_types(L);
     wtlua_open_session(L);
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, WTLUA_POLICIES);
+    for (int k = 0; k < WTLUA_NKINDS; k++) {
+        lua_newtable(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, wtlua_registries[k].key);
+    }
     luaL_requiref(L, "wafertop", wtlua_open_module, 0);
     lua_setglobal(L, "wt");
     return 0;
@@ -352,9 +418,11 @@ int wtlua_new(wtlua **out, const wtlua_opts *o, wt_err *e)
     lua_pushcfunction(W->L, setup);
     int rc = wtlua_pcall(W, 0, 0, e);
     if (rc == WT_OK)
-        rc = load_all(W, "commands", e);
+        rc = for_each_script(W, WTLUA_COMMAND, run_script, e);
     if (rc == WT_OK)
-        rc = load_all(W, "policies", e);
+        rc = for_each_script(W, WTLUA_POLICY, run_script, e);
+    if (rc == WT_OK)
+        rc = for_each_script(W, WTLUA_STRATEGY, register_strategy, e);
     if (rc != WT_OK) {
         wtlua_free(W);
         return rc;
@@ -475,47 +543,36 @@ static int strategy_thunk(lua_State *L)
 
 int wtlua_strategy(wtlua *W, const char *name, const wafer *wf, const model *m, strategy *s, wt_err *e)
 {
-    char path[1200];
-    if (!wtlua_find_script(W, "strategies", name, path, sizeof path))
-        return wt_fail(e, "no strategy script '%s' (strategies/%s.lua in the script directories)", name, name);
+    char path[1200], list[512];
+    if (!wtlua_help(W, WTLUA_STRATEGY, name) || !wtlua_find_script(W, "strategies", name, path, sizeof path))
+        return wt_fail(e, "no strategy script '%s' (strategies: %s)", name,
+                       wtlua_name_list(W, WTLUA_STRATEGY, list, sizeof list));
     strategy_job job = {path, wf, m, s};
     lua_pushcfunction(W->L, strategy_thunk);
     lua_pushlightuserdata(W->L, &job);
     return wtlua_pcall(W, 1, 0, e);
 }
 
-int wtlua_policy_names(wtlua *W, const char **names, int max)
-{
-    return wtlua_names(W, WTLUA_POLICIES, names, max);
-}
-
 int wtlua_load_policy(wtlua *W, const char *name_or_path, char *name, size_t n, wt_err *e)
 {
-    lua_State *L = W->L;
-    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_POLICIES);
-    int known = lua_getfield(L, -1, name_or_path) == LUA_TTABLE;
-    lua_pop(L, 2);
-    if (known) {
+    if (wtlua_help(W, WTLUA_POLICY, name_or_path)) {
         snprintf(name, n, "%s", name_or_path);
         return WT_OK;
     }
     if (!strchr(name_or_path, '/') && !strstr(name_or_path, ".lua")) {
-        const char *names[64];
-        char list[512] = "";
-        int k = wtlua_policy_names(W, names, 64);
-        for (int i = 0; i < k; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
-        return wt_fail(e, "unknown policy '%s' (policies: %s; or a .lua file)", name_or_path, list);
+        char list[512];
+        return wt_fail(e, "unknown policy '%s' (policies: %s; or a .lua file)", name_or_path,
+                       wtlua_name_list(W, WTLUA_POLICY, list, sizeof list));
     }
     /* a file: whatever it registers that was not there before */
-    const char *before[64];
-    int nb = wtlua_policy_names(W, before, 64);
-    char *kept[64];
+    const char *before[WTLUA_MAX_NAMES];
+    int nb = wtlua_names(W, WTLUA_POLICY, before, WTLUA_MAX_NAMES);
+    char *kept[WTLUA_MAX_NAMES];
     for (int i = 0; i < nb; i++)
         kept[i] = strdup(before[i]);
     int rc = wtlua_run_file(W, name_or_path, 0, NULL, e);
-    const char *after[64];
-    int na = rc == WT_OK ? wtlua_policy_names(W, after, 64) : 0, found = 0;
+    const char *after[WTLUA_MAX_NAMES];
+    int na = rc == WT_OK ? wtlua_names(W, WTLUA_POLICY, after, WTLUA_MAX_NAMES) : 0, found = 0;
     for (int i = 0; i < na; i++) {
         int old = 0;
         for (int j = 0; j < nb; j++)
@@ -602,30 +659,26 @@ int wtlua_policy_step(wtlua *W, const char *name, session *S, const sim_result *
     return rc;
 }
 
-const char *wtlua_command_help(wtlua *W, const char *name)
+const char *wtlua_help(wtlua *W, wtlua_kind kind, const char *name)
 {
     lua_State *L = W->L;
     const char *help = NULL;
-    lua_getfield(L, LUA_REGISTRYINDEX, WTLUA_COMMANDS);
+    lua_getfield(L, LUA_REGISTRYINDEX, wtlua_registries[kind].key);
     if (lua_getfield(L, -1, name) == LUA_TTABLE) {
         lua_getfield(L, -1, "help");
-        help = lua_tostring(L, -1); /* the string stays in the command's table */
+        /* the string stays referenced by the entry */
+        help = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
         lua_pop(L, 1);
     }
     lua_pop(L, 2);
     return help;
 }
 
-int wtlua_command_names(wtlua *W, const char **names, int max)
-{
-    return wtlua_names(W, WTLUA_COMMANDS, names, max);
-}
-
-int wtlua_names(wtlua *W, const char *registry_key, const char **names, int max)
+int wtlua_names(wtlua *W, wtlua_kind kind, const char **names, int max)
 {
     lua_State *L = W->L;
     int n = 0;
-    lua_getfield(L, LUA_REGISTRYINDEX, registry_key);
+    lua_getfield(L, LUA_REGISTRYINDEX, wtlua_registries[kind].key);
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         lua_pop(L, 1);
@@ -635,4 +688,17 @@ int wtlua_names(wtlua *W, const char *registry_key, const char **names, int max)
     lua_pop(L, 1);
     qsort(names, (size_t)n, sizeof names[0], cmp_str);
     return n;
+}
+
+const char *wtlua_name_list(wtlua *W, wtlua_kind kind, char *buf, size_t n)
+{
+    const char *names[WTLUA_MAX_NAMES];
+    int k = wtlua_names(W, kind, names, WTLUA_MAX_NAMES);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < k && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", names[i]);
+    if (k == 0)
+        snprintf(buf, n, "none");
+    return buf;
 }

@@ -23,6 +23,14 @@ expect_bad() {
     grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
 }
 
+# stock KIND: the names of the stock scripts of KIND (commands, policies,
+# strategies), from the files in lua/KIND as they are now
+stock() {
+    for f in lua/"$1"/*.lua; do
+        [ -e "$f" ] && printf '%s ' "$(basename "$f" .lua)"
+    done
+}
+
 finish() {
     if [ $failures -ne 0 ]; then
         echo "$1: $failures failure(s)"

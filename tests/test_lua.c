@@ -1,12 +1,14 @@
 /* The Lua binding driven from C (lua/wtlua.h): results equal the engine's,
  * errors carry file:line, the sandbox, the budget and the memory cap hold,
  * and the state keeps working after a script fails. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -37,10 +39,11 @@ typedef struct fixture {
     wtlua *L;
 } fixture;
 
-static wtlua *new_state(fixture *f, double budget, size_t mem, int unsafe)
+/* A state on the built-in scripts, and user_dir's when it is not NULL. */
+static wtlua *new_state(fixture *f, double budget, size_t mem, int unsafe, const char *user_dir)
 {
-    wtlua_opts o = {.root = ".", .budget = budget, .mem_cap = mem, .unsafe = unsafe, .out = capture_out,
-                    .out_ud = &f->out};
+    wtlua_opts o = {.root = ".", .user_dir = user_dir, .budget = budget, .mem_cap = mem, .unsafe = unsafe,
+                    .out = capture_out, .out_ud = &f->out};
     wt_err e;
     wtlua *L;
     if (wtlua_new(&L, &o, &e) != WT_OK)
@@ -53,7 +56,7 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     strcpy(f->dir, "/tmp/wt_test_lua_XXXXXX");
     assert_non_null(mkdtemp(f->dir));
-    f->L = new_state(f, 0, 0, 0);
+    f->L = new_state(f, 0, 0, 0, NULL);
     *state = f;
     return 0;
 }
@@ -150,7 +153,7 @@ static void test_errors_have_file_line(void **state)
 static void test_budget(void **state)
 {
     fixture *f = *state;
-    wtlua *L = new_state(f, 1e6, 0, 0);
+    wtlua *L = new_state(f, 1e6, 0, 0, NULL);
     assert_non_null(strstr(run_bad(f, L, "spin", "while true do end\n"), "instruction budget of 1000000 exceeded"));
     assert_non_null(strstr(run_bad(f, L, "swallow", "while true do pcall(function() while true do end end) end\n"),
                            "instruction budget"));
@@ -165,7 +168,7 @@ static void test_budget(void **state)
 static void test_memory_cap(void **state)
 {
     fixture *f = *state;
-    wtlua *L = new_state(f, 0, 32u << 20, 0);
+    wtlua *L = new_state(f, 0, 32u << 20, 0, NULL);
     assert_non_null(strstr(run_bad(f, L, "hog", "local s = string.rep('x', 1 << 30)\n"),
                            "memory cap of 32 MiB exceeded"));
     assert_non_null(strstr(run_bad(f, L, "grow", "local t = {}\nfor i = 1, 1e9 do t[i] = {i} end\n"),
@@ -192,22 +195,98 @@ static void test_sandbox(void **state)
     f->out.len = 0;
     run_ok(f, f->L, "text", "print(load('return 1 + 1')(), load('return x', 'c', 't', {x = 7})())\n");
     assert_string_equal(f->out.buf, "2\t7\n");
-    wtlua *U = new_state(f, 0, 0, 1);
+    wtlua *U = new_state(f, 0, 0, 1, NULL);
     run_ok(f, U, "unsafe", "assert(os.time() > 0)\nassert(io.open)\n");
     wtlua_free(U);
 }
 
-/* A command runs on a result handed over from C; the stock ones exist. */
+/* The stock scripts of a kind: NAME of every lua/DIR/NAME.lua, read when the
+ * test runs, so that a new file is checked and a removed one is not. */
+static int stock_names(const char *dir, char names[][64], int max)
+{
+    char path[64];
+    snprintf(path, sizeof path, "lua/%s", dir);
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len > 4 && !strcmp(de->d_name + len - 4, ".lua") && de->d_name[0] != '.') {
+            assert_true(n < max && len - 4 < 64);
+            snprintf(names[n++], 64, "%.*s", (int)(len - 4), de->d_name);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* The script directory of each kind. */
+static const char *const kind_dirs[] = {[WTLUA_COMMAND] = "commands", [WTLUA_POLICY] = "policies",
+                                        [WTLUA_STRATEGY] = "strategies"};
+
+/* Every stock script of every kind is registered, with its help, in sorted
+ * order among whatever else is there. */
+static void check_registries(wtlua *L)
+{
+    for (int k = 0; k < WTLUA_NKINDS; k++) {
+        char stock[64][64];
+        int ns = stock_names(kind_dirs[k], stock, 64);
+        assert_true(ns > 0);
+        const char *names[WTLUA_MAX_NAMES];
+        int n = wtlua_names(L, (wtlua_kind)k, names, WTLUA_MAX_NAMES);
+        for (int i = 1; i < n; i++)
+            assert_true(strcmp(names[i - 1], names[i]) < 0);
+        char list[2048];
+        wtlua_name_list(L, (wtlua_kind)k, list, sizeof list);
+        for (int s = 0; s < ns; s++) {
+            int found = 0;
+            for (int i = 0; i < n; i++)
+                found |= !strcmp(names[i], stock[s]);
+            if (!found || !wtlua_help(L, (wtlua_kind)k, stock[s]) || !*wtlua_help(L, (wtlua_kind)k, stock[s]))
+                fail_msg("%s/%s.lua is not registered with a help text (registered: %s)", kind_dirs[k], stock[s],
+                         list);
+        }
+        assert_null(wtlua_help(L, (wtlua_kind)k, "nope"));
+    }
+}
+
+static void test_registries(void **state)
+{
+    fixture *f = *state;
+    check_registries(f->L);
+    assert_non_null(strstr(wtlua_help(f->L, WTLUA_COMMAND, "link_util"), "--group WxH"));
+
+    /* a user directory adds to every registry without hiding the stock ones */
+    char sub[128];
+    for (int k = 0; k < WTLUA_NKINDS; k++) {
+        snprintf(sub, sizeof sub, "%s/%s", f->dir, kind_dirs[k]);
+        assert_int_equal(mkdir(sub, 0700), 0);
+    }
+    script(f, "commands/mine", "wt.command('mine', function() end, 'mine [--x N]\\n  a test command')\n");
+    script(f, "policies/calm", "wt.policy('calm', {help = 'does nothing', on_step = function() end})\n");
+    script(f, "strategies/mine", "-- mine: all data parallel.\n-- Nothing else.\nreturn 'DP8'\n");
+    wtlua *U = new_state(f, 0, 0, 0, f->dir);
+    check_registries(U);
+    assert_string_equal(wtlua_help(U, WTLUA_COMMAND, "mine"), "mine [--x N]\n  a test command");
+    assert_string_equal(wtlua_help(U, WTLUA_POLICY, "calm"), "does nothing");
+    assert_string_equal(wtlua_help(U, WTLUA_STRATEGY, "mine"), "all data parallel.\nNothing else.");
+    f->out.len = 0;
+    run_ok(f, U, "list", /* wt.commands() and the others read the same registries */
+           "for _, kind in ipairs{'commands', 'policies', 'strategies'} do\n"
+           "  for _, e in ipairs(wt[kind]()) do if e.name == 'mine' or e.name == 'calm' then\n"
+           "    print(kind, e.name, e.help) end end\n"
+           "end\n");
+    assert_string_equal(f->out.buf, "commands\tmine\tmine [--x N]\n  a test command\n"
+                                    "policies\tcalm\tdoes nothing\n"
+                                    "strategies\tmine\tall data parallel.\nNothing else.\n");
+    wtlua_free(U);
+}
+
+/* A command runs on a result handed over from C. */
 static void test_run_command(void **state)
 {
     fixture *f = *state;
-    const char *names[16];
-    int n = wtlua_command_names(f->L, names, 16);
-    assert_int_equal(n, 6);
-    assert_string_equal(names[0], "help");
-    assert_string_equal(names[2], "link_util");
-    assert_non_null(strstr(wtlua_command_help(f->L, "link_util"), "--group WxH"));
-    assert_null(wtlua_command_help(f->L, "nope"));
 
     wafer wf;
     model m;
@@ -233,7 +312,7 @@ static void test_run_command(void **state)
     assert_non_null(strstr(e.msg, "link_util: --top takes a number, not 'many'"));
     /* the state collects the results before their wafer goes */
     wtlua_free(f->L);
-    f->L = new_state(f, 0, 0, 0);
+    f->L = new_state(f, 0, 0, 0, NULL);
     wafer_free(&wf);
 }
 
@@ -255,8 +334,15 @@ static void test_strategies(void **state)
     strategy_defaults(&s);
     assert_int_equal(wtlua_strategy(f->L, "deepspeed3d", &wf, &m, &s, &e), WT_OK);
     assert_true(s.dp == 8 && s.tp == 8 && s.pp == 4 && s.dp_given);
+    /* an unknown name lists the strategies there are */
     assert_int_equal(wtlua_strategy(f->L, "nope", &wf, &m, &s, &e), WT_EINPUT);
-    assert_string_equal(e.msg, "no strategy script 'nope' (strategies/nope.lua in the script directories)");
+    char list[512], want[600];
+    snprintf(want, sizeof want, "no strategy script 'nope' (strategies: %s)",
+             wtlua_name_list(f->L, WTLUA_STRATEGY, list, sizeof list));
+    assert_string_equal(e.msg, want);
+    assert_non_null(strstr(e.msg, "megatron"));
+    /* and so does a path, which is not a name */
+    assert_int_equal(wtlua_strategy(f->L, "../strategies/megatron", &wf, &m, &s, &e), WT_EINPUT);
     wafer_free(&wf);
 }
 
@@ -328,6 +414,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strategies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_policy_objects_end_with_hook, setup, teardown),

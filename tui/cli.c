@@ -438,7 +438,7 @@ const char *cli_search_help(void)
 const char *cli_tune_help(void)
 {
     return "Session:\n"
-           "  --policy NAME|FILE      a policy (shrink_groups, inject_delay, reroute, priority) or a .lua file\n"
+           "  --policy NAME|FILE      a policy (Policies below) or a .lua file that registers one\n"
            "  --steps N               steps to run (default 10)\n"
            "  --seed S                the random sequence (default 1)\n"
            "  --jitter X              each unit's compute scaled within +-X every step (default 0)\n"
@@ -460,4 +460,43 @@ const char *cli_lua_help(void)
            "  --unsafe-lua           allow io, os, debug and binary chunks\n"
            "  --lua-budget N         instructions per call (default 1e8)\n"
            "  --lua-mem SIZE         memory cap of the Lua state (default 256MiB)\n";
+}
+
+/* The line of a help text that says what a script does: a command's help
+ * is its usage line, then indented lines that describe it; other help is
+ * the description alone. */
+static const char *summary(const char *help)
+{
+    const char *indented = strstr(help, "\n ");
+    return indented ? indented + 1 + strspn(indented + 1, " ") : help;
+}
+
+int cli_print_scripts(FILE *f, wtlua *L, const wtlua_opts *lo, unsigned kinds, wt_err *e)
+{
+    static const char *const heading[WTLUA_NKINDS] = {
+        [WTLUA_COMMAND] = "Lua commands (wafertop cmd NAME, :NAME on the screen; NAME --help for flags)",
+        [WTLUA_POLICY] = "Policies (--policy NAME, :policy NAME on the screen)",
+        [WTLUA_STRATEGY] = "Lua strategies (--strategy lua:NAME)",
+    };
+    wtlua *own = NULL;
+    int rc = L ? WT_OK : wtlua_new(&own, lo, e);
+    if (rc != WT_OK)
+        return rc;
+    if (!L)
+        L = own;
+    for (int k = 0; k < WTLUA_NKINDS; k++) {
+        if (!(kinds & CLI_SCRIPTS(k)))
+            continue;
+        const char *names[WTLUA_MAX_NAMES];
+        int n = wtlua_names(L, (wtlua_kind)k, names, WTLUA_MAX_NAMES);
+        fprintf(f, "\n%s:\n", heading[k]);
+        for (int i = 0; i < n; i++) {
+            const char *line = summary(wtlua_help(L, (wtlua_kind)k, names[i]));
+            fprintf(f, "  %-14s %.*s\n", names[i], (int)strcspn(line, "\n"), line);
+        }
+        if (n == 0)
+            fprintf(f, "  none (is %s/lua installed?)\n", lo->root ? lo->root : ".");
+    }
+    wtlua_free(own);
+    return WT_OK;
 }

@@ -9,6 +9,8 @@
 #ifndef WT_CLI_H
 #define WT_CLI_H
 
+#include <stdio.h>
+
 #include "err.h"
 #include "model.h"
 #include "search.h"
@@ -87,6 +89,16 @@ int cli_load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model
 /* The search options of o (--fix, --only, --objective, --top, --jobs,
  * --exhaustive, --allow-idle), with the baselines on and a thread per core. */
 int cli_search_opts(const cli_opts *o, search_opts *so, wt_err *e);
+
+/* The bit of a wtlua_kind for cli_print_scripts. */
+#define CLI_SCRIPTS(kind) (1u << (kind))
+
+/* For --help: prints the registered commands, policies or strategies (a
+ * CLI_SCRIPTS bit per kind) of L, or of a state made from lo when L is NULL
+ * (so --lua-path scripts show), each under a heading, one a line: the name
+ * and what it does (a command's first indented help line, else the first).
+ * Fails only when the scripts do not load. */
+int cli_print_scripts(FILE *f, wtlua *L, const wtlua_opts *lo, unsigned kinds, wt_err *e);
 
 /* The help text of the scenario flags, built into buf (CLI_HELP_MAX bytes
  * hold it) with the values of each option from its table; returns buf. */

@@ -108,9 +108,10 @@ int cmd_tune(int argc, char **argv, const char *root)
                "       [--scenario FILE] [scenario options] [--format table|csv|json]\n"
                "Runs the scenario step by step; the policy acts between steps.\n\n%s%s%s",
                cli_tune_help(), cli_scenario_help(help, sizeof help), cli_lua_help());
+        rc = cli_print_scripts(stdout, NULL, &o.lua, CLI_SCRIPTS(WTLUA_POLICY) | CLI_SCRIPTS(WTLUA_STRATEGY), &e);
         free(args);
         free(sf);
-        return 0;
+        return cmd_exit(rc, &e);
     }
     wtlua *L = NULL;
     wafer wf;

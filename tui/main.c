@@ -73,7 +73,7 @@ static int run_eval(int argc, char **argv, const char *root)
         printf("usage: wafertop eval [options] [--format table|json|csv]\n"
                "Simulates one training step and prints its figures.\n\n%s%s",
                cli_scenario_help(help, sizeof help), cli_lua_help());
-        return 0;
+        return cmd_exit(cli_print_scripts(stdout, NULL, &sc.o.lua, CLI_SCRIPTS(WTLUA_STRATEGY), &e), &e);
     }
     if (rc == WT_OK)
         rc = evaluate(&sc, root, &e);
@@ -100,7 +100,7 @@ static int run_links(int argc, char **argv, const char *root)
                "One row per directed link: x,y,dir,bytes,busy_s,util over the step (or one phase).\n"
                "dir is where the bytes go from unit x,y: E (x+1), W (x-1), N (y-1), S (y+1).\n\n%s%s",
                cli_scenario_help(help, sizeof help), cli_lua_help());
-        return 0;
+        return cmd_exit(cli_print_scripts(stdout, NULL, &sc.o.lua, CLI_SCRIPTS(WTLUA_STRATEGY), &e), &e);
     }
     if (rc == WT_OK)
         rc = evaluate(&sc, root, &e);
@@ -140,19 +140,14 @@ static int run_script(int argc, char **argv, const char *root)
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
-static void cmd_usage(wtlua *L)
+static int cmd_usage(const scenario *sc, wt_err *e)
 {
-    printf("usage: wafertop cmd NAME [args...] [scenario options]\n"
-           "Evaluates the scenario, then runs the Lua command NAME on the result.\n\nCommands:\n");
-    const char *names[64];
-    int n = L ? wtlua_command_names(L, names, 64) : 0;
-    for (int i = 0; i < n; i++) {
-        const char *help = wtlua_command_help(L, names[i]);
-        printf("  %-12s %.*s\n", names[i], (int)strcspn(help ? help : "", "\n"), help ? help : "");
-    }
     char help[CLI_HELP_MAX];
-    printf("\n  wafertop cmd NAME --help   the command's own options\n\n%s%s", cli_scenario_help(help, sizeof help),
-           cli_lua_help());
+    printf("usage: wafertop cmd NAME [args...] [scenario options]\n"
+           "Evaluates the scenario, then runs the Lua command NAME on the result.\n\n%s%s",
+           cli_scenario_help(help, sizeof help), cli_lua_help());
+    return cli_print_scripts(stdout, sc->lua, &sc->o.lua, CLI_SCRIPTS(WTLUA_COMMAND) | CLI_SCRIPTS(WTLUA_STRATEGY),
+                             e);
 }
 
 static int run_cmd(int argc, char **argv, const char *root)
@@ -164,22 +159,20 @@ static int run_cmd(int argc, char **argv, const char *root)
     if (rc == WT_OK)
         rc = wtlua_new(&sc.lua, &sc.o.lua, &e);
     if (rc == WT_OK && (!name || sc.o.help)) {
-        const char *help = name ? wtlua_command_help(sc.lua, name) : NULL;
+        const char *help = name ? wtlua_help(sc.lua, WTLUA_COMMAND, name) : NULL;
         if (help)
             printf("%s\n", help);
         else
-            cmd_usage(sc.lua);
+            rc = cmd_usage(&sc, &e);
         scenario_free(&sc);
-        return name || sc.o.help ? 0 : 2;
+        return rc != WT_OK ? cmd_exit(rc, &e) : name || sc.o.help ? 0 : 2;
     }
-    if (rc == WT_OK && !wtlua_command_help(sc.lua, name)) {
-        const char *names[64];
-        char list[1024] = "";
-        int n = wtlua_command_names(sc.lua, names, 64);
-        for (int i = 0; i < n; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
-        if (n)
-            rc = wt_fail(&e, "unknown command '%s' (commands: %s)", name, list);
+    if (rc == WT_OK && !wtlua_help(sc.lua, WTLUA_COMMAND, name)) {
+        const char *first;
+        char list[1024];
+        if (wtlua_names(sc.lua, WTLUA_COMMAND, &first, 1))
+            rc = wt_fail(&e, "unknown command '%s' (commands: %s)", name,
+                         wtlua_name_list(sc.lua, WTLUA_COMMAND, list, sizeof list));
         else
             rc = wt_fail(&e, "unknown command '%s': no Lua commands found (is %s/lua installed?)", name, root);
     }
@@ -264,8 +257,7 @@ static const command commands[] = {
     {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
     {"tune", "tune [options]            run steps with a policy acting between them", cmd_tune},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
-    {"cmd", "cmd NAME [args] [options] run a Lua command (link_util, hot_links, ...) on a scenario",
-     run_cmd},
+    {"cmd", "cmd NAME [args] [options] run a Lua command on a scenario (cmd --help lists them)", run_cmd},
 };
 
 static void usage(FILE *f)

@@ -192,6 +192,8 @@ int cmd_ui(int argc, char **argv, const char *root)
                "Opens the live screen: the mesh heatmap, the figures, the phase timeline; ? lists the keys.\n\n"
                "%s%s%s%s",
                cli_ui_help(), cli_scenario_help(help, sizeof help), cli_tune_help(), cli_lua_help());
+        unsigned kinds = CLI_SCRIPTS(WTLUA_COMMAND) | CLI_SCRIPTS(WTLUA_POLICY) | CLI_SCRIPTS(WTLUA_STRATEGY);
+        rc = cli_print_scripts(stdout, NULL, &u->o.lua, kinds, &e);
         goto out;
     }
     if (rc == WT_OK) {

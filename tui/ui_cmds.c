@@ -194,7 +194,7 @@ static int run(ui *u, int argc, char **argv, wt_err *e)
             u->step_wanted = 1; /* show the change now */
         return rc;
     }
-    if (u->L && wtlua_command_help(u->L, argv[0])) {
+    if (u->L && wtlua_help(u->L, WTLUA_COMMAND, argv[0])) {
         int rc = run_lua(u, argc, argv, e);
         if (rc == WT_OK && !strcmp(argv[0], "help")) {
             ui_print(u, "screen commands:");
@@ -266,11 +266,11 @@ int ui_complete_words(void *ud, const char *cmd, const char **words, int max)
         for (size_t i = 0; i < NCMDS && n < max; i++)
             words[n++] = cmds[i].name;
         if (u->L)
-            n += wtlua_command_names(u->L, words + n, max - n);
+            n += wtlua_names(u->L, WTLUA_COMMAND, words + n, max - n);
         return n;
     }
     if (!strcmp(cmd, "policy")) {
-        n = u->L ? wtlua_policy_names(u->L, words, max - 1) : 0;
+        n = u->L ? wtlua_names(u->L, WTLUA_POLICY, words, max - 1) : 0;
         words[n++] = "off";
         return n;
     }
@@ -280,5 +280,5 @@ int ui_complete_words(void *ud, const char *cmd, const char **words, int max)
     }
     if (!strcmp(cmd, "search"))
         return flags_of(u, cli_search_help(), words, 0, max);
-    return u->L ? flags_of(u, wtlua_command_help(u->L, cmd), words, 0, max) : 0;
+    return u->L ? flags_of(u, wtlua_help(u->L, WTLUA_COMMAND, cmd), words, 0, max) : 0;
 }

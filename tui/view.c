@@ -32,7 +32,7 @@ const char *const view_help_lines[] = {
     "  ? F1            this help",
     "  q F10           quit",
     "commands",
-    "  link_util hot_links units memory phases help   (the Lua commands, with their flags)",
+    "  help [NAME]            the Lua commands and their flags (Tab completes the names)",
     "  strategy S [--opt V]   layout NAME [S]   model NAME [S]",
     "  policy NAME|off        search [--fix ..] [--only ..] | search stop",
     "  fail x,y[,DIR]         repair            save FILE         quit",

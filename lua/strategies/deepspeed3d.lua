@@ -1,6 +1,7 @@
--- deepspeed3d: DeepSpeed's 3-D parallelism, (DP, TP, SP, PP, TATP) =
--- (8, 8, 1, 4, 1), placed row by row. Where that does not fit the live units,
--- the model or the batch, DP halves first, then PP, then TP, until it does.
+-- deepspeed3d: DeepSpeed's 3-D parallelism DP8,TP8,PP4, shrunk until it fits.
+-- (DP, TP, SP, PP, TATP) = (8, 8, 1, 4, 1), placed row by row. Where that
+-- does not fit the live units, the model or the batch, DP halves first, then
+-- PP, then TP, until it does.
 return function(layout, model)
   local dp, tp, pp = 8, 8, 4
   local function fits()

@@ -43,12 +43,30 @@ check.raises(function() wt.eval{colour = 1} end, "unknown field 'colour'", "eval
 local hot = wt.eval{strategy = "DP256"}:hot_links(0)
 for i = 2, #hot do assert(hot[i - 1].util >= hot[i].util, "hot_links order") end
 
--- registries
-local names = {}
-for _, c in ipairs(wt.commands()) do names[#names + 1] = c.name end
-check.eq(table.concat(names, " "), "help hot_links link_util memory phases units", "stock commands")
+-- registries: arg[1..3] are the stock commands, policies and strategies (the
+-- file names in lua/commands, lua/policies, lua/strategies, as e2e_lua.sh
+-- lists them when it runs): each is registered, among whatever else is there
+local function registered(kind)
+  local names, list = {}, wt[kind]()
+  for i, e in ipairs(list) do
+    check.eq(type(e.help), "string", kind .. " " .. e.name .. " help")
+    assert(i == 1 or list[i - 1].name < e.name, kind .. " sorted")
+    names[e.name] = e.help
+  end
+  return names
+end
+for i, kind in ipairs({"commands", "policies", "strategies"}) do
+  local names, stock = registered(kind), 0
+  for name in (arg[i] or ""):gmatch("%S+") do
+    stock = stock + 1
+    assert(names[name], kind .. ": stock " .. name .. " is not registered")
+  end
+  assert(stock > 0, "no stock " .. kind .. " given as arg[" .. i .. "]")
+end
 wt.command("mine", function() end, "mine: a test command")
-wt.policy("calm", {on_step = function() end})
-check.eq(wt.policies()[1], "calm", "policy registered")
+check.eq(registered("commands").mine, "mine: a test command", "command registered")
+wt.policy("calm", {on_step = function() end, help = "keeps still"})
+check.eq(registered("policies").calm, "keeps still", "policy registered")
+check.raises(function() wt.policy("bad", {help = 1}) end, "help must be a string", "policy help")
 check.raises(function() wt.policy("bad", {on_tick = print}) end, "unknown hook 'on_tick'", "policy hook")
 check.done("module")
