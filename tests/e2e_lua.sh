@@ -67,9 +67,11 @@ echo "$out" | grep -q 'by 4x4 tile' || fail "link_util table: $out"
 "$bin" cmd units --sort memory --top 3 | grep -q 'top 3 by memory' || fail "cmd units"
 "$bin" cmd memory | grep -q '^fullest unit' || fail "cmd memory"
 "$bin" cmd phases | grep -q 'dp.allreduce' || fail "cmd phases"
-"$bin" cmd help | grep -q '^link_util' || fail "cmd help"
+"$bin" cmd help >"$tmp/help" || fail "cmd help"
+names_stock commands "$tmp/help" "cmd help"
 "$bin" cmd link_util --help | grep -q -- '--group WxH' || fail "cmd NAME --help"
-expect_bad "unknown command 'nope' (commands: help, hot_links, link_util, memory, phases, units)" cmd nope
+expect_bad "^unknown command 'nope' (commands: [a-z0-9_, ]*)$" cmd nope
+names_stock commands "$tmp/err" "the unknown command's error"
 expect_bad "link_util: unknown flag '--bogus'" cmd link_util --bogus 1
 
 # strategies in Lua, usable as --strategy lua:NAME
@@ -82,7 +84,17 @@ expect_bad "link_util: unknown flag '--bogus'" cmd link_util --bogus 1
 temp=$("$bin" eval --strategy lua:temp --format json | grep -o '"strategy":{[^}]*}' | head -1)
 best=$("$bin" search --quiet --fix microbatch=1 --top 1 --format json | grep -o '"strategy":{[^}]*}' | head -1)
 [ -n "$temp" ] && [ "$temp" = "$best" ] || fail "lua:temp is not the search's best: $temp vs $best"
-expect_bad "^--strategy: no strategy script 'nope'" eval --strategy lua:nope
+expect_bad "^--strategy: no strategy script 'nope' (strategies: [a-z0-9_, ]*)$" eval --strategy lua:nope
+names_stock strategies "$tmp/err" "the unknown strategy's error"
+
+# --help lists what the script directories hold
+expect_ok cmd --help
+names_stock commands "$tmp/out" "cmd --help"
+names_stock strategies "$tmp/out" "cmd --help"
+expect_ok eval --help
+names_stock strategies "$tmp/out" "eval --help"
+expect_ok tune --help
+names_stock policies "$tmp/out" "tune --help"
 
 # a user directory overrides a built-in script of the same name
 mkdir -p "$tmp/user/commands" "$tmp/user/strategies"
@@ -91,6 +103,21 @@ printf 'return "TATP8"\n' >"$tmp/user/strategies/megatron.lua"
 [ "$("$bin" cmd help --lua-path "$tmp/user")" = "my help" ] || fail "--lua-path command override"
 "$bin" eval --lua-path "$tmp/user" --strategy lua:megatron --format json | grep -q '"tatp":8' \
     || fail "--lua-path strategy override"
+# and a user's own command, policy and strategy join the stock ones
+mkdir -p "$tmp/user/policies"
+printf 'wt.command("mine", function() wt.print("mine ran") end, "mine\\n  my own command")\n' \
+    >"$tmp/user/commands/mine.lua"
+printf 'wt.policy("calm", {help = "does nothing"})\n' >"$tmp/user/policies/calm.lua"
+printf -- '-- slow: everything on one unit.\nreturn "DP1"\n' >"$tmp/user/strategies/slow.lua"
+[ "$("$bin" cmd mine --lua-path "$tmp/user")" = "mine ran" ] || fail "a user command"
+expect_bad "^unknown command 'nope' (commands: .*mine" cmd nope --lua-path "$tmp/user"
+names_stock commands "$tmp/err" "the unknown command's error with a user command"
+expect_ok ui --help --lua-path "$tmp/user"
+grep -q '^  mine  *my own command$' "$tmp/out" || fail "ui --help lacks the user's command: $(cat "$tmp/out")"
+grep -q '^  calm  *does nothing$' "$tmp/out" || fail "ui --help lacks the user's policy"
+grep -q '^  slow  *everything on one unit.$' "$tmp/out" || fail "ui --help lacks the user's strategy"
+for kind in commands policies strategies; do names_stock $kind "$tmp/out" "ui --help with user scripts"; done
+
 printf 'wt.command("broken", function() end\n' >"$tmp/user/commands/broken.lua"
 expect_bad "$tmp/user/commands/broken.lua:2: ')' expected" cmd help --lua-path "$tmp/user"
 

@@ -63,7 +63,8 @@ grep -q 'step failed: .*needs 256 units but the layout has 255 live units' "$tmp
     || fail "a fault under a strategy that needs every unit: $(cat "$tmp/out")"
 
 # refusals
-expect_bad "^unknown policy 'nope' (policies: inject_delay, priority, reroute, shrink_groups" tune --policy nope
+expect_bad "^unknown policy 'nope' (policies: [a-z0-9_, ]*; or a .lua file)$" tune --policy nope
+names_stock policies "$tmp/err" "the unknown policy's error"
 expect_bad "^--steps: '0' is not a positive whole number" tune --steps 0
 expect_bad "^--jitter: '2' is not a number from 0 to 0.99" tune --jitter 2
 expect_bad "^--straggler: " tune --straggler -1

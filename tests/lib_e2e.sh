@@ -31,6 +31,15 @@ stock() {
     done
 }
 
+# names_stock KIND FILE WHAT: FILE names every stock script of KIND (and may
+# name more: a user's own scripts do not matter)
+names_stock() {
+    [ -n "$(stock "$1")" ] || fail "$3: no stock $1 in lua/$1"
+    for name in $(stock "$1"); do
+        grep -qw -- "$name" "$2" || fail "$3 does not name the stock $1 '$name': $(cat "$2")"
+    done
+}
+
 finish() {
     if [ $failures -ne 0 ]; then
         echo "$1: $failures failure(s)"
