@@ -11,11 +11,17 @@ trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 
 cap() { T capture-pane -p -t ui 2>/dev/null; }
 
-# wait_for PATTERN WHAT: until the pane shows PATTERN (a fixed string), at most 30 s
+# The pane without what the test typed: the command line and the output
+# pane's echo of every command start with ':' (after the pane's margin), so
+# text the test typed cannot answer for what the program showed.
+shown() { cap | grep -v '^ *:'; }
+
+# wait_for PATTERN WHAT: until the pane shows PATTERN (a fixed string) outside
+# the command line and the echoes of commands, at most 30 s
 wait_for() {
     i=0
     while [ $i -lt 300 ]; do
-        cap | grep -qF -- "$1" && return 0
+        shown | grep -qF -- "$1" && return 0
         sleep 0.1
         i=$((i + 1))
     done
@@ -125,6 +131,12 @@ keys ':' 'link_u' Tab '--gr' Tab
 wait_last ":link_util --group *" "Tab completion"
 keys Escape
 wait_last "[^:].*" "Esc cancels the command line"
+# on an empty line it lists every command: the stock ones and the user's
+keys ':' Tab
+wait_last ":  .* broken .*" "Tab lists the user's command"
+cap | tail -n 1 >"$tmp/tab"
+names_stock commands "$tmp/tab" "Tab on an empty command line"
+keys Escape
 
 # --- help overlay, closed by any key
 keys '?'
@@ -142,9 +154,15 @@ wait_for "figures" "resize back to 120x40"
 # --- a Lua error: the status line names file:line, the program keeps running
 keys ':' 'broken' Enter
 wait_for "broken.lua:3:" "Lua error in a command"
-keys ':' 'hot_links --top 3' Enter
-wait_for ":hot_links --top 3" "a command after the Lua error"
+keys ':' 'hot_links --threshold 0.1' Enter
+wait_for "12 links at or above 10.0%" "a command after the Lua error"
+cap | grep -qE '^ link +util +bytes +busy$' || fail "hot_links shows no table: $(cap | tail -n 12)"
 [ -s "$tmp/rc" ] && fail "the program ended after a Lua error"
+
+# --- a flag the command does not have: its error in the status line and the pane
+keys ':' 'hot_links --top 3' Enter
+wait_last "hot_links: unknown flag '--top' (flags: --threshold)" ":hot_links with an unknown flag"
+wait_for "hot_links: unknown flag '--top'" "the unknown flag's error in the output pane"
 
 # --- bad commands: one line in the status, the screen goes on
 keys ':' 'fail 99,99' Enter
@@ -156,7 +174,7 @@ wait_for "save: cannot write beside /nonexistent-dir/x.yaml" ":save where it can
 keys ':' 'strategy TP3' Enter
 wait_for "TP 3 must divide" ":strategy that does not fit the model"
 keys ':' 'policy nosuch_policy' Enter
-wait_for "nosuch_policy" ":policy unknown"
+wait_last "unknown policy 'nosuch_policy' (policies: .*; or a .lua file)" ":policy unknown"
 keys ':' 'search --top 0' Enter
 wait_for "--top: '0' is not a positive whole number" ":search with a bad flag"
 [ -s "$tmp/rc" ] && fail "the program ended after a bad command"
@@ -174,7 +192,7 @@ wait_for "policy bad_policy acts between steps" ":policy FILE"
 keys 'n'
 wait_for "bad_policy.lua:3: policy went wrong" "policy error shown"
 keys ':' 'units --top 2' Enter
-wait_for "units: " "a command after the policy error"
+wait_for "top 2 by util" "a command after the policy error"
 
 # --- views, averages, zoom, themes, speed, mouse
 keys v
@@ -225,22 +243,27 @@ grep -q 'strategy: "TP32"' "$tmp/saved.yaml" || fail "the saved scenario lacks t
 cmp -s "$tmp/tune.csv" "$tmp/tune2.csv" || fail "the saved scenario does not run as the same flags"
 keys ':' 'repair' Enter
 keys 'n'
-wait_for "repair" ":repair"
+wait_for ": repair" ":repair (the step's note)"
 
-# --- a policy that fails a link in on_step still gets its hot links
+# --- a policy that fails a link in on_step still gets its hot links: on a
+# model whose DP all-reduce runs its links above 90 % of the step
 cat >"$tmp/failer.lua" <<'EOF'
 wt.policy("failer", {
   on_step = function(s, r) s:fail_link(2, 2, "E") end,
   on_hot_link = function(s, link) s:delay("fwd.attn.qkv", 2) end
 })
 EOF
+sed 's/^seq: .*/seq: 8/' tests/fixtures/models/policy-wide.yaml >"$tmp/hot.yaml"
+keys ':' "model $tmp/hot.yaml DP16" Enter
+wait_for "new session: $tmp/hot.yaml on default" ":model with hot links"
 keys ':' "policy $tmp/failer.lua" Enter
 keys 'n'
-wait_for "fail link 2,2,E" "a policy's fault"
-keys 'n' ':' 'hot_links --top 1' Enter
-wait_for ":hot_links --top 1" "the screen after a policy's fault and its hot links"
+wait_for "fail link 2,2,E; delay fwd.attn.qkv 2 waves" "on_hot_link after on_step's fault"
 [ -s "$tmp/rc" ] && fail "the program ended after a policy's fault"
-keys ':' 'policy off' Enter ':' 'repair' Enter 'n'
+keys ':' 'policy off' Enter
+keys ':' 'hot_links --threshold 0.9' Enter
+wait_for "links at or above 90.0%" "a command after a policy's fault and its hot links"
+keys ':' 'repair' Enter 'n'
 
 # --- layout and model: a new session each, the other name kept; the cursor
 # stays on the mesh
