@@ -214,17 +214,15 @@ int session_set_priority(session *S, const char *phase, wt_err *e)
     return WT_OK;
 }
 
-/* The context follows the wafer's faults. */
+/* The context follows the wafer's faults. The last step's result stays (the
+ * screen and a policy's hooks still show it) until the next step evaluates
+ * the new faults: it borrows S->wf, whose arrays keep their sizes. */
 static int refault(session *S, wt_err *e)
 {
     sim_ctx *c;
     int rc = sim_ctx_new(&c, &S->wf, e);
     if (rc != WT_OK)
         return rc;
-    if (S->evaluated) { /* its patterns were routed with the old faults */
-        sim_free(&S->res);
-        S->evaluated = 0;
-    }
     sim_ctx_free(S->ctx);
     S->ctx = c;
     S->dirty = 1;

@@ -35,7 +35,7 @@ typedef struct session {
     uint64_t rng;
     int steps;              /* steps taken */
     int dirty;              /* the setup changed since `res` was evaluated */
-    int evaluated;          /* res holds an evaluation */
+    int evaluated;          /* res holds the last evaluation (kept when faults change, until the next step) */
     sim_result res;         /* the current setup, retimed for the last step, owned */
     char log[SESSION_LOG];  /* the actions since the last step, "; "-joined */
 } session;

@@ -641,7 +641,8 @@ static int policy_thunk(lua_State *L)
 int wtlua_policy_step(wtlua *W, const char *name, session *S, const sim_result *r, int max_hot, wt_err *e)
 {
     /* One copy of the step for both hooks, taken before on_step can change
-     * the session (a fault or a repair frees the session's result). C owns
+     * the session (a new strategy or a fault makes the next step another
+     * evaluation). C owns
      * it and frees it here, and the hooks get small borrowed objects: a
      * copy per step left to Lua's collector (a 40 KB object with a
      * finalizer, beside 40 KB for the session object, and 20 KB of arrays

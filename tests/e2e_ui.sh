@@ -260,9 +260,10 @@ keys ':' "policy $tmp/failer.lua" Enter
 keys 'n'
 wait_for "fail link 2,2,E; delay fwd.attn.qkv 2 waves" "on_hot_link after on_step's fault"
 [ -s "$tmp/rc" ] && fail "the program ended after a policy's fault"
-keys ':' 'policy off' Enter
+# the screen keeps the step's result while the fault waits for the next step
 keys ':' 'hot_links --threshold 0.9' Enter
 wait_for "links at or above 90.0%" "a command after a policy's fault and its hot links"
+keys ':' 'policy off' Enter
 keys ':' 'repair' Enter 'n'
 
 # --- layout and model: a new session each, the other name kept; the cursor

@@ -286,7 +286,7 @@ void ui_step(ui *u)
         if (*session_take_log(S, log, sizeof log))
             ui_printf(u, "step %d: %s", S->steps, log);
     }
-    /* an action of the policy may have freed the result */
+    /* the last step that succeeded (a fault the policy made shows at the next step) */
     u->r = S->evaluated ? &S->res : NULL;
     u->nplay = 0;
     if (u->r)
