@@ -213,8 +213,10 @@ static int hier_next(const coll_groups *g, int outer, const wafer *wf, int sub_w
     int n = g->size, q = -1, rc = -1;
     int *sub = malloc(sizeof *sub * (size_t)n), *seq = malloc(sizeof *seq * (size_t)n);
     int *first = malloc(sizeof *first * (size_t)n);
-    if (!sub || !seq || !first)
+    if (!sub || !seq || !first) {
+        rc = -2; /* out of memory, never read as an uneven split */
         goto out;
+    }
     for (int grp = 0; grp < g->ngroups; grp++) {
         const int *unit = g->unit + (size_t)grp * n;
         /* Subgroups in order of first appearance along the ring. */

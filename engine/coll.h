@@ -51,7 +51,8 @@ void coll_groups_free(coll_groups *g);
  * it sends nothing) for a pass and returns 0. PASS_INNER/PASS_OUTER split
  * each group by subgroup (sub_w x sub_h aligned windows, or wafers when the
  * groups span wafers) and return the inner size q > 1, or -1 when the split
- * is uneven or trivial (then hierarchical falls back to a ring). */
+ * is uneven or trivial (then hierarchical falls back to a ring). Every pass
+ * returns -2 when memory runs out. */
 int coll_pass_next(const coll_groups *g, int pass, const wafer *wf, int sub_w, int sub_h, int *next);
 
 /* One weighted pass of a collective: each member sends coef bytes per byte

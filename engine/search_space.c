@@ -127,9 +127,21 @@ static const char *mem_choices(char *buf, size_t n)
     return buf;
 }
 
+/* The chunk sizes the search tries, "0|64KB|..." as --only takes them. */
 static const char *chunk_choices(char *buf, size_t n)
 {
-    snprintf(buf, n, "0|64KB|256KB|1MB");
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < SEARCH_NCHUNKS && len + 1 < n; i++) {
+        char q[32] = "0";
+        if (search_chunks[i] > 0)
+            qty_format(search_chunks[i], QTY_BYTES, q, sizeof q);
+        char *sp = strchr(q, ' '); /* "64 KB" -> "64KB" */
+        if (sp)
+            memmove(sp, sp + 1, strlen(sp));
+        snprintf(buf + len, n - len, "%s%s", i ? "|" : "", q);
+        len = strlen(buf);
+    }
     return buf;
 }
 

@@ -82,6 +82,15 @@ static double step_factor(session *S, int units)
 
 int session_step(session *S, const sim_result **out, wt_err *e)
 {
+    if (S->refault) {
+        sim_ctx *c;
+        int rc = sim_ctx_new(&c, &S->wf, e);
+        if (rc != WT_OK)
+            return rc;
+        sim_ctx_free(S->ctx);
+        S->ctx = c;
+        S->refault = 0;
+    }
     if (S->dirty || !S->evaluated) {
         sim_result r;
         int rc = sim_eval_tuned(S->ctx, &r, &S->m, &S->s, &S->tune, e);
@@ -93,7 +102,11 @@ int session_step(session *S, const sim_result **out, wt_err *e)
         S->evaluated = 1;
         S->dirty = 0;
     }
-    sim_retime(S->ctx, &S->res, step_factor(S, S->res.units_used));
+    int rc = sim_retime(S->ctx, &S->res, step_factor(S, S->res.units_used), e);
+    if (rc != WT_OK) {
+        S->dirty = 1; /* its figures are half done: the next step evaluates again */
+        return rc;
+    }
     S->steps++;
     *out = &S->res;
     return WT_OK;
@@ -214,34 +227,34 @@ int session_set_priority(session *S, const char *phase, wt_err *e)
     return WT_OK;
 }
 
-/* The context follows the wafer's faults. The last step's result stays (the
- * screen and a policy's hooks still show it) until the next step evaluates
- * the new faults: it borrows S->wf, whose arrays keep their sizes. */
-static int refault(session *S, wt_err *e)
+/* The wafer's faults changed: the next step builds a context that follows
+ * them (so that an action never fails after changing the wafer). The last
+ * step's result stays (the screen and a policy's hooks still show it) until
+ * then: it borrows S->wf, whose arrays keep their sizes, and reads the new
+ * faults (a link that just died shows its old bytes and no bandwidth). */
+static void refault(session *S)
 {
-    sim_ctx *c;
-    int rc = sim_ctx_new(&c, &S->wf, e);
-    if (rc != WT_OK)
-        return rc;
-    sim_ctx_free(S->ctx);
-    S->ctx = c;
+    S->refault = 1;
     S->dirty = 1;
-    return WT_OK;
 }
 
 int session_fail_link(session *S, int x, int y, int dir, wt_err *e)
 {
     int rc = wafer_fail_link(&S->wf, x, y, dir, e);
-    if (rc == WT_OK && (rc = refault(S, e)) == WT_OK)
+    if (rc == WT_OK) {
+        refault(S);
         note(S, "fail link %d,%d,%c", x, y, wafer_dir_char(dir));
+    }
     return rc;
 }
 
 int session_fail_unit(session *S, int x, int y, wt_err *e)
 {
     int rc = wafer_fail_unit(&S->wf, x, y, e);
-    if (rc == WT_OK && (rc = refault(S, e)) == WT_OK)
+    if (rc == WT_OK) {
+        refault(S);
         note(S, "fail unit %d,%d", x, y);
+    }
     return rc;
 }
 
@@ -253,9 +266,9 @@ int session_repair(session *S, wt_err *e)
         return rc;
     wafer_free(&S->wf);
     S->wf = w;
-    if ((rc = refault(S, e)) == WT_OK)
-        note(S, "repair");
-    return rc;
+    refault(S);
+    note(S, "repair");
+    return WT_OK;
 }
 
 const char *session_take_log(session *S, char *buf, size_t n)

@@ -27,7 +27,8 @@ typedef struct session_opts {
 typedef struct session {
     wafer base;             /* the layout as loaded, owned */
     wafer wf;               /* with run-time faults, owned */
-    sim_ctx *ctx;           /* for wf */
+    sim_ctx *ctx;           /* for wf as it was at the last step */
+    int refault;            /* wf's faults changed since ctx was built: rebuild it first */
     model m;
     strategy s;             /* as set: dimensions may be left to fill */
     sim_tuning tune;
@@ -35,7 +36,8 @@ typedef struct session {
     uint64_t rng;
     int steps;              /* steps taken */
     int dirty;              /* the setup changed since `res` was evaluated */
-    int evaluated;          /* res holds the last evaluation (kept when faults change, until the next step) */
+    int evaluated;          /* res holds the last evaluation; kept when faults change until the next
+                               step, it borrows wf and so shows the new faults over its old loads */
     sim_result res;         /* the current setup, retimed for the last step, owned */
     char log[SESSION_LOG];  /* the actions since the last step, "; "-joined */
 } session;

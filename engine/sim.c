@@ -5,6 +5,7 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,6 +204,8 @@ int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e)
  * cannot be had (the pairs are then compared every time). */
 static unsigned char *overlap_marks(sim_ctx *c, int n)
 {
+    if (n > 0 && (size_t)n > SIZE_MAX / (size_t)n)
+        return NULL;
     size_t need = (size_t)n * (size_t)n;
     if (need > c->cap_overlap) {
         unsigned char *grown = realloc(c->overlap, need);
@@ -273,13 +276,15 @@ static void link_figures(sim_result *r, sim_ctx *c)
 
 /* Times r's traffic with the context's network model and fills every
  * figure that follows from the times. */
-static void time_and_figures(sim_result *r, sim_ctx *c)
+static int time_and_figures(sim_result *r, sim_ctx *c, wt_err *e)
 {
     const wafer *wf = r->wf;
     for (int i = 0; i < r->nphases; i++)
         r->phases[i].compute_s = phase_compute(r, &r->phases[i]);
     r->net = c->net;
-    c->net->time_step(c, r);
+    int rc = c->net->time_step(c, r, e);
+    if (rc != WT_OK)
+        return rc;
     double step = r->step_time_s, peak_all = (double)r->units_live * wf->peak_flops;
     r->tokens_per_s = (double)r->m.batch * r->m.seq / step;
     r->mfu = r->model_flops_per_step / (step * peak_all);
@@ -290,12 +295,13 @@ static void time_and_figures(sim_result *r, sim_ctx *c)
     r->idle_fraction = 1 - busy_all / (step * r->units_live);
     phase_shares(r);
     link_figures(r, c);
+    return WT_OK;
 }
 
-void sim_retime(sim_ctx *c, sim_result *r, double factor)
+int sim_retime(sim_ctx *c, sim_result *r, double factor, wt_err *e)
 {
     r->compute_scale = factor;
-    time_and_figures(r, c);
+    return time_and_figures(r, c, e);
 }
 
 int sim_phase_at(const sim_result *r, double t)
@@ -343,8 +349,10 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
         sim_free(r);
         return rc;
     }
-    time_and_figures(r, c);
-    return WT_OK;
+    rc = time_and_figures(r, c, e);
+    if (rc != WT_OK)
+        sim_free(r);
+    return rc;
 }
 
 int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e)

@@ -69,7 +69,9 @@ typedef struct sim_phase {
     sim_op ops[SIM_MAX_OPS];
     int nterms;
     sim_term terms[SIM_MAX_TERMS];
-    double count;         /* occurrences per step on the first stage (the most layers) */
+    double count;         /* occurrences per step: layer phases on the stage with the most
+                             layers (the first), logits and pp.p2p once per micro-batch
+                             (the logits on the last stage), step phases once */
     /* figures, per occurrence unless said */
     double compute_s, comm_s, time_s;
     double send_bytes;    /* bytes each unit sends */
@@ -198,8 +200,9 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
 
 /* Scales every phase's compute time to factor x the modelled one (jitter,
  * stragglers) and times the step again, without routing anything. c must
- * be the context r was evaluated with. */
-void sim_retime(sim_ctx *c, sim_result *r, double factor);
+ * be the context r was evaluated with. On error r's figures are half
+ * updated: evaluate again before reading them. */
+int sim_retime(sim_ctx *c, sim_result *r, double factor, wt_err *e);
 
 /* The phase playing at time t of the step (0 <= t < step_time_s), from the
  * timeline; -1 past the end. */

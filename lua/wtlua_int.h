@@ -58,6 +58,12 @@ int wtlua_pcall(wtlua *W, int nargs, int nresults, wt_err *e);
  * to the state's output. */
 int wtlua_print(lua_State *L);
 
+/* Registers the metatable of a C type under name with its metamethods,
+ * protected: getmetatable returns the name, so a script cannot reach
+ * __gc or __close and call them by hand (which would free what other
+ * objects still borrow). */
+void wtlua_new_type(lua_State *L, const char *name, const luaL_Reg *meta);
+
 /* Opens the module: leaves the `wafertop` table on the stack. */
 int wtlua_open_module(lua_State *L);
 /* Registers the layout and result metatables. */
@@ -76,9 +82,15 @@ wtlua_layout *wtlua_push_layout(lua_State *L, const char *name_or_path);
  * on the stack by the loaded userdata). */
 wtlua_layout *wtlua_to_layout(lua_State *L, int idx);
 
-/* Pushes a result userdata that takes r (moved: r is zeroed). layout_idx is
- * the stack index of the layout userdata whose wafer r borrows, kept alive
- * with the result, or 0 when the wafer belongs to C. */
+/* Pushes an empty result userdata and returns its result, to be filled:
+ * whatever it holds is freed with it, also when the filling fails and
+ * raises (C memory made before the userdata would be lost when the memory
+ * cap makes lua_newuserdatauv raise). layout_idx is the stack index of the
+ * layout userdata whose wafer the result borrows, kept alive with it, or 0
+ * when the wafer belongs to C. */
+sim_result *wtlua_new_result(lua_State *L, int layout_idx);
+/* The same, taking r (moved: r is zeroed). The caller frees r when this
+ * raises. */
 void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx);
 /* Pushes a result userdata that borrows r, for a policy's hooks: the caller
  * makes it a to-be-closed variable, whose closing turns it off ("this result
@@ -86,6 +98,8 @@ void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx);
 void wtlua_push_borrowed_result(lua_State *L, const sim_result *r);
 
 #define WTLUA_SESSION "wafertop.session"
+/* wt.search's scratch result, freed by its __gc. */
+#define WTLUA_SEARCH "wafertop.search"
 
 /* wt.session{...} and the session type (wtlua_session.c). */
 int wtlua_session_new(lua_State *L);

@@ -353,11 +353,10 @@ static int l_eval(lua_State *L)
     model m;
     strategy s;
     wtlua_layout *lay = wtlua_scenario(L, &m, &s, NULL);
-    sim_result r;
+    sim_result *r = wtlua_new_result(L, 2);
     wt_err e;
-    if (sim_eval(&r, &lay->wf, &m, &s, &e) != WT_OK)
+    if (sim_eval(r, &lay->wf, &m, &s, &e) != WT_OK)
         luaL_error(L, "%s", e.msg);
-    wtlua_push_result(L, &r, 2);
     return 1;
 }
 
@@ -510,7 +509,10 @@ static int l_search(lua_State *L)
     if ((fix && search_parse_fix(fix, &o.space, &e) != WT_OK) ||
         (only && search_parse_only(only, &o.space, &e) != WT_OK))
         return luaL_error(L, "%s", e.msg);
-    search_result *res = lua_newuserdatauv(L, sizeof *res, 0); /* 3: scratch, collected */
+    /* 3: scratch whose results are freed with it, whatever raises below */
+    search_result *res = lua_newuserdatauv(L, sizeof *res, 0);
+    memset(res, 0, sizeof *res);
+    luaL_setmetatable(L, WTLUA_SEARCH);
     if (search_run(&lay->wf, &m, &o, res, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
     lua_createtable(L, 0, 8);
@@ -646,8 +648,16 @@ static int l_policy(lua_State *L)
     return 0;
 }
 
+static int search_gc(lua_State *L)
+{
+    search_free(luaL_checkudata(L, 1, WTLUA_SEARCH));
+    return 0;
+}
+
 int wtlua_open_module(lua_State *L)
 {
+    static const luaL_Reg search_meta[] = {{"__gc", search_gc}, {NULL, NULL}};
+    wtlua_new_type(L, WTLUA_SEARCH, search_meta);
     static const luaL_Reg fns[] = {
         {"layout", l_layout},     {"model", l_model},       {"strategy", l_strategy},
         {"eval", l_eval},         {"route", l_route},       {"command", l_command},

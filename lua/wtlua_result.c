@@ -147,20 +147,26 @@ static int layout_tostring(lua_State *L)
 
 /* ---- results ---- */
 
-void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx)
+sim_result *wtlua_new_result(lua_State *L, int layout_idx)
 {
     if (layout_idx)
         layout_idx = lua_absindex(L, layout_idx);
     owned_result *o = lua_newuserdatauv(L, sizeof *o, 1);
-    o->r = *r;
+    memset(o, 0, sizeof *o);
     o->head.r = &o->r;
     o->head.owned = 1;
-    memset(r, 0, sizeof *r);
     luaL_setmetatable(L, WTLUA_RESULT);
     if (layout_idx) {
         lua_pushvalue(L, layout_idx);
         lua_setiuservalue(L, -2, 1);
     }
+    return &o->r;
+}
+
+void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx)
+{
+    *wtlua_new_result(L, layout_idx) = *r;
+    memset(r, 0, sizeof *r);
 }
 
 void wtlua_push_borrowed_result(lua_State *L, const sim_result *r)
@@ -435,10 +441,6 @@ void wtlua_open_types(lua_State *L)
     static const luaL_Reg result_meta[] = {
         {"__gc", result_gc}, {"__close", result_close}, {"__index", result_index},
         {"__tostring", result_tostring}, {NULL, NULL}};
-    luaL_newmetatable(L, WTLUA_LAYOUT);
-    luaL_setfuncs(L, layout_meta, 0);
-    lua_pop(L, 1);
-    luaL_newmetatable(L, WTLUA_RESULT);
-    luaL_setfuncs(L, result_meta, 0);
-    lua_pop(L, 1);
+    wtlua_new_type(L, WTLUA_LAYOUT, layout_meta);
+    wtlua_new_type(L, WTLUA_RESULT, result_meta);
 }

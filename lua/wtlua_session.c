@@ -39,11 +39,9 @@ void wtlua_push_session(lua_State *L, session *S)
 
 int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx)
 {
-    sim_result copy;
     wt_err e;
-    if (sim_copy(&copy, r, &e) != WT_OK)
+    if (sim_copy(wtlua_new_result(L, owner_idx), r, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
-    wtlua_push_result(L, &copy, owner_idx);
     return 1;
 }
 
@@ -248,7 +246,5 @@ void wtlua_open_session(lua_State *L)
     static const luaL_Reg meta[] = {
         {"__gc", session_gc}, {"__close", session_close}, {"__index", session_index},
         {"__tostring", session_tostring}, {NULL, NULL}};
-    luaL_newmetatable(L, WTLUA_SESSION);
-    luaL_setfuncs(L, meta, 0);
-    lua_pop(L, 1);
+    wtlua_new_type(L, WTLUA_SESSION, meta);
 }

@@ -161,6 +161,15 @@ static int lib_searcher(lua_State *L)
     return 2;
 }
 
+void wtlua_new_type(lua_State *L, const char *name, const luaL_Reg *meta)
+{
+    luaL_newmetatable(L, name);
+    luaL_setfuncs(L, meta, 0);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}
+
 /* The sandboxed standard library: base, package (Lua modules only),
  * coroutine, table, string, math, utf8. */
 static void open_safe_libs(lua_State *L)
@@ -641,8 +650,8 @@ static int policy_thunk(lua_State *L)
 int wtlua_policy_step(wtlua *W, const char *name, session *S, const sim_result *r, int max_hot, wt_err *e)
 {
     /* One copy of the step for both hooks, taken before on_step can change
-     * the session (a new strategy or a fault makes the next step another
-     * evaluation). C owns
+     * the session (s:step() inside a hook replaces the session's result).
+     * C owns
      * it and frees it here, and the hooks get small borrowed objects: a
      * copy per step left to Lua's collector (a 40 KB object with a
      * finalizer, beside 40 KB for the session object, and 20 KB of arrays

@@ -13,6 +13,7 @@
 #include "assert_rel.h"
 #include "layout.h"
 #include "sim.h"
+#include "sim_int.h"
 
 
 /* A tiny GPT: L=2, h=64, a=4, f=256, V=128, s=16, B=8, b=1 (12h^2 = 49152 per layer). */
@@ -174,17 +175,35 @@ static void check_invariants(const sim_result *r)
         if (sim_link_inv_bw(r->wf, l) == 0)
             assert_true(r->link_bytes[l] == 0);
     }
-    /* the shares add up to the step; the DP all-reduce holds its exposed part */
+    /* the shares add up to the step: a slot phase holds (m + PP - 1) slots of
+     * its time on the slowest stage, the DP all-reduce its exposed part */
+    int slowest = 0;
+    double slowest_t = -1;
+    for (int k = 0; k < r->s.pp; k++) {
+        double t = 0;
+        for (int p = 0; p < r->nphases; p++)
+            t += sim_per_mb(r, &r->phases[p], k) * r->phases[p].time_s;
+        if (t > slowest_t) {
+            slowest_t = t;
+            slowest = k;
+        }
+    }
     double shares = 0;
+    int slots = r->micro_batches + r->s.pp - 1, largest = 0;
     for (int p = 0; p < r->nphases; p++) {
         const sim_phase *ph = &r->phases[p];
         shares += ph->share;
         if (ph->role == SIM_DP)
             assert_rel(ph->share, r->dp_exposed_s / r->step_time_s);
-        else if (r->s.pp == 1) /* every slot is the same stage */
-            assert_rel(ph->share, ph->count * ph->time_s / r->step_time_s);
+        else if (ph->role == SIM_OPTIMIZER)
+            assert_rel(ph->share, r->optimizer_s / r->step_time_s);
+        else
+            assert_rel(ph->share, slots * sim_per_mb(r, ph, slowest) * ph->time_s / r->step_time_s);
+        if (ph->share > r->phases[largest].share * (1 + 1e-9))
+            largest = p;
     }
     assert_rel(shares, 1);
+    assert_int_equal(r->bottleneck, largest); /* the largest, the first of equals */
     /* the busiest link of a phase, brute force over its bytes of one occurrence */
     for (int p = 0; p < r->nphases; p++) {
         const sim_phase *ph = &r->phases[p];

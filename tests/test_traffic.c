@@ -124,8 +124,9 @@ static void test_flows_give_loads(void **state)
 /* A second network model, as a test would write one: every pass as if all
  * its links were one (its total busy time, serialised), every occurrence of
  * every phase one after another in a single slot. */
-static void serial_time_step(sim_ctx *c, sim_result *r)
+static int serial_time_step(sim_ctx *c, sim_result *r, wt_err *e)
 {
+    (void)e;
     double t = 0;
     r->ntimeline = 0;
     r->dp_time_s = r->dp_exposed_s = r->optimizer_s = 0;
@@ -162,6 +163,7 @@ static void serial_time_step(sim_ctx *c, sim_result *r)
     for (int k = 0; k < r->s.pp; k++)
         r->stage_busy[k] = 0;
     r->step_time_s = tail;
+    return WT_OK;
 }
 
 static double serial_passes_s(const sim_result *r, const sim_term *t, int n)
@@ -235,6 +237,37 @@ static void test_second_model(void **state)
     wafer_free(&wf);
 }
 
+/* A model that fails: the evaluation fails with its message and keeps
+ * nothing (the sanitizers' leak check holds the second half). */
+static int failing_time_step(sim_ctx *c, sim_result *r, wt_err *e)
+{
+    (void)c;
+    (void)r;
+    return wt_fail(e, "the test model refuses");
+}
+
+static void test_model_error(void **state)
+{
+    (void)state;
+    static const net_model failing = {{"failing", 0}, "refuses to time anything", serial_passes_s,
+                                      failing_time_step};
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
+    sim_ctx_set_net(c, &failing);
+    model m = small_model();
+    strategy s;
+    strategy_defaults(&s);
+    assert_int_equal(strategy_parse("DP8,TATP16", &s, NULL), WT_OK);
+    sim_result r;
+    wt_err e;
+    assert_int_equal(sim_eval_ctx(c, &r, &m, &s, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "the test model refuses");
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
 /* The table names its models, and the default is the closed form. */
 static void test_model_table(void **state)
 {
@@ -258,6 +291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flows_give_loads),
         cmocka_unit_test(test_second_model),
+        cmocka_unit_test(test_model_error),
         cmocka_unit_test(test_model_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /*
- * bottleneck.c - the closed-form network model (docs/MODEL.md, "Timing").
+ * bottleneck.c - the closed-form network model (docs/MODEL.md section 9).
  *
  * A pass of one occurrence takes coef * (its busiest link's load over that
  * link's bandwidth) plus steps * (per-step overhead + its longest path's
@@ -116,8 +116,9 @@ static void fill_timeline(sim_result *r, int slowest)
     r->ntimeline = n;
 }
 
-void net_bottleneck_time_step(sim_ctx *c, sim_result *r)
+int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
 {
+    (void)e; /* the closed form allocates nothing */
     for (int i = 0; i < r->nphases; i++)
         time_phase(r, &r->phases[i], c->inj_bw);
     int pp = r->s.pp, slowest = 0;
@@ -162,4 +163,5 @@ void net_bottleneck_time_step(sim_ctx *c, sim_result *r)
         r->stage_busy[k] += r->optimizer_s;
     r->step_time_s = (r->micro_batches + pp - 1) * stage_max + r->dp_exposed_s + r->optimizer_s;
     fill_timeline(r, slowest);
+    return WT_OK;
 }

@@ -4,23 +4,35 @@
  *
  * The engine builds a step's traffic (traffic.h: the phases, the passes each
  * runs in order, the flows of every pass and their routed link loads) with no
- * notion of time. A network model turns that traffic into time. Every model
- * fills, in the result it is handed, exactly:
- *   per phase  comm_s, time_s, send_bytes, bw_ratio (compute_s is set before
- *              it is called, already scaled by sim_retime)
- *   the step   stage_time_s, stage_busy[PP], dp_time_s, dp_exposed_s,
- *              optimizer_s, step_time_s, and the timeline (timeline[],
- *              ntimeline, slot_s, slots)
- * and reads nothing but the traffic, the compute times and r->tune. What is
- * derived from those (link bytes and utilisation, each phase's share of the
- * step and busiest link, MFU, tokens/s) sim.c fills the same way for every
- * model, so two models differ only in time.
+ * notion of time. A network model turns that traffic into time.
  *
- * Models (net_models[]):
- *   bottleneck  the closed form of docs/MODEL.md: a pass takes its busiest
- *               link's load over that link's bandwidth plus its latency-bound
- *               steps; passes, phases and slots run one after another.
- * A new model is a row of net_models[] (net.c) and a file of its own here.
+ * What a model may read: the traffic (r->phases[] spec fields, terms, count;
+ * r->patterns[]), each phase's compute_s (set before the call, already scaled
+ * by sim_retime), the run-time tuning r->tune, the strategy and model (r->s,
+ * r->m, r->micro_batches and the stage helpers of sim_int.h), the wafer's
+ * constants (r->wf: overheads, latencies) and the context's per-link data
+ * and scratch (c->inv_bw, c->inj_bw, c->scratch, zero again on return).
+ *
+ * What a model must fill, and nothing else:
+ *   per phase  comm_s, time_s, send_bytes, bw_ratio
+ *   the step   stage_time_s, stage_busy[PP], dp_time_s, dp_exposed_s,
+ *              optimizer_s, step_time_s
+ *   timeline   slot_s, slots and the slices timeline[0..ntimeline)
+ *              (at most SIM_MAX_PHASES + 2): first one pipeline slot, its
+ *              slices within [0, slot_s], which repeats `slots` times; then
+ *              the step's tail, its slices from slots * slot_s on (the
+ *              exposed DP all-reduce, the optimizer). The slices add up to
+ *              the step: slots * slot_s + tail = step_time_s.
+ * sim.c derives the rest the same way for every model (link bytes and
+ * utilisation, each phase's share of the step from the timeline and its
+ * busiest link, MFU, tokens/s), so two models differ only in time.
+ *
+ * Models (net_models[] in net.c):
+ *   bottleneck  the closed form of docs/MODEL.md section 9: a pass takes its
+ *               busiest link's load over that link's bandwidth plus its
+ *               latency-bound steps; passes, phases and slots run one after
+ *               another.
+ * A new model is a row of net_models[] and a file of its own here.
  */
 #ifndef WT_NET_H
 #define WT_NET_H
@@ -36,8 +48,9 @@ typedef struct net_model {
      * algorithms. */
     double (*passes_s)(const sim_result *r, const sim_term *t, int n);
     /* Times every phase and the step of r (see above). c is the context
-     * r's traffic was built in. */
-    void (*time_step)(sim_ctx *c, sim_result *r);
+     * r's traffic was built in. Returns WT_OK, or an error with e filled
+     * (a model that allocates may run out of memory). */
+    int (*time_step)(sim_ctx *c, sim_result *r, wt_err *e);
 } net_model;
 
 /* The models: rows of net_models[], read through the choice table. */

@@ -10,6 +10,6 @@
 
 /* bottleneck.c */
 double net_bottleneck_passes_s(const sim_result *r, const sim_term *t, int n);
-void net_bottleneck_time_step(sim_ctx *c, sim_result *r);
+int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e);
 
 #endif

@@ -69,4 +69,15 @@ wt.policy("calm", {on_step = function() end, help = "keeps still"})
 check.eq(registered("policies").calm, "keeps still", "policy registered")
 check.raises(function() wt.policy("bad", {help = 1}) end, "help must be a string", "policy help")
 check.raises(function() wt.policy("bad", {on_tick = print}) end, "unknown hook 'on_tick'", "policy hook")
+-- the C types' metatables are out of a script's reach: calling __gc by hand
+-- freed a layout that results still borrowed (a crash)
+local lay = wt.layout("default")
+local lr = wt.eval{layout = lay}
+for _, obj in ipairs({lay, lr, wt.session{}}) do
+  local mt = getmetatable(obj)
+  check.eq(type(mt), "string", "metatable of " .. tostring(obj) .. " is protected")
+  check.raises(function() return mt.__gc(obj) end, "attempt to call a nil value", "__gc by hand")
+  check.raises(function() setmetatable(obj, {}) end, "table expected", "setmetatable on a C object")
+end
+check.eq(#lr:units(), 256, "the result still reads its layout")
 check.done("module")
