@@ -30,9 +30,10 @@ static void note(session *S, const char *fmt, ...)
 int session_new(session *S, const wafer *wf, const model *m, const strategy *s, const session_opts *o, wt_err *e)
 {
     memset(S, 0, sizeof *S);
-    if (o->jitter < 0 || o->jitter >= 1)
+    /* written so that NaN fails too: it would time every step as NaN */
+    if (!(o->jitter >= 0 && o->jitter < 1))
         return wt_fail(e, "jitter %g must be in [0, 1)", o->jitter);
-    if (o->straggler < 0 || o->straggler > 1)
+    if (!(o->straggler >= 0 && o->straggler <= 1))
         return wt_fail(e, "straggler probability %g must be in [0, 1]", o->straggler);
     int rc = wafer_copy(&S->base, wf, e);
     if (rc != WT_OK)

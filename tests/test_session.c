@@ -249,8 +249,9 @@ static void test_variation(void **state)
     assert_int_equal(sim_phase_at(r, r->step_time_s * 1.01), -1);
     session_free(&S);
     wt_err e;
-    session_opts bad = {.jitter = 1.5};
-    assert_int_equal(session_new(&S, &wf, &m, &s, &bad, &e), WT_EINPUT);
+    session_opts bad[] = {{.jitter = 1.5}, {.jitter = NAN}, {.straggler = NAN}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(session_new(&S, &wf, &m, &s, &bad[i], &e), WT_EINPUT);
     wafer_free(&wf);
 }
 
