@@ -19,6 +19,7 @@ run_test tests/lua/link_util.lua
 run_test tests/lua/route.lua
 run_test tests/lua/module.lua
 run_test tests/lua/session_patterns.lua
+run_test tests/lua/session_refusals.lua
 
 script() { printf '%s\n' "$2" >"$tmp/$1.lua"; }
 

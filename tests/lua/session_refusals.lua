@@ -1,0 +1,16 @@
+-- Session actions that must be refused with a message, each once found
+-- accepted (or worse) by tests/lua/session_fuzz.lua.
+local check = require "check"
+
+local s = wt.session{layout = "dojo-tile", model = "tests/fixtures/models/search-small.yaml", strategy = "DP4,TATP4"}
+s:step()
+
+-- integers past a C int were cast and wrapped: 2^32 + 2 waves read as 2,
+-- unit 2^32,0 as 0,0
+check.raises(function() s:delay("fwd.mlp.in", (1 << 32) + 2) end, "out of range", "delay 2^32 + 2 waves")
+check.raises(function() s:fail_unit(1 << 32, 0) end, "out of range", "fail_unit at x = 2^32")
+check.raises(function() s:fail_link(0, 1 << 32, "E") end, "out of range", "fail_link at y = 2^32")
+check.raises(function() s:set_subgroup((1 << 32) + 2, 2) end, "out of range", "set_subgroup 2^32 + 2")
+check.eq(s:result().units_live, 25, "no unit failed")
+
+print("session_refusals: ok")
