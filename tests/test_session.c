@@ -174,6 +174,34 @@ static void test_routing(void **state)
     wafer_free(&wf);
 }
 
+/* Tuning names a phase of the setup the next step runs: not one of the last
+ * step's after a strategy change, and no typo before the first step or after
+ * a fault (each once took a tuning slot for good, and the slots ran out). */
+static void test_tuning_names(void **state)
+{
+    (void)state;
+    wafer wf;
+    session S;
+    model m = small();
+    start(&S, &wf, NULL, &m, "DP64,TATP4", PLACE_LINEAR);
+    wt_err e;
+    for (int i = 0; i < SIM_MAX_PHASES; i++)
+        assert_int_equal(session_delay(&S, "typo", 2, &e), WT_EINPUT);
+    assert_non_null(strstr(e.msg, "no phase 'typo' (phases: fwd.attn.qkv,"));
+    step(&S);
+    strategy piped = parsed("DP8,PP4,TATP4", PLACE_LINEAR);
+    assert_int_equal(session_set_strategy(&S, &piped, NULL), WT_OK);
+    assert_int_equal(session_delay(&S, "pp.p2p", 2, NULL), WT_OK);
+    assert_int_equal(session_fail_unit(&S, 0, 0, NULL), WT_OK);
+    assert_int_equal(session_set_routing(&S, "typo", ROUTE_YX, &e), WT_EINPUT);
+    assert_int_equal(session_set_routing(&S, "dp.allreduce", ROUTE_YX, NULL), WT_OK);
+    assert_int_equal(S.tune.nphases, 2);
+    const sim_result *r = step(&S);
+    assert_int_equal(r->patterns[r->phases[sim_phase_find(r, "dp.allreduce")].terms[0].pattern].mode, ROUTE_YX);
+    session_free(&S);
+    wafer_free(&wf);
+}
+
 /* A dead unit: placements that skip it remap; tiles that need every unit
  * say why not; repair restores the original figures exactly. */
 static void test_faults_and_repair(void **state)
@@ -302,7 +330,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waves),         cmocka_unit_test(test_subgroups),
-        cmocka_unit_test(test_routing),       cmocka_unit_test(test_faults_and_repair),
+        cmocka_unit_test(test_routing),       cmocka_unit_test(test_tuning_names),
+        cmocka_unit_test(test_faults_and_repair),
         cmocka_unit_test(test_variation),     cmocka_unit_test(test_priority),
         cmocka_unit_test(test_dead_interwafer_link),
     };
