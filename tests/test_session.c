@@ -1,5 +1,6 @@
 /* Sessions (engine/session.h) and run-time tuning (waves, routing,
  * subgroups, DP priority), faults and repair, seeded variation, timelines. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,6 +147,12 @@ static void test_subgroups(void **state)
     assert_true(r->step_time_s < 0.5 * t0);
     int p = sim_phase_find(r, "dp.allreduce");
     assert_int_equal(r->patterns[r->phases[p].terms[0].pattern].pass, PASS_INNER);
+    /* a subgroup as large as an int is the whole mesh (its window
+     * arithmetic once overflowed) */
+    assert_int_equal(session_set_subgroup(&S, 16, 16, NULL), WT_OK);
+    double whole = step(&S)->step_time_s;
+    assert_int_equal(session_set_subgroup(&S, INT_MAX, INT_MAX, NULL), WT_OK);
+    assert_true(step(&S)->step_time_s == whole);
     session_free(&S);
     wafer_free(&wf);
 }
