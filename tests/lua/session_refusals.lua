@@ -13,4 +13,8 @@ check.raises(function() s:fail_link(0, 1 << 32, "E") end, "out of range", "fail_
 check.raises(function() s:set_subgroup((1 << 32) + 2, 2) end, "out of range", "set_subgroup 2^32 + 2")
 check.eq(s:result().units_live, 25, "no unit failed")
 
+-- a TATP grid whose area overflowed an int (UBSan), or whose sides did sscanf's
+check.raises(function() s:set_strategy{tatp_grid = "65536x65536"} end, "at most 2%^30 units", "grid 65536x65536")
+check.raises(function() s:set_strategy{tatp_grid = "99999999999x1"} end, "tatp_grid must be WxH", "grid 99999999999x1")
+
 print("session_refusals: ok")
