@@ -5,7 +5,7 @@
 . tests/lib_e2e.sh
 
 run_test() {
-    "$bin" run --lua-path tests/lua "$@" >"$tmp/out" 2>"$tmp/err" || fail "$*: $(cat "$tmp/err")"
+    "$bin" run --lua-path tests/lua "$@" >"$tmp/out" 2>"$tmp/err" || fail "$*: $(tail -n 40 "$tmp/out"; cat "$tmp/err")"
     grep -q ': ok$' "$tmp/out" || fail "$* printed no ok: $(cat "$tmp/out")"
 }
 
@@ -20,6 +20,9 @@ run_test tests/lua/route.lua
 run_test tests/lua/module.lua
 run_test tests/lua/session_patterns.lua
 run_test tests/lua/session_refusals.lua
+# random actions on sessions of five layouts, 12,000 steps: refusals are fine,
+# crashes are not (budget and memory cap set for it: one call runs it all)
+run_test --lua-budget 2e8 --lua-mem 64MiB tests/lua/session_fuzz.lua 1 3
 
 script() { printf '%s\n' "$2" >"$tmp/$1.lua"; }
 
