@@ -71,8 +71,13 @@ wtlua_layout *wtlua_to_layout(lua_State *L, int idx);
 
 /* Pushes a result userdata that takes r (moved: r is zeroed). layout_idx is
  * the stack index of the layout userdata whose wafer r borrows, kept alive
- * with the result, or 0 when the wafer belongs to C. */
+ * with the result, or 0 when the wafer belongs to C. When the userdata's
+ * allocation raises, r stays the caller's. */
 void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx);
+/* The same with an empty result, returned for the caller to fill in place;
+ * the userdata frees whatever it holds. A result made only once its
+ * userdata exists cannot leak when that allocation raises. */
+sim_result *wtlua_new_result(lua_State *L, int layout_idx);
 
 #define WTLUA_SESSION "wafertop.session"
 

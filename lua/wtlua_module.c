@@ -358,11 +358,10 @@ static int l_eval(lua_State *L)
     model m;
     strategy s;
     wtlua_layout *lay = wtlua_scenario(L, &m, &s, NULL);
-    sim_result r;
+    sim_result *r = wtlua_new_result(L, 2);
     wt_err e;
-    if (sim_eval(&r, &lay->wf, &m, &s, &e) != WT_OK)
+    if (sim_eval(r, &lay->wf, &m, &s, &e) != WT_OK)
         luaL_error(L, "%s", e.msg);
-    wtlua_push_result(L, &r, 2);
     return 1;
 }
 

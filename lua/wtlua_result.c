@@ -135,19 +135,25 @@ static int layout_tostring(lua_State *L)
 
 /* ---- results ---- */
 
-void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx)
+sim_result *wtlua_new_result(lua_State *L, int layout_idx)
 {
     if (layout_idx)
         layout_idx = lua_absindex(L, layout_idx);
     wtlua_result *ud = lua_newuserdatauv(L, sizeof *ud, 1);
-    ud->r = *r;
+    memset(&ud->r, 0, sizeof ud->r); /* frees as nothing until filled */
     ud->live = 1;
-    memset(r, 0, sizeof *r);
     luaL_setmetatable(L, WTLUA_RESULT);
     if (layout_idx) {
         lua_pushvalue(L, layout_idx);
         lua_setiuservalue(L, -2, 1);
     }
+    return &ud->r;
+}
+
+void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx)
+{
+    *wtlua_new_result(L, layout_idx) = *r;
+    memset(r, 0, sizeof *r);
 }
 
 static const sim_result *check_result(lua_State *L, int idx)

@@ -37,11 +37,10 @@ void wtlua_session_release(lua_State *L, int idx)
 
 int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx)
 {
-    sim_result copy;
+    sim_result *copy = wtlua_new_result(L, owner_idx);
     wt_err e;
-    if (sim_copy(&copy, r, &e) != WT_OK)
+    if (sim_copy(copy, r, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
-    wtlua_push_result(L, &copy, owner_idx);
     return 1;
 }
 

@@ -19,7 +19,7 @@ run_test tests/lua/link_util.lua
 run_test tests/lua/route.lua
 run_test tests/lua/module.lua
 run_test tests/lua/session_patterns.lua
-run_test tests/lua/session_refusals.lua
+run_test --lua-mem 16MiB tests/lua/session_refusals.lua
 # random actions on sessions of five layouts, 12,000 steps: refusals are fine,
 # crashes are not (budget and memory cap set for it: one call runs it all)
 run_test --lua-budget 2e8 --lua-mem 64MiB tests/lua/session_fuzz.lua 1 3

@@ -17,4 +17,24 @@ check.eq(s:result().units_live, 25, "no unit failed")
 check.raises(function() s:set_strategy{tatp_grid = "65536x65536"} end, "at most 2%^30 units", "grid 65536x65536")
 check.raises(function() s:set_strategy{tatp_grid = "99999999999x1"} end, "tatp_grid must be WxH", "grid 99999999999x1")
 
+-- a step and an evaluation refused for memory (run with --lua-mem 16MiB):
+-- their results, made before the userdata that holds them, leaked when that
+-- allocation failed
+local opts = {layout = wt.layout("dojo-tile"), model = "tests/fixtures/models/search-small.yaml",
+              strategy = "DP4,TATP4"}
+local calls = {step = function() return s:step() end, eval = function() return wt.eval(opts) end}
+local hog = {}
+local function fill(i) hog[i] = string.rep("x", 1000) .. i end
+for i = 1, 1e6 do
+  if not pcall(fill, i) then break end
+end
+for what, call in pairs(calls) do
+  local ok, err = pcall(call)
+  check.eq(ok, false, what .. " with the memory full")
+  check.eq(tostring(err):find("memory") ~= nil, true, what .. ": the error says memory: " .. tostring(err))
+end
+hog = nil
+collectgarbage()
+check.eq(s:step().units_live, 25, "a step once memory is back")
+
 print("session_refusals: ok")
