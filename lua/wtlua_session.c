@@ -99,15 +99,18 @@ static int done(lua_State *L, int rc, const wt_err *e)
     return 0;
 }
 
-/* s:step() -> the step's result (a copy that keeps the session alive). */
+/* s:step() -> the step's result (a copy that keeps the session alive). Its
+ * userdata comes first: Lua running out of memory for it after the step
+ * would report a step that was taken as refused. */
 static int s_step(lua_State *L)
 {
     session *S = check_session(L, 1);
+    sim_result *copy = wtlua_new_result(L, 1);
     const sim_result *r;
     wt_err e;
-    if (session_step(S, &r, &e) != WT_OK)
+    if (session_step(S, &r, &e) != WT_OK || sim_copy(copy, r, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
-    return wtlua_push_result_copy(L, r, 1);
+    return 1;
 }
 
 /* s:result() -> the last step's result, or nil before the first. */

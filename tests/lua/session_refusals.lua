@@ -19,7 +19,8 @@ check.raises(function() s:set_strategy{tatp_grid = "99999999999x1"} end, "tatp_g
 
 -- a step and an evaluation refused for memory (run with --lua-mem 16MiB):
 -- their results, made before the userdata that holds them, leaked when that
--- allocation failed
+-- allocation failed, and the refused step had been taken
+local steps = s.steps
 local opts = {layout = wt.layout("dojo-tile"), model = "tests/fixtures/models/search-small.yaml",
               strategy = "DP4,TATP4"}
 local calls = {step = function() return s:step() end, eval = function() return wt.eval(opts) end}
@@ -35,6 +36,7 @@ for what, call in pairs(calls) do
 end
 hog = nil
 collectgarbage()
+check.eq(s.steps, steps, "the step refused for memory was not taken")
 check.eq(s:step().units_live, 25, "a step once memory is back")
 
 print("session_refusals: ok")
