@@ -61,7 +61,8 @@ local function run(sc, n, again)
       if lay:dead(x, y) then dead[x .. "," .. y] = true end
     end
   end
-  local f = fuzz.new{seed = n, w = lay.w, h = lay.h, dead = dead, strategy = sc.strategy, again = again}
+  local f = fuzz.new{seed = n, w = lay.w, h = lay.h, dead = dead, strategy = sc.strategy, again = again,
+                     squeeze = 0.003}
   if trace then
     local note = f.note
     f.note = function(self, what)

@@ -5,8 +5,10 @@
 -- An action must succeed or raise a non-empty string, never crash; what it
 -- is sure to accept it must accept, what is wrong it must refuse, and a
 -- success must show in the session. A step's result must hold the
--- invariants of check_result. A violation raises an error that holds the
--- seed and every action so far, so the run can be repeated.
+-- invariants of check_result. Some actions may run with the Lua state's
+-- memory nearly full: a refusal for memory must be as clean as any other.
+-- A violation prints every action so far and raises an error that says
+-- what repeats the run.
 --
 --   local fuzz = require "fuzz"
 --   local f = fuzz.new{seed = 7, w = 5, h = 5, dead = {}}   -- dead: base faults, by "x,y"
@@ -110,11 +112,12 @@ end
 
 -- o: seed (integer), w, h (the mesh), dead (the layout's dead units, a set
 -- of "x,y"), strategy (the session's, as text), weights (name -> weight,
--- overriding M.actions'), again (what repeats the run, for a failure).
+-- overriding M.actions'), again (what repeats the run, for a failure),
+-- squeeze (the share of actions run with the memory nearly full).
 function M.new(o)
   local first = entry(o.strategy)
-  local f = setmetatable({seed = o.seed, again = o.again, rand = new_rng(o.seed), w = o.w, h = o.h,
-                          base_dead = o.dead or {},
+  local f = setmetatable({seed = o.seed, again = o.again, squeeze = o.squeeze, rand = new_rng(o.seed), w = o.w,
+                          h = o.h, base_dead = o.dead or {},
                           pool = {first}, weights = o.weights or {}, log = {}, steps = 0, must_step = false,
                           evaluated = false, held = {}, dp_given = first.given, counts = {}}, M)
   f:repaired()
@@ -475,14 +478,42 @@ function M:pick_action()
   end
 end
 
+-- The unit of the strings that fill memory: string.rep copies its unit once
+-- per repetition, and one byte at a time is slow.
+local KB = string.rep("x", 1024)
+
+-- pcall(fn) with the Lua state's memory full but for slack bytes, so that
+-- what fn allocates fails at some point; the memory comes back after.
+local function squeezed(fn, slack)
+  local hog, size, n = {}, 1 << 20, 0
+  local function fill() hog[n] = size >= 1024 and string.rep(KB, size // 1024) or string.rep("x", size) end
+  while size >= 64 do
+    n = n + 1
+    if not pcall(fill) then size = size // 8 end
+  end
+  while slack > 0 and n > 0 do -- the last are the smallest
+    slack = slack - #(hog[n] or "")
+    hog[n], n = nil, n - 1
+  end
+  collectgarbage()
+  local ok, res = pcall(fn)
+  hog = nil
+  collectgarbage()
+  return ok, res
+end
+
 -- One random action on s, checked. Returns its name and whether it succeeded.
 function M:act(s)
   local a = self:pick_action()
   local what, fn, want, on_ok, on_err = a.make(self, s)
+  local slack = self.squeeze and self:chance(self.squeeze) and self:int(0, 1 << 16)
+  if slack then what = what .. string.format(" (with %d bytes of memory free)", slack) end
   self:note(what)
   if a.name == "step" then self.steps = self.steps + 1 end
   local before = setup(s)
-  local ok, res = pcall(fn)
+  local ok, res
+  if slack then ok, res = squeezed(fn, slack) else ok, res = pcall(fn) end
+  if slack and res == "not enough memory" then want = nil end
   local c = self.counts[a.name] or {0, 0}
   c[ok and 1 or 2] = c[ok and 1 or 2] + 1
   self.counts[a.name] = c
