@@ -201,7 +201,7 @@ static int subgroup_of(const wafer *wf, int u, int by_wafer, int sub_w, int sub_
 {
     int x = wafer_x(wf, u), y = wafer_y(wf, u);
     int sw = by_wafer ? wf->wafer_w : sub_w, sh = by_wafer ? wf->wafer_h : sub_h;
-    int per_row = (wf->w + sw - 1) / sw;
+    int per_row = wf->w / sw + (wf->w % sw != 0); /* rounded up; w + sw - 1 overflows for a huge sw */
     return (x / sw) + (y / sh) * per_row;
 }
 

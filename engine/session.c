@@ -30,9 +30,10 @@ static void note(session *S, const char *fmt, ...)
 int session_new(session *S, const wafer *wf, const model *m, const strategy *s, const session_opts *o, wt_err *e)
 {
     memset(S, 0, sizeof *S);
-    if (o->jitter < 0 || o->jitter >= 1)
+    /* written so that NaN fails too: it would time every step as NaN */
+    if (!(o->jitter >= 0 && o->jitter < 1))
         return wt_fail(e, "jitter %g must be in [0, 1)", o->jitter);
-    if (o->straggler < 0 || o->straggler > 1)
+    if (!(o->straggler >= 0 && o->straggler <= 1))
         return wt_fail(e, "straggler probability %g must be in [0, 1]", o->straggler);
     int rc = wafer_copy(&S->base, wf, e);
     if (rc != WT_OK)
@@ -112,17 +113,18 @@ int session_step(session *S, const sim_result **out, wt_err *e)
     return WT_OK;
 }
 
-/* Checks that a strategy resolves on the session's wafer and model. */
-static int check(session *S, const strategy *s, wt_err *e)
+/* Resolves a strategy on the session's wafer and model into spec (its
+ * phases, without routing anything). */
+static int check(session *S, const strategy *s, sim_result *spec, wt_err *e)
 {
-    sim_result probe;
-    memset(&probe, 0, sizeof probe);
-    return sim_spec(&probe, &S->wf, &S->m, s, e);
+    memset(spec, 0, sizeof *spec);
+    return sim_spec(spec, &S->wf, &S->m, s, e);
 }
 
 int session_set_strategy(session *S, const strategy *s, wt_err *e)
 {
-    int rc = check(S, s, e);
+    sim_result spec;
+    int rc = check(S, s, &spec, e);
     if (rc != WT_OK)
         return rc;
     S->s = *s;
@@ -153,19 +155,23 @@ int session_set_subgroup(session *S, int wx, int wy, wt_err *e)
     return WT_OK;
 }
 
-/* The tuning entry of a phase of the current setup, made on first use. */
+/* The tuning entry of a phase of the current setup, made on first use. The
+ * setup's own phases, not the last step's: those are stale after a strategy
+ * change and gone after a fault, and an entry once made is never dropped. */
 static sim_phase_tune *phase_entry(session *S, const char *phase, wt_err *e)
 {
-    if (S->evaluated) {
-        int found = sim_phase_find(&S->res, phase);
-        if (found < 0) {
-            char list[512] = "";
-            for (int i = 0; i < S->res.nphases; i++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                         S->res.phases[i].name);
-            wt_fail(e, "no phase '%s' (phases: %s)", phase, list);
-            return NULL;
-        }
+    sim_result spec;
+    wt_err why;
+    if (check(S, &S->s, &spec, &why) != WT_OK) {
+        wt_fail(e, "cannot tune phase '%s': %s", phase, why.msg);
+        return NULL;
+    }
+    if (sim_phase_find(&spec, phase) < 0) {
+        char list[512] = "";
+        for (int i = 0; i < spec.nphases; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", spec.phases[i].name);
+        wt_fail(e, "no phase '%s' (phases: %s)", phase, list);
+        return NULL;
     }
     for (int i = 0; i < S->tune.nphases; i++)
         if (!strcmp(S->tune.phase[i].phase, phase))

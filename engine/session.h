@@ -57,7 +57,8 @@ int session_set_strategy(session *S, const strategy *s, wt_err *e);
 int session_set_placement(session *S, place_kind p, wt_err *e);
 /* Collectives of groups larger than wx x wy become hierarchical. */
 int session_set_subgroup(session *S, int wx, int wy, wt_err *e);
-/* phase NULL or "all": every phase. */
+/* A phase is one of the setup the next step runs (the strategy as set);
+ * phase NULL or "all": every phase. */
 int session_set_routing(session *S, const char *phase, route_mode mode, wt_err *e);
 /* Splits the phase's groups into waves (1 undoes it). */
 int session_delay(session *S, const char *phase, int waves, wt_err *e);

@@ -245,11 +245,12 @@ int strategy_set_option(strategy *s, const char *name, const char *value, wt_err
 int strategy_default_grid(int n, int mesh_w, int mesh_h, int *gw, int *gh)
 {
     int best_w = 0, best_h = 0;
-    for (int w = 1; w <= n; w++) {
+    /* a wider grid leaves the mesh: n may be far larger than the mesh */
+    for (int w = 1; w <= n && w <= mesh_w; w++) {
         if (n % w)
             continue;
         int h = n / w;
-        if (w > mesh_w || h > mesh_h)
+        if (h > mesh_h)
             continue;
         int d = abs(w - h), best_d = abs(best_w - best_h);
         /* Squarest first; between W x H and H x W, the wider one. */

@@ -46,12 +46,15 @@ void wtlua_push_model(lua_State *L, const model *m)
     lua_setfield(L, -2, "params");
 }
 
-/* A whole number field of a table, in [1, 2^30]. */
+/* The largest whole number a table field takes (sizes, dimensions). */
+#define FIELD_MAX (1 << 30)
+
+/* A whole number field of a table, in [1, FIELD_MAX]. */
 static int int_value(lua_State *L, int idx, const char *what)
 {
     int isnum;
     lua_Integer v = lua_tointegerx(L, idx, &isnum);
-    if (!isnum || v <= 0 || v > (1 << 30))
+    if (!isnum || v <= 0 || v > FIELD_MAX)
         luaL_error(L, "%s must be a positive whole number", what);
     return (int)v;
 }
@@ -207,8 +210,10 @@ static void strategy_from_table(lua_State *L, int idx, strategy *s)
         } else if (!strcmp(key, "tatp_grid")) {
             int w, h;
             char extra;
-            if (sscanf(luaL_checkstring(L, -1), "%dx%d%c", &w, &h, &extra) != 2 || w <= 0 || h <= 0)
-                luaL_error(L, "tatp_grid must be WxH, as \"4x8\"");
+            /* %9d: sscanf's overflow is undefined; the product is TATP, a dimension */
+            if (sscanf(luaL_checkstring(L, -1), "%9dx%9d%c", &w, &h, &extra) != 2 || w <= 0 || h <= 0 ||
+                (long long)w * h > FIELD_MAX)
+                luaL_error(L, "tatp_grid must be WxH, as \"4x8\", of at most 2^30 units");
             s->tatp_w = w;
             s->tatp_h = h;
             s->grid_given = 1;

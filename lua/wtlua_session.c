@@ -2,6 +2,7 @@
  * wtlua_session.c - the session object: wt.session{...} for scripts, and the
  * object a policy's hooks get (borrowed from C for the length of the call).
  */
+#include <limits.h>
 #include <string.h>
 
 #include "wtlua_int.h"
@@ -83,6 +84,15 @@ static int session_gc(lua_State *L)
     return 0;
 }
 
+/* An integer argument as a C int: a cast alone would wrap a larger one to
+ * another, valid-looking value (2^32 + 2 waves read as 2). */
+static int check_int(lua_State *L, int idx)
+{
+    lua_Integer v = luaL_checkinteger(L, idx);
+    luaL_argcheck(L, v >= INT_MIN && v <= INT_MAX, idx, "out of range");
+    return (int)v;
+}
+
 /* Raises the action's error, or returns nothing. */
 static int done(lua_State *L, int rc, const wt_err *e)
 {
@@ -91,15 +101,18 @@ static int done(lua_State *L, int rc, const wt_err *e)
     return 0;
 }
 
-/* s:step() -> the step's result (a copy that keeps the session alive). */
+/* s:step() -> the step's result (a copy that keeps the session alive). Its
+ * userdata comes first: Lua running out of memory for it after the step
+ * would report a step that was taken as refused. */
 static int s_step(lua_State *L)
 {
     session *S = check_session(L, 1);
+    sim_result *copy = wtlua_new_result(L, 1);
     const sim_result *r;
     wt_err e;
-    if (session_step(S, &r, &e) != WT_OK)
+    if (session_step(S, &r, &e) != WT_OK || sim_copy(copy, r, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
-    return wtlua_push_result_copy(L, r, 1);
+    return 1;
 }
 
 /* s:result() -> the last step's result, or nil before the first. */
@@ -136,7 +149,7 @@ static int s_set_subgroup(lua_State *L)
 {
     session *S = check_session(L, 1);
     wt_err e;
-    int rc = session_set_subgroup(S, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), &e);
+    int rc = session_set_subgroup(S, check_int(L, 2), check_int(L, 3), &e);
     return done(L, rc, &e);
 }
 
@@ -157,7 +170,7 @@ static int s_delay(lua_State *L)
 {
     session *S = check_session(L, 1);
     wt_err e;
-    return done(L, session_delay(S, luaL_checkstring(L, 2), (int)luaL_checkinteger(L, 3), &e), &e);
+    return done(L, session_delay(S, luaL_checkstring(L, 2), check_int(L, 3), &e), &e);
 }
 
 static int s_set_priority(lua_State *L)
@@ -173,14 +186,14 @@ static int s_fail_link(lua_State *L)
     int dir = wafer_dir_parse(*luaL_checkstring(L, 4));
     luaL_argcheck(L, dir >= 0, 4, "a direction is E, W, N or S");
     wt_err e;
-    return done(L, session_fail_link(S, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), dir, &e), &e);
+    return done(L, session_fail_link(S, check_int(L, 2), check_int(L, 3), dir, &e), &e);
 }
 
 static int s_fail_unit(lua_State *L)
 {
     session *S = check_session(L, 1);
     wt_err e;
-    return done(L, session_fail_unit(S, (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), &e), &e);
+    return done(L, session_fail_unit(S, check_int(L, 2), check_int(L, 3), &e), &e);
 }
 
 static int s_repair(lua_State *L)

@@ -5,7 +5,7 @@
 . tests/lib_e2e.sh
 
 run_test() {
-    "$bin" run --lua-path tests/lua "$@" >"$tmp/out" 2>"$tmp/err" || fail "$*: $(cat "$tmp/err")"
+    "$bin" run --lua-path tests/lua "$@" >"$tmp/out" 2>"$tmp/err" || fail "$*: $(tail -n 40 "$tmp/out"; cat "$tmp/err")"
     grep -q ': ok$' "$tmp/out" || fail "$* printed no ok: $(cat "$tmp/out")"
 }
 
@@ -19,6 +19,11 @@ run_test tests/lua/link_util.lua
 run_test tests/lua/route.lua
 run_test tests/lua/module.lua "$(stock commands)" "$(stock policies)" "$(stock strategies)"
 run_test tests/lua/session_patterns.lua
+run_test --lua-mem 16MiB tests/lua/session_refusals.lua
+# random actions on sessions of five layouts, 12,400 steps: refusals are fine,
+# crashes and leaks are not. One call runs it all: the budget is set for it;
+# some actions run with the memory full, which a small cap keeps quick.
+run_test --lua-budget 2e8 --lua-mem 16MiB tests/lua/session_fuzz.lua 1 3
 
 script() { printf '%s\n' "$2" >"$tmp/$1.lua"; }
 

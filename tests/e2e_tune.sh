@@ -62,6 +62,34 @@ expect_ok tune --steps 2 --policy "$tmp/kill.lua" --strategy DP16,TATP16 --forma
 grep -q 'step failed: .*needs 256 units but the layout has 255 live units' "$tmp/out" \
     || fail "a fault under a strategy that needs every unit: $(cat "$tmp/out")"
 
+# a policy taking random actions, each checked (tests/fixtures/policies/fuzz.lua),
+# as a policy may on the screen: the run ends normally with a row per step and
+# the policy is never stopped; its seed is in its file's name
+fuzz() {
+    seed=$1
+    steps=$2
+    shift 2
+    ln -sf "$PWD/tests/fixtures/policies/fuzz.lua" "$tmp/fuzz-$seed.lua"
+    "$bin" tune --lua-path tests/lua --lua-budget 1e8 --policy "$tmp/fuzz-$seed.lua" --seed "$seed" --steps "$steps" \
+        --format csv "$@" >"$tmp/out" 2>"$tmp/err" || fail "fuzz policy $seed $*: exit $? ($(cat "$tmp/err"))"
+    if grep -q 'policy fuzz stopped' "$tmp/out"; then
+        fail "fuzz policy $seed $*: $(grep -v '^[0-9]' "$tmp/out" | tail -n 40; grep -o 'policy fuzz stopped.*' "$tmp/out")"
+    fi
+    [ "$(grep -c '^[0-9]' "$tmp/out")" -eq "$steps" ] || fail "fuzz policy $seed $*: not $steps rows"
+}
+for seed in 1 2; do
+    fuzz $seed 300 --layout dojo-tile --model $models/search-small.yaml --strategy DP4,TATP4 --jitter 0.1 \
+        --straggler 0.05
+    fuzz $seed 300 --layout tests/fixtures/layouts/column.yaml --model $models/policy-wide.yaml --strategy DP16,TATP4x1
+    fuzz $seed 300 --layout tests/fixtures/layouts/multiwafer-small.yaml --model $models/policy-small.yaml \
+        --strategy DP8,TATP4 --placement snake
+    # hot links, so that on_hot_link acts too
+    fuzz $seed 100 --strategy DP16 --model $models/policy-wide.yaml --seq 8
+done
+cp "$tmp/out" "$tmp/fuzz-a"
+fuzz 2 100 --strategy DP16 --model $models/policy-wide.yaml --seq 8
+cmp -s "$tmp/out" "$tmp/fuzz-a" || fail "two runs of the fuzz policy with seed 2 differ"
+
 # refusals
 expect_bad "^unknown policy 'nope' (policies: [a-z0-9_, ]*; or a .lua file)$" tune --policy nope
 names_stock policies "$tmp/err" "the unknown policy's error"

@@ -1,5 +1,6 @@
 /* Sessions (engine/session.h) and run-time tuning (waves, routing,
  * subgroups, DP priority), faults and repair, seeded variation, timelines. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,6 +147,12 @@ static void test_subgroups(void **state)
     assert_true(r->step_time_s < 0.5 * t0);
     int p = sim_phase_find(r, "dp.allreduce");
     assert_int_equal(r->patterns[r->phases[p].terms[0].pattern].pass, PASS_INNER);
+    /* a subgroup as large as an int is the whole mesh (its window
+     * arithmetic once overflowed) */
+    assert_int_equal(session_set_subgroup(&S, 16, 16, NULL), WT_OK);
+    double whole = step(&S)->step_time_s;
+    assert_int_equal(session_set_subgroup(&S, INT_MAX, INT_MAX, NULL), WT_OK);
+    assert_true(step(&S)->step_time_s == whole);
     session_free(&S);
     wafer_free(&wf);
 }
@@ -170,6 +177,34 @@ static void test_routing(void **state)
     char log[SESSION_LOG];
     assert_string_equal(session_take_log(&S, log, sizeof log), "routing dp.allreduce yx; routing all balanced");
     assert_string_equal(session_take_log(&S, log, sizeof log), "");
+    session_free(&S);
+    wafer_free(&wf);
+}
+
+/* Tuning names a phase of the setup the next step runs: not one of the last
+ * step's after a strategy change, and no typo before the first step or after
+ * a fault (each once took a tuning slot for good, and the slots ran out). */
+static void test_tuning_names(void **state)
+{
+    (void)state;
+    wafer wf;
+    session S;
+    model m = small();
+    start(&S, &wf, NULL, &m, "DP64,TATP4", PLACE_LINEAR);
+    wt_err e;
+    for (int i = 0; i < SIM_MAX_PHASES; i++)
+        assert_int_equal(session_delay(&S, "typo", 2, &e), WT_EINPUT);
+    assert_non_null(strstr(e.msg, "no phase 'typo' (phases: fwd.attn.qkv,"));
+    step(&S);
+    strategy piped = parsed("DP8,PP4,TATP4", PLACE_LINEAR);
+    assert_int_equal(session_set_strategy(&S, &piped, NULL), WT_OK);
+    assert_int_equal(session_delay(&S, "pp.p2p", 2, NULL), WT_OK);
+    assert_int_equal(session_fail_unit(&S, 0, 0, NULL), WT_OK);
+    assert_int_equal(session_set_routing(&S, "typo", ROUTE_YX, &e), WT_EINPUT);
+    assert_int_equal(session_set_routing(&S, "dp.allreduce", ROUTE_YX, NULL), WT_OK);
+    assert_int_equal(S.tune.nphases, 2);
+    const sim_result *r = step(&S);
+    assert_int_equal(r->patterns[r->phases[sim_phase_find(r, "dp.allreduce")].terms[0].pattern].mode, ROUTE_YX);
     session_free(&S);
     wafer_free(&wf);
 }
@@ -249,8 +284,9 @@ static void test_variation(void **state)
     assert_int_equal(sim_phase_at(r, r->step_time_s * 1.01), -1);
     session_free(&S);
     wt_err e;
-    session_opts bad = {.jitter = 1.5};
-    assert_int_equal(session_new(&S, &wf, &m, &s, &bad, &e), WT_EINPUT);
+    session_opts bad[] = {{.jitter = 1.5}, {.jitter = NAN}, {.straggler = NAN}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(session_new(&S, &wf, &m, &s, &bad[i], &e), WT_EINPUT);
     wafer_free(&wf);
 }
 
@@ -301,7 +337,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waves),         cmocka_unit_test(test_subgroups),
-        cmocka_unit_test(test_routing),       cmocka_unit_test(test_faults_and_repair),
+        cmocka_unit_test(test_routing),       cmocka_unit_test(test_tuning_names),
+        cmocka_unit_test(test_faults_and_repair),
         cmocka_unit_test(test_variation),     cmocka_unit_test(test_priority),
         cmocka_unit_test(test_dead_interwafer_link),
     };

@@ -4,6 +4,7 @@
  * filling the live units, the default TATP grid, every constraint with its
  * reason) and formatting.
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -311,6 +312,10 @@ static const grid_case grid_cases[] = {
     {32, 4, 16, 1, 4, 8},   /* 8x4 is too wide: the squarest that fits */
     {36, 5, 16, 1, 4, 9},   /* 6x6 and 9x4 too wide, 3x12 less square than 4x9 */
     {0, 16, 16, 0, 0, 0},
+    /* tried every divisor up to n: seconds for n = 2^30 (a Lua table's
+     * TATP), and w++ overflowed past INT_MAX */
+    {INT_MAX, 16, 16, 0, 0, 0},
+    {1 << 30, 16, 16, 0, 0, 0},
 };
 
 static void test_default_grid(void **state)
