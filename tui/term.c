@@ -13,10 +13,20 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* Set by the signal handlers, read by term_read. */
 static volatile sig_atomic_t stop_signal;
+
+/* What a crash restores with async-signal-safe calls only: the terminal's
+ * modes as they were before the screen opened, and the bytes that leave
+ * the screen (attributes off, cursor shown, keypad and mouse reports off,
+ * the alternate screen left), taken from terminfo at opening. */
+static struct termios saved_modes;
+static int have_modes;
+static char restore_bytes[256];
+static size_t restore_len;
 
 static struct {
     SCREEN *screen;
@@ -33,14 +43,32 @@ static void on_stop(int sig)
 }
 
 /* A crash (or Ctrl-\): give the terminal back, then die of the same signal.
- * endwin is not async-signal-safe; as a last act before dying it is what
- * htop and others do, and far better than a terminal left in raw mode. */
+ * endwin may lock or allocate, which deadlocks a signal that arrives inside
+ * malloc (seen under AddressSanitizer); write and tcsetattr cannot. */
 static void on_fatal(int sig)
 {
-    if (T.open)
-        endwin();
+    if (T.open) {
+        if (restore_len && write(STDOUT_FILENO, restore_bytes, restore_len) < 0)
+            restore_len = 0; /* nothing more to do about it */
+        if (have_modes)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_modes);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* Appends terminfo capability cap (when the terminal has one) to the crash
+ * restore bytes. */
+static void add_restore(const char *cap)
+{
+    const char *v = tigetstr(cap);
+    if (!v || v == (const char *)-1)
+        return;
+    size_t n = strlen(v);
+    if (restore_len + n < sizeof restore_bytes) {
+        memcpy(restore_bytes + restore_len, v, n);
+        restore_len += n;
+    }
 }
 
 static void install_signals(void)
@@ -71,8 +99,19 @@ int term_open(int *ncolours, wt_err *e)
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return wt_fail(e, "the screen needs a terminal (stdin and stdout are not both one); "
                           "for headless use see wafertop eval, tune or ui --bench-frames");
+    have_modes = tcgetattr(STDIN_FILENO, &saved_modes) == 0;
     if (!(T.screen = newterm(NULL, stdout, stdin)))
         return wt_fail(e, "cannot open the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "unset");
+    restore_len = 0;
+    add_restore("sgr0");
+    add_restore("cnorm");
+    add_restore("rmkx");
+    static const char mouse_off[] = "\033[?1000l\033[?1006l"; /* the xterm reports ncurses turns on */
+    if (restore_len + sizeof mouse_off - 1 < sizeof restore_bytes) {
+        memcpy(restore_bytes + restore_len, mouse_off, sizeof mouse_off - 1);
+        restore_len += sizeof mouse_off - 1;
+    }
+    add_restore("rmcup");
     T.open = 1;
     atexit(at_exit);
     install_signals();
