@@ -71,19 +71,6 @@ typedef struct coll_term {
  * Returns the number of terms. */
 int coll_expand(const coll_groups *g, coll_algo a, int op, double M, int inner, coll_term *out);
 
-/* The algorithms by name (choice.h, coll_algo.c): COLL_NALGOS rows, each
- * flagged CHOICE_AUTO and/or CHOICE_SEARCH, then `auto` (CHOICE_CHOOSER). */
-choice_table coll_algo_table(void);
-const char *coll_algo_name(coll_algo a);
-/* One line on what a does, for the help; auto's is to be followed by the
- * names of the rows it considers. */
-const char *coll_algo_about(coll_algo a);
-/* What the search's lower bound needs of algorithm a (not auto): over how
- * many partners a member's bytes may be split (sim_bounds divides the ring's
- * total by it), and the fewest latency-bound steps of op on p members. */
-int coll_algo_partners(coll_algo a);
-int coll_algo_min_steps(coll_algo a, int op, int p);
-
 /* Bytes one member sends in op over M bytes on p members with a ring:
  * 2(p-1)/p M for all-reduce, (p-1)/p M otherwise. */
 double coll_ring_bytes(int op, int p, double M);

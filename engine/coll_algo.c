@@ -9,7 +9,7 @@
  * COLL_NALGOS algorithms comes `auto`, the chooser: not an algorithm, but
  * the cheapest of the rows flagged CHOICE_AUTO for each collective (sim.c).
  *
- * To add an algorithm: a value before COLL_NALGOS in strategy.h, its
+ * To add an algorithm: a value before COLL_NALGOS in coll_algo.h, its
  * expansion and its row here, its tests, and its line in docs/MODEL.md,
  * README.md and docs/wafertop.1 (tests/test_choice.c checks those lists).
  */

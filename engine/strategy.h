@@ -15,6 +15,7 @@
 #include "choice.h"
 #include "err.h"
 #include "model.h"
+#include "coll_algo.h"
 #include "route.h"
 #include "wafer.h"
 
@@ -22,9 +23,6 @@
  * place.c, collective algorithms in coll_algo.c, routing modes in route.c,
  * the rest in strategy.c. The last value of each enum counts the rows. */
 typedef enum place_kind { PLACE_LINEAR = 0, PLACE_SNAKE, PLACE_TILES, PLACE_NKINDS } place_kind;
-/* The algorithms, then COLL_AUTO: not an algorithm but the chooser of the
- * cheapest algorithm flagged for it, for each collective. */
-typedef enum coll_algo { COLL_RING = 0, COLL_BIDIR, COLL_2D, COLL_HIER, COLL_NALGOS, COLL_AUTO = COLL_NALGOS } coll_algo;
 typedef enum grad_compress { GRAD_NONE = 0, GRAD_FP8, GRAD_1BIT, GRAD_NKINDS } grad_compress;
 
 /* Memory switches (any subset): bit i is row i of mem_switch_table. */
