@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "net.h"
+
 /* A field is read from a struct by offset (double, int, bool-as-int) or
  * computed by a function of the result (F_FN) or of one phase (F_PHASE).
  * The struct is the section's: sim_result for the top and the strategy,
@@ -27,6 +29,7 @@ static void str(report_value *v, const char *s)
 
 static void f_layout(const sim_result *r, report_value *v) { str(v, r->wf->name); }
 static void f_model(const sim_result *r, report_value *v) { str(v, r->m.name); }
+static void f_net(const sim_result *r, report_value *v) { str(v, r->net->c.name); }
 static void f_bottleneck(const sim_result *r, report_value *v)
 {
     str(v, r->nphases ? r->phases[r->bottleneck].name : "");
@@ -72,6 +75,7 @@ static const field top_fields[] = {
     {"seq", F_INT, MODEL(seq), {NULL}},
     {"batch", F_INT, MODEL(batch), {NULL}},
     {"microbatch", F_INT, MODEL(microbatch), {NULL}},
+    {"net", F_FN, 0, {f_net}},
     {"units_total", F_INT, R(units_total), {NULL}},
     {"units_live", F_INT, R(units_live), {NULL}},
     {"units_used", F_INT, R(units_used), {NULL}},

@@ -515,7 +515,8 @@ int search_run(const wafer *wf, const model *m, const search_opts *opts, search_
     search_run_state st = {wf, m, &o, {NULL}, o.jobs < 1 ? 1 : o.jobs > 64 ? 64 : o.jobs};
     int rc = model_check(m, e);
     for (int t = 0; t < st.jobs && rc == WT_OK; t++)
-        rc = sim_ctx_new(&st.ctx[t], wf, e);
+        if ((rc = sim_ctx_new(&st.ctx[t], wf, e)) == WT_OK)
+            sim_ctx_set_net(st.ctx[t], o.net);
     if (rc == WT_OK)
         rc = run_levels(&st, r, e);
     if (rc == WT_OK && o.baselines)

@@ -55,6 +55,7 @@ typedef struct search_opts {
     int jobs;                   /* threads, >= 1 */
     int exhaustive;
     int baselines;              /* also evaluate the baselines */
+    const struct net_model *net; /* what times every evaluation (net.h); NULL: the default */
     /* Progress in [0, 1], called from the calling thread; may be NULL. */
     void (*progress)(void *ud, double done);
     void *progress_ud;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "net.h"
+
 /* xorshift64*: small, fast, and the same sequence everywhere. */
 static double next_unit(session *S)
 {
@@ -50,6 +52,9 @@ int session_new(session *S, const wafer *wf, const model *m, const strategy *s, 
     S->m = *m;
     S->s = *s;
     S->o = *o;
+    if (!S->o.net)
+        S->o.net = net_model_default();
+    sim_ctx_set_net(S->ctx, S->o.net);
     S->rng = o->seed ? o->seed : 1;
     S->dirty = 1;
     return WT_OK;
@@ -88,6 +93,7 @@ int session_step(session *S, const sim_result **out, wt_err *e)
         int rc = sim_ctx_new(&c, &S->wf, e);
         if (rc != WT_OK)
             return rc;
+        sim_ctx_set_net(c, S->o.net);
         sim_ctx_free(S->ctx);
         S->ctx = c;
         S->refault = 0;

@@ -20,6 +20,7 @@ typedef struct session_opts {
     uint64_t seed;      /* 0 means 1 */
     double jitter;      /* 0..1 */
     double straggler;   /* probability per unit and step, 0..1 */
+    const struct net_model *net; /* what times every step (net.h); NULL: net_model_default() */
 } session_opts;
 
 #define SESSION_LOG 256
@@ -32,7 +33,7 @@ typedef struct session {
     model m;
     strategy s;             /* as set: dimensions may be left to fill */
     sim_tuning tune;
-    session_opts o;
+    session_opts o;         /* as given, with o.net never NULL */
     uint64_t rng;
     int steps;              /* steps taken */
     int dirty;              /* the setup changed since `res` was evaluated */

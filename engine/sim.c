@@ -163,7 +163,7 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
 
 void sim_ctx_set_net(sim_ctx *c, const net_model *net)
 {
-    c->net = net;
+    c->net = net ? net : net_model_default();
 }
 
 double sim_ctx_link_bw(const sim_ctx *c)
@@ -355,15 +355,22 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
     return rc;
 }
 
-int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e)
+int sim_eval_net(sim_result *r, const wafer *wf, const net_model *net, const model *m, const strategy *s,
+                 wt_err *e)
 {
     sim_ctx *c;
     int rc = sim_ctx_new(&c, wf, e);
     if (rc != WT_OK)
         return rc;
+    sim_ctx_set_net(c, net);
     rc = sim_eval_ctx(c, r, m, s, e);
     sim_ctx_free(c);
     return rc;
+}
+
+int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e)
+{
+    return sim_eval_net(r, wf, NULL, m, s, e);
 }
 
 /* A copy of n bytes at src, or NULL (also when src is NULL). */

@@ -171,8 +171,8 @@ typedef struct sim_ctx sim_ctx;
 
 int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e);
 void sim_ctx_free(sim_ctx *c);
-/* The network model evaluations in c are timed with (net.h; the default
- * one until set). */
+/* The network model evaluations in c are timed with (net.h); NULL, and
+ * every context until set, means net_model_default(). */
 void sim_ctx_set_net(sim_ctx *c, const struct net_model *net);
 
 /* Evaluates s (resolved here against m and the wafer) into r. r->wf borrows
@@ -212,7 +212,10 @@ int sim_phase_at(const sim_result *r, double t);
  * the same wafer. */
 int sim_copy(sim_result *dst, const sim_result *src, wt_err *e);
 
-/* The same with a context made and freed for this one call. */
+/* The same with a context made and freed for this one call, timed with net
+ * (NULL: the default model), or with the default model. */
+int sim_eval_net(sim_result *r, const wafer *wf, const struct net_model *net, const model *m, const strategy *s,
+                 wt_err *e);
 int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);
 void sim_free(sim_result *r);
 

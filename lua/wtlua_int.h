@@ -113,9 +113,11 @@ int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx);
 /* Pushes a strategy as a table (the fields of wt.strategy). */
 void wtlua_push_strategy(lua_State *L, const strategy *s);
 /* Reads the options table at index 1 as wt.eval does: layout (left on the
- * stack at index 2), model, strategy, options, seq, batch, microbatch; other
- * fields than these and `also` (NULL-terminated) are errors. */
-wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const char *const *also);
+ * stack at index 2), model, strategy, options, seq, batch, microbatch, net
+ * (the network model into *net: net.h's default when absent); other fields
+ * than these and `also` (NULL-terminated) are errors. */
+wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const struct net_model **net,
+                             const char *const *also);
 
 /* One link record {x, y, dir, bytes, busy_s, util, dead} for link slot l;
  * util (busy_s over span_s, the step or the time a phase runs) only when

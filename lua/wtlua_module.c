@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "net.h"
 #include "route.h"
 #include "search.h"
 #include "wtlua_int.h"
@@ -322,12 +323,32 @@ static wtlua_layout *scenario_args(lua_State *L, model *m, int with_microbatch)
     return lay;
 }
 
+/* The network model named by the field `net` of the table at t, the
+ * default one when there is none; a name that is no model raises an error
+ * that lists them. */
+static const net_model *net_field(lua_State *L, int t)
+{
+    const net_model *net = net_model_default();
+    if (lua_getfield(L, t, "net") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "net must be a string, not %s", luaL_typename(L, -1));
+        if (!(net = net_model_find(lua_tostring(L, -1)))) {
+            wt_err e;
+            choice_fail(net_model_table(), "net", lua_tostring(L, -1), &e);
+            luaL_error(L, "%s", e.msg);
+        }
+    }
+    lua_pop(L, 1);
+    return net;
+}
+
 /* The scenario of an options table at index 1 (see wtlua_int.h); fields
  * other than the scenario's and `also` are errors. The layout stays at 2. */
-wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const char *const *also)
+wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const net_model **net, const char *const *also)
 {
-    static const char *const known[] = {"layout", "model", "strategy", "seq", "batch", "microbatch", NULL};
+    static const char *const known[] = {"layout", "model", "strategy", "seq", "batch", "microbatch", "net", NULL};
     wtlua_layout *lay = scenario_args(L, m, 1);
+    *net = net_field(L, 1);
     strategy_defaults(s);
     if (lua_getfield(L, 1, "strategy") == LUA_TNIL) {
         lua_pop(L, 1);
@@ -350,17 +371,18 @@ wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const char *co
     return lay;
 }
 
-/* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=} */
+/* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=, net=} */
 static int l_eval(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     model m;
     strategy s;
-    wtlua_layout *lay = wtlua_scenario(L, &m, &s, NULL);
+    const net_model *net;
+    wtlua_layout *lay = wtlua_scenario(L, &m, &s, &net, NULL);
     sim_result *r = wtlua_new_result(L, 2);
     wt_err e;
-    if (sim_eval(r, &lay->wf, &m, &s, &e) != WT_OK)
+    if (sim_eval_net(r, &lay->wf, net, &m, &s, &e) != WT_OK)
         luaL_error(L, "%s", e.msg);
     return 1;
 }
@@ -383,11 +405,14 @@ static int unit_at(lua_State *L, const wafer *wf, int idx, const char *what, lua
     return wafer_unit(wf, (int)x, (int)y);
 }
 
-/* wt.route{layout=, routing=, flows={{src={x,y}, dst={x,y}, bytes=N}, ...}} */
+/* wt.route{layout=, routing=, net=, flows={{src={x,y}, dst={x,y}, bytes=N}, ...}} */
 static int l_route(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
+    /* checked now so that scripts written for the flow-level models run;
+     * the loads computed here are the same for every model */
+    net_field(L, 1);
     if (lua_getfield(L, 1, "layout") == LUA_TNIL) {
         lua_pop(L, 1);
         lua_pushliteral(L, "default");
@@ -472,13 +497,13 @@ static const char *opt_string(lua_State *L, int t, const char *key)
 }
 
 /* wt.search{layout=, model=, seq=, batch=, microbatch=, objective=, top=,
- * jobs=, exhaustive=, allow_idle=, fix=, only=, baselines=} */
+ * jobs=, exhaustive=, allow_idle=, fix=, only=, baselines=, net=} */
 static int l_search(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     static const char *const known[] = {"layout", "model", "seq", "batch", "microbatch", "objective", "top", "jobs",
-                                        "exhaustive", "allow_idle", "fix", "only", "baselines", NULL};
+                                        "exhaustive", "allow_idle", "fix", "only", "baselines", "net", NULL};
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
@@ -491,7 +516,7 @@ static int l_search(lua_State *L)
     }
     model m;
     wtlua_layout *lay = scenario_args(L, &m, 0);
-    search_opts o = {.top_k = 5, .jobs = 1, .baselines = 1};
+    search_opts o = {.top_k = 5, .jobs = 1, .baselines = 1, .net = net_field(L, 1)};
     wt_err e;
     if (lua_getfield(L, 1, "microbatch") != LUA_TNIL)
         o.space.microbatch = int_value(L, -1, "microbatch");
@@ -630,6 +655,27 @@ static int l_registry(lua_State *L)
     return 1;
 }
 
+/* wt.nets(): the network models as a list of {name=, help=} (help: the
+ * model's one-line summary), sorted by name like wt.commands(). */
+static int l_nets(lua_State *L)
+{
+    int n = net_model_table().n;
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        const net_model *net = net_model_at(i);
+        int rank = 0; /* its place by name: names are distinct */
+        for (int j = 0; j < n; j++)
+            rank += strcmp(net_model_at(j)->c.name, net->c.name) < 0;
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, net->c.name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, net->summary);
+        lua_setfield(L, -2, "help");
+        lua_rawseti(L, -2, rank + 1);
+    }
+    return 1;
+}
+
 static int l_policy(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -668,6 +714,7 @@ int wtlua_open_module(lua_State *L)
         {"eval", l_eval},         {"route", l_route},       {"command", l_command},
         {"search", l_search},     {"session", wtlua_session_new},
         {"cmd", l_cmd},           {"policy", l_policy},     {"print", wtlua_print},
+        {"nets", l_nets},
         {NULL, NULL},
     };
     luaL_newlib(L, fns);

@@ -54,8 +54,8 @@ int wtlua_session_new(lua_State *L)
     lua_settop(L, 1);
     model m;
     strategy s;
-    wtlua_layout *lay = wtlua_scenario(L, &m, &s, also);
     session_opts o = {0};
+    wtlua_layout *lay = wtlua_scenario(L, &m, &s, &o.net, also);
     lua_getfield(L, 1, "seed");
     o.seed = (uint64_t)luaL_optinteger(L, -1, 1);
     lua_getfield(L, 1, "jitter");

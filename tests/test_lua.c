@@ -365,7 +365,7 @@ static void test_policy_objects_end_with_hook(void **state)
     model m;
     strategy s;
     load_scenario(&wf, &m, &s, "gpt3-6.7b", "DP8,TATP16");
-    session_opts o = {3, 0.05, 0};
+    session_opts o = {3, 0.05, 0, NULL};
     session S;
     assert_int_equal(session_new(&S, &wf, &m, &s, &o, &e), WT_OK);
     const sim_result *r;

@@ -10,6 +10,7 @@
 
 #include "datadir.h"
 #include "layout.h"
+#include "net.h"
 #include "qty.h"
 
 /* A flag: its name, whether it takes a value, and which commands know it. */
@@ -28,7 +29,8 @@ static const flag_spec flags[] = {
     {"format", 1, 0, 0},         {"placement", 1, 0, 1},    {"collective", 1, 0, 1},
     {"routing", 1, 0, 1},        {"checkpoint", 1, 0, 1},   {"mem", 1, 0, 1},
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
-    {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},      {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
+    {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},         {"net", 1, 0, 0},
+    {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
     {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
     {"objective", 1, CLI_SEARCH, 0}, {"top", 1, CLI_SEARCH, 0}, {"jobs", 1, CLI_SEARCH, 0},
     {"exhaustive", 0, CLI_SEARCH, 0}, {"allow-idle", 0, CLI_SEARCH, 0}, {"fix", 1, CLI_SEARCH, 0},
@@ -78,6 +80,12 @@ static int parse_count(const char *flag, const char *v, int *out, wt_err *e)
     return WT_OK;
 }
 
+/* Prefixes an error message with the flag that caused it. */
+static int flag_error(wt_err *e, const char *flag, const wt_err *why)
+{
+    return wt_fail(e, "--%s: %s", flag, why->msg);
+}
+
 /* Stores the value of a known flag. */
 static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err *e)
 {
@@ -108,6 +116,14 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         if (o->nfail == (int)(sizeof o->fail / sizeof o->fail[0]))
             return wt_fail(e, "--fail: at most %d faults", o->nfail);
         o->fail[o->nfail++] = value;
+    } else if (!strcmp(n, "net")) {
+        const net_model *net = net_model_find(value);
+        wt_err why;
+        if (!net) {
+            choice_fail(net_model_table(), "net", value, &why);
+            return flag_error(e, n, &why);
+        }
+        o->net = net;
     } else if (!strcmp(n, "phase")) {
         o->phase = value;
     } else if (!strcmp(n, "format")) {
@@ -168,12 +184,6 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
     return WT_OK;
 }
 
-/* Prefixes an error message with the flag that caused it. */
-static int flag_error(wt_err *e, const char *flag, const wt_err *why)
-{
-    return wt_fail(e, "--%s: %s", flag, why->msg);
-}
-
 int cli_check_flag(const char *name, const char *value, wt_err *e)
 {
     const flag_spec *f = find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI);
@@ -207,6 +217,7 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
     o->strategy = "DP8,TATP16";
     o->format = "table";
     o->objective = "step_time";
+    o->net = net_model_default();
     o->lua.root = root;
     for (int i = 0; i < argc; i++) {
         char *arg = argv[i];
@@ -340,6 +351,7 @@ int cli_search_opts(const cli_opts *o, search_opts *so, wt_err *e)
     so->top_k = o->top ? o->top : 5;
     so->exhaustive = o->exhaustive;
     so->baselines = 1;
+    so->net = o->net;
     so->space.allow_idle = o->allow_idle;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     so->jobs = o->jobs ? o->jobs : cores > 0 ? (int)cores : 1;
@@ -403,8 +415,15 @@ const char *cli_scenario_help(char *buf, size_t n)
                  "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
                  "  --fail x,y[,DIR]       fail a unit, or its link towards DIR (N E S W); repeatable\n"
                  "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
-                 "                         (default: DP8,TATP16)\n"
-                 "Strategy options:\n");
+                 "                         (default: DP8,TATP16)\n");
+    char first[64];
+    snprintf(first, sizeof first, "the first, %s", net_model_default()->c.name);
+    help_option(&h, "net", net_model_table(), "|", "network model that times the step ", first);
+    for (int i = 0; i < net_model_table().n; i++) {
+        const net_model *net = net_model_at(i);
+        help_add(&h, "      %-10s %s\n", net->c.name, net->summary);
+    }
+    help_add(&h, "Strategy options:\n");
     help_option(&h, "placement", place_kind_table(), "|", "", place_kind_name(d.placement));
     help_option(&h, "collective", coll_algo_table(), "|", "", coll_algo_name(d.collective));
     for (int a = 0; a <= COLL_AUTO; a++) {

@@ -23,6 +23,7 @@ typedef struct cli_opts {
     const char *model;      /* preset or path, default "gpt3-6.7b" */
     const char *strategy;   /* default "DP8,TATP16" */
     int seq, batch, microbatch;   /* 0 = the model's */
+    const struct net_model *net;  /* --net: what times every evaluation, default net_model_default() */
     const char *format;     /* table | json | csv */
     int format_given;
     const char *phase;      /* links: one phase only */
@@ -87,7 +88,8 @@ int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m
 int cli_load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model *m, strategy *s, wt_err *e);
 
 /* The search options of o (--fix, --only, --objective, --top, --jobs,
- * --exhaustive, --allow-idle), with the baselines on and a thread per core. */
+ * --exhaustive, --allow-idle, --net), with the baselines on and a thread per
+ * core. */
 int cli_search_opts(const cli_opts *o, search_opts *so, wt_err *e);
 
 /* The bit of a wtlua_kind for cli_print_scripts. */

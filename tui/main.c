@@ -58,7 +58,7 @@ static int evaluate(scenario *sc, const char *root, wt_err *e)
     if (rc != WT_OK)
         return rc;
     sc->loaded = 1;
-    rc = sim_eval(&sc->r, &sc->wf, &m, &s, e);
+    rc = sim_eval_net(&sc->r, &sc->wf, sc->o.net, &m, &s, e);
     sc->evaluated = rc == WT_OK;
     return rc;
 }

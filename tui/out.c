@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "net.h"
 #include "qty.h"
 #include "report.h"
 
@@ -116,6 +117,7 @@ void out_eval_table(FILE *f, const sim_result *r)
             recompute_name(s->checkpoint), mem_switches_format(s->mem, mem, sizeof mem),
             grad_compress_name(s->grad), s->chunk > 0 ? bytes_str(s->chunk, a, sizeof a) : "off", s->sub_w,
             s->sub_h, s->tp_seqpar ? "on" : "off");
+    fprintf(f, "net       %s: %s\n", r->net->c.name, r->net->summary);
     fprintf(f, "units     %d used, %d idle\n", r->units_used, r->units_idle);
     fprintf(f, "step      %s   tokens/s %.4g   MFU %.1f %%   HFU %.1f %%   idle %.1f %%\n",
             time_str(r->step_time_s, a, sizeof a), r->tokens_per_s, 100 * r->mfu, 100 * r->hfu,

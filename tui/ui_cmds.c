@@ -80,6 +80,7 @@ static int cmd_search(ui *u, int argc, char **argv, wt_err *e)
     if (rc != WT_OK)
         return rc;
     so.baselines = 0;
+    so.net = u->S->o.net; /* the session's, as --net named it on the command line */
     if (!o.jobs) /* leave a core to the screen */
         so.jobs = so.jobs > 2 ? so.jobs - 1 : 1;
     u->search.o = so;

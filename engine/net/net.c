@@ -3,6 +3,8 @@
  */
 #include "net.h"
 
+#include <assert.h>
+
 #include "net_int.h"
 
 static const net_model net_models[] = {
@@ -24,4 +26,10 @@ const net_model *net_model_find(const char *name)
 {
     int i = choice_find(net_model_table(), name);
     return i < 0 ? NULL : &net_models[i];
+}
+
+const net_model *net_model_at(int i)
+{
+    assert(i >= 0 && i < net_model_table().n);
+    return &net_models[i];
 }

@@ -27,6 +27,11 @@
  * utilisation, each phase's share of the step from the timeline and its
  * busiest link, MFU, tokens/s), so two models differ only in time.
  *
+ * What a model must never do: report a step shorter than sim_bounds (sim.h)
+ * assumes, that is compute at peak efficiency and each pass's bytes over
+ * the fastest link. The search prunes with those bounds whichever model
+ * times its candidates, so a model beneath them would lose it its best.
+ *
  * Models (net_models[] in net.c):
  *   bottleneck  the closed form of docs/MODEL.md section 9: a pass takes its
  *               busiest link's load over that link's bandwidth plus its
@@ -56,9 +61,12 @@ typedef struct net_model {
 /* The models: rows of net_models[], read through the choice table. */
 choice_table net_model_table(void);
 
-/* The model a result is timed with unless told otherwise. */
+/* The model a result is timed with unless told otherwise: the table's
+ * first row. */
 const net_model *net_model_default(void);
 /* The model named name (any case), or NULL. */
 const net_model *net_model_find(const char *name);
+/* Row i of the table (0 <= i < net_model_table().n). */
+const net_model *net_model_at(int i);
 
 #endif
