@@ -39,6 +39,20 @@ expect_ok eval --strategy '(8,1,1,1,16)'
 grep -q '^step ' "$tmp/out" || fail "eval table lacks the step line"
 expect_ok eval --layout layouts/multiwafer-4x4.yaml --strategy DP64,TATP64 --format json
 
+# --net: the default model is the table's one row today, so naming it
+# changes nothing; every output names the model that timed it
+expect_ok eval --format json
+mv "$tmp/out" "$tmp/default.json"
+grep -q '"net":"bottleneck",' "$tmp/default.json" || fail "eval JSON lacks \"net\":\"bottleneck\""
+expect_ok eval --net bottleneck --format json
+cmp -s "$tmp/out" "$tmp/default.json" || fail "--net bottleneck changes the JSON"
+expect_ok eval --net=BOTTLENECK --format csv
+head -1 "$tmp/out" | tr , '\n' | grep -qx net || fail "eval CSV header lacks net"
+expect_ok eval --net bottleneck
+grep -q '^net       bottleneck: ' "$tmp/out" || fail "eval table lacks the net line"
+expect_ok eval --help
+grep -q -- '--net bottleneck' "$tmp/out" || fail "eval --help lacks --net"
+
 # links: one row per directed link of the 16x16 mesh (2 * 2 * 15 * 16 = 960)
 expect_ok links --strategy TATP16
 [ "$(wc -l <"$tmp/out")" -eq 961 ] || fail "links prints $(wc -l <"$tmp/out") lines, want 961"
@@ -68,6 +82,10 @@ expect_bad1 "^--chunk: chunk '12': missing unit" eval --chunk 12
 expect_bad1 "^--subgroup: " eval --subgroup 8
 expect_bad1 "^--tp-seqpar: " eval --tp-seqpar maybe
 expect_bad1 "^--format: 'xml'" eval --format xml
+for cmd in eval links search tune ui "cmd phases"; do
+    # shellcheck disable=SC2086 # cmd NAME is two words
+    expect_bad1 "^--net: net 'nosuch' is not one of .*bottleneck" $cmd --net nosuch
+done
 expect_bad1 "^--layout: no layout 'nope'" eval --layout nope
 expect_bad1 "^--model: unknown model 'nope'" eval --model nope
 expect_bad1 "^--layout needs a value" eval --layout

@@ -17,6 +17,7 @@ for s in DP8,TATP16 TP16 DP4,TP2,SP2,PP2,TATP4; do
 done
 run_test tests/lua/link_util.lua
 run_test tests/lua/route.lua
+run_test tests/lua/net.lua
 run_test tests/lua/module.lua "$(stock commands)" "$(stock policies)" "$(stock strategies)"
 run_test tests/lua/session_patterns.lua
 run_test --lua-mem 16MiB tests/lua/session_refusals.lua

@@ -98,7 +98,7 @@ EOF
 scenario="--strategy DP8,TP32 --placement linear --checkpoint full --mem zero,act_int8,grad_fp8"
 
 # --- the first frame: mesh, legend, figures
-start ui $scenario --lua-path "$tmp/lua"
+start ui $scenario --net bottleneck --lua-path "$tmp/lua"
 wait_for "figures" "first frame"
 screen=$(cap)
 echo "$screen" | grep -qF "▀" || fail "first frame: no half blocks of the mesh"
@@ -237,6 +237,7 @@ keys ':' "save $tmp/saved.yaml" Enter
 wait_for "saved $tmp/saved.yaml" ":save"
 grep -q '"3,4,E"' "$tmp/saved.yaml" || fail "the saved scenario lacks the failed link: $(cat "$tmp/saved.yaml")"
 grep -q 'strategy: "TP32"' "$tmp/saved.yaml" || fail "the saved scenario lacks the strategy"
+grep -q '^net: bottleneck$' "$tmp/saved.yaml" || fail "the saved scenario lacks the network model"
 "$bin" tune --scenario "$tmp/saved.yaml" --steps 1 --format csv >"$tmp/tune.csv" 2>"$tmp/tune.err" ||
     fail "tune --scenario: $(cat "$tmp/tune.err")"
 "$bin" tune $scenario --fail 3,4,E --strategy TP32 --steps 1 --format csv >"$tmp/tune2.csv" 2>&1

@@ -1,8 +1,9 @@
 /*
  * test_choice.c - the option tables (engine/choice.h): the helpers on a
  * table written here, then every real table: each row parses and prints
- * back, every error, the help and --only read the table, and README.md,
- * docs/MODEL.md and docs/wafertop.1 name every row (run from the repo root,
+ * back, every error, the help and --only read the table, --net reads the
+ * network models' table the same way, and README.md, docs/MODEL.md,
+ * docs/wafertop.1 and docs/LUA.md name every row (run from the repo root,
  * as `make check` does), so a row without docs fails here.
  */
 #include <ctype.h>
@@ -17,6 +18,7 @@
 
 #include "cli.h"
 #include "coll.h"
+#include "net.h"
 #include "search.h"
 
 /* ---- the helpers, on a table of rows larger than a choice ---------------- */
@@ -207,6 +209,34 @@ static void test_help_lists_every_row(void **state)
     }
 }
 
+/* --net takes every network model and nothing else, its error names them
+ * all, and the help lists each with its summary, the default first. */
+static void test_net_reads_its_table(void **state)
+{
+    (void)state;
+    choice_table t = net_model_table();
+    char help[CLI_HELP_MAX], line[320], list[160];
+    wt_err e;
+    cli_scenario_help(help, sizeof help);
+    snprintf(line, sizeof line, "\n  --net %s ", choice_join(t, 0, "|", list, sizeof list));
+    if (!strstr(help, line))
+        fail_msg("the help lacks '%s'", line + 1);
+    assert_ptr_equal(net_model_default(), net_model_at(0));
+    for (int i = 0; i < t.n; i++) {
+        const net_model *net = net_model_at(i);
+        assert_ptr_equal(net_model_find(net->c.name), net);
+        if (cli_check_flag("net", net->c.name, &e) != WT_OK)
+            fail_msg("--net %s: %s", net->c.name, e.msg);
+        snprintf(line, sizeof line, "\n      %-10s %s\n", net->c.name, net->summary);
+        if (!strstr(help, line))
+            fail_msg("the help lacks '%s'", line + 1);
+    }
+    char want[320];
+    assert_int_equal(cli_check_flag("net", "star", &e), WT_EINPUT);
+    snprintf(want, sizeof want, "--net: net 'star' is not one of %s", choice_join(t, 0, ", ", list, sizeof list));
+    assert_string_equal(e.msg, want);
+}
+
 /* ---- the docs ------------------------------------------------------------- */
 
 /* A file of the repo, read whole (the caller frees it). */
@@ -256,6 +286,9 @@ static const doc_case docs[] = {
     {"docs/wafertop.1", ".BI \\-\\-mem \" %s\"\n", mem_switch_table, 0, ",", 0},
     {"docs/wafertop.1", ".BI \\-\\-grad\\-compress \" %s\"\n", grad_compress_table, 0, "|", 0},
     {"docs/wafertop.1", "\n.B %s\n", coll_algo_table, 0, NULL, 1},
+    {"README.md", "`--net %s`", net_model_table, 0, "|", 0},
+    {"docs/wafertop.1", ".BI \\-\\-net \" %s\"\n", net_model_table, 0, "|", 0},
+    {"docs/LUA.md", "`net = \"%s\"`", net_model_table, 0, NULL, 1},
     {"docs/MODEL.md", "\n- `%s`: ", place_kind_table, 0, NULL, 1},
     {"docs/MODEL.md", "\n| %s ", coll_algo_table, 0, NULL, 1},
     {"docs/MODEL.md", "`%s`", route_mode_table, 0, NULL, 1},
@@ -297,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_every_row),
         cmocka_unit_test(test_only_reads_the_tables),
         cmocka_unit_test(test_help_lists_every_row),
+        cmocka_unit_test(test_net_reads_its_table),
         cmocka_unit_test(test_docs_name_every_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* Scenario files (tui/scenario.h): what :save writes reads back as the same
- * flags, faults and tuning; a priority alone round-trips; bad files are
+ * flags (the network model among them), faults and tuning; a file without
+ * a network model reads; a priority alone round-trips; bad files are
  * located; --scenario is replaced by the file's flags with the user's after. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +90,7 @@ static void test_round_trip(void **state)
     assert_string_equal(value_of(argc, args, "--checkpoint"), "full");
     assert_string_equal(value_of(argc, args, "--mem"), "zero,grad_fp8");
     assert_string_equal(value_of(argc, args, "--chunk"), "262144 B");
+    assert_string_equal(value_of(argc, args, "--net"), "bottleneck");
     assert_string_equal(value_of(argc, args, "--policy"), "shrink_groups");
     assert_string_equal(value_of(argc, args, "--seed"), "7");
     assert_string_equal(value_of(argc, args, "--straggler"), "0.01");
@@ -168,6 +170,7 @@ static void test_bad_files(void **state)
         {"layout: default\nmodel: x\nstrategy: DP8\nplacement: diagonal\n", ":4:12:", "placement"},
         {"layout: default\nmodel: x\nstrategy: DP8\nfaults: [\"3;4\"]\n", ":4:10:", "fail"},
         {"layout: default\nmodel: x\nstrategy: DP8\nseq: 0\n", ":4:6:", "seq"},
+        {"layout: default\nmodel: x\nstrategy: DP8\nnet: nosuch\n", ":4:6:", "--net: net 'nosuch' is not one of"},
         {"layout: default\nmodel: x\nstrategy: DP8\ntuning: {phases: [{phase: a, waves: 9}]}\n", ":4:37:", "waves"},
         {"layout: default\nstrategy: DP8\n", ":1:1:", "model"},
         /* the flag's own range, as on the command line */
@@ -198,6 +201,33 @@ static void test_bad_files(void **state)
     rmdir(dir);
 }
 
+/* A file written before scenarios named their network model stands for
+ * no --net: the command line's default. */
+static void test_no_net(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wt-scenario-old-XXXXXX", path[96];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/old.yaml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("layout: default\nmodel: gpt3-6.7b\nstrategy: \"DP8,TATP16\"\n", f);
+    fclose(f);
+    scenario_file *sf = calloc(1, sizeof *sf);
+    char *argv[] = {"--scenario", path};
+    int argc;
+    char **args;
+    wt_err e;
+    if (scenario_expand(2, argv, sf, &argc, &args, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    assert_int_equal(argc, 6);
+    assert_null(value_of(argc, args, "--net"));
+    free(args);
+    free(sf);
+    remove(path);
+    rmdir(dir);
+}
+
 /* Without --scenario the words are the caller's own. */
 static void test_no_scenario(void **state)
 {
@@ -222,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_priority_alone),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_no_net),
         cmocka_unit_test(test_no_scenario),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
