@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "net.h"
 #include "search.h"
 #include "search_int.h"
 
@@ -297,6 +298,29 @@ static void test_baselines(void **state)
     wafer_free(&wf);
 }
 
+/* Every thread's evaluations and the baselines are timed with the search's
+ * network model. */
+static void test_net_model(void **state)
+{
+    (void)state;
+    net_model twin = *net_model_default(); /* the same timing under a name of its own */
+    twin.c.name = "twin";
+    wafer wf;
+    small_wafer(&wf, 8, 8, 1e9);
+    model m = small_model(4, 128, 8, 64, 64);
+    search_opts o = {.top_k = 3, .jobs = 2, .baselines = 1, .net = &twin};
+    search_result r;
+    run(&wf, &m, &o, &r);
+    assert_true(r.ntop > 0);
+    for (int i = 0; i < r.ntop; i++)
+        assert_ptr_equal(r.top[i].net, &twin);
+    for (int i = 0; i < r.nbaselines; i++)
+        if (r.baselines[i].ok)
+            assert_ptr_equal(r.baselines[i].r.net, &twin);
+    search_free(&r);
+    wafer_free(&wf);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -338,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),
+        cmocka_unit_test(test_net_model),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* Sessions (engine/session.h) and run-time tuning (waves, routing,
- * subgroups, DP priority), faults and repair, seeded variation, timelines. */
+ * subgroups, DP priority), faults and repair, seeded variation, timelines,
+ * the network model every step is timed with. */
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "layout.h"
+#include "net.h"
 #include "session.h"
 
 static model small(void)
@@ -333,6 +335,33 @@ static void test_dead_interwafer_link(void **state)
     wafer_free(&wf);
 }
 
+/* The session's network model times every step, also once a fault has
+ * rebuilt the context; none given is the default. */
+static void test_net_model(void **state)
+{
+    (void)state;
+    net_model twin = *net_model_default(); /* the same timing under a name of its own */
+    twin.c.name = "twin";
+    model m = small();
+    wafer wf;
+    default_wafer(&wf);
+    strategy s = parsed("DP16,TP16", PLACE_LINEAR);
+    session_opts o = {.net = &twin};
+    session S;
+    assert_int_equal(session_new(&S, &wf, &m, &s, &o, NULL), WT_OK);
+    assert_ptr_equal(step(&S)->net, &twin);
+    assert_int_equal(session_fail_link(&S, 3, 4, WAFER_E, NULL), WT_OK);
+    assert_ptr_equal(step(&S)->net, &twin);
+    assert_int_equal(session_repair(&S, NULL), WT_OK);
+    assert_ptr_equal(step(&S)->net, &twin);
+    session_free(&S);
+    o.net = NULL;
+    assert_int_equal(session_new(&S, &wf, &m, &s, &o, NULL), WT_OK);
+    assert_ptr_equal(step(&S)->net, net_model_default());
+    session_free(&S);
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_faults_and_repair),
         cmocka_unit_test(test_variation),     cmocka_unit_test(test_priority),
         cmocka_unit_test(test_dead_interwafer_link),
+        cmocka_unit_test(test_net_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
