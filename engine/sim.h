@@ -212,8 +212,8 @@ int sim_phase_at(const sim_result *r, double t);
  * the same wafer. */
 int sim_copy(sim_result *dst, const sim_result *src, wt_err *e);
 
-/* The same with a context made and freed for this one call, timed with net
- * (NULL: the default model), or with the default model. */
+/* The same with a context made and freed for this one call: timed with net
+ * (NULL: the default model), or, for sim_eval, with the default model. */
 int sim_eval_net(sim_result *r, const wafer *wf, const struct net_model *net, const model *m, const strategy *s,
                  wt_err *e);
 int sim_eval(sim_result *r, const wafer *wf, const model *m, const strategy *s, wt_err *e);
