@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "flow.h"
 #include "layout.h"
 #include "search.h"
 #include "sim.h"
@@ -69,6 +70,61 @@ static strategy parsed(const char *text)
     return s;
 }
 
+/* flow_run on n classes made of r's passes (cycled when r has fewer), all
+ * at once (chain 0) or each after the one before; the median of many runs,
+ * or a negative value on error. */
+static double time_flow(const sim_result *r, int n, int chain, int *solves)
+{
+    enum { MAXC = 64, RUNS = 501 };
+    flow_class c[MAXC];
+    int pred[MAXC], k = 0;
+    for (int i = 0; i < r->nphases && k < n; i++)
+        for (int j = 0; j < r->phases[i].nterms && k < n; j++) {
+            const sim_term *t = &r->phases[i].terms[j];
+            const sim_pattern *p = &r->patterns[t->pattern];
+            c[k] = (flow_class){.link = p->link, .load = p->load, .nnz = p->nnz, .work = t->coef,
+                                .latency_s = t->steps * (r->wf->link_overhead + p->max_lat)};
+            k++;
+        }
+    for (int i = k; i < n; i++)
+        c[i] = c[i % k];
+    for (int i = 0; i < n; i++) {
+        pred[i] = i - 1;
+        c[i].pred = chain && i > 0 ? &pred[i] : NULL;
+        c[i].npred = chain && i > 0;
+    }
+    size_t nl = wafer_nlinks(r->wf);
+    double *inv = malloc(nl * sizeof *inv);
+    flow_ctx *fc = NULL;
+    wt_err e;
+    if (!inv || flow_ctx_new(&fc, nl, inv, &e) != WT_OK) {
+        free(inv);
+        return -1;
+    }
+    for (size_t l = 0; l < nl; l++)
+        inv[l] = sim_link_inv_bw(r->wf, l);
+    static double t[RUNS];
+    flow_time times[MAXC];
+    flow_run_opts o = {1e-3, SIM_HOT};
+    flow_run_out out = {0};
+    for (int i = 0; i < RUNS; i++) {
+        double t0 = now_s();
+        int rc = flow_run(fc, c, n, &o, times, &out, &e);
+        t[i] = now_s() - t0;
+        if (rc != WT_OK) {
+            t[RUNS / 2] = -1;
+            break;
+        }
+    }
+    *solves = out.solves;
+    flow_ctx_free(fc);
+    free(inv);
+    if (t[RUNS / 2] < 0)
+        return -1;
+    qsort(t, RUNS, sizeof *t, cmp_double);
+    return t[RUNS / 2];
+}
+
 int main(void)
 {
     wafer wf;
@@ -89,6 +145,25 @@ int main(void)
                reuse ? "" : "_cold", t[N / 2] * 1e6, t[N / 10] * 1e6, t[N * 9 / 10] * 1e6, N,
                mark(t[N / 2], 100e-6));
     }
+
+    /* The fluid model's core on the step's own passes: 20 classes one
+     * after another (a step's shape) and all at once (the worst case). */
+    sim_result fr;
+    if (sim_eval(&fr, &wf, &m, &s, &e) != WT_OK) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return 1;
+    }
+    for (int chain = 1; chain >= 0; chain--) {
+        int solves = 0;
+        double ft = time_flow(&fr, 20, chain, &solves);
+        if (ft < 0) {
+            fprintf(stderr, "bench: flow_run failed\n");
+            return 1;
+        }
+        printf("bench flow_run_default_20_classes_%s %.1f us median solves=%d window=1ms target<100 %s\n",
+               chain ? "chained" : "concurrent", ft * 1e6, solves, mark(ft, 100e-6));
+    }
+    sim_free(&fr);
 
     /* The two-level search, then the exhaustive one for the ratio. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

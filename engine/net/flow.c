@@ -1,0 +1,640 @@
+/*
+ * flow.c - max-min fair rates with strict priority, and event-driven runs
+ * (contract in flow.h).
+ *
+ * Filling a level: all its unfrozen classes share one rate t (they started
+ * at 0 together and rise together), so an iteration raises t by the
+ * smallest of rem(l) / sum(l) over the links they load (sum: their loads on
+ * l, rem: what is left of l) and of max_rate - t over their caps, then
+ * freezes every class through a link now full or at its cap. The link or
+ * class that set the step is frozen by force, so each iteration freezes one
+ * class at least whatever the rounding. A link counts as full when what is
+ * left of it is within FLOW_EPS of its bandwidth.
+ *
+ * A run keeps every interval of constant rates (its ends and the memoized
+ * solution of its active set), so the window peaks are one sweep after the
+ * run: a window [L, L + W] slides from [-W, 0] to [T, T + W], stopping
+ * wherever L or L + W meets an interval's end; between stops its integral
+ * is linear in L, so the stops hold the maximum.
+ */
+#include "flow.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLOW_EPS 1e-12
+
+enum { FLOW_WAIT = 0, FLOW_ACTIVE, FLOW_TAIL, FLOW_DONE };
+
+/* A class in a run. */
+typedef struct flow_state {
+    double left;   /* work still to do, progress units */
+    double rate;   /* in the current interval, progress units per s */
+    double ready;  /* earliest start known so far, s */
+    int npl;       /* predecessors not finished */
+    int state;     /* FLOW_WAIT .. FLOW_DONE */
+} flow_state;
+
+/* A memoized solution: classes at[0..n) of the set (ascending) in
+ * memo_idx[], their rates at the same offsets in memo_rate[]. */
+typedef struct flow_memo {
+    uint32_t hash;
+    int n;
+    size_t at;
+} flow_memo;
+
+/* A stretch of constant rates: [t0, t1), memo entry, -1 when idle. */
+typedef struct flow_interval {
+    double t0, t1;
+    int set;
+} flow_interval;
+
+typedef struct flow_key {
+    int prio, idx;
+} flow_key;
+
+struct flow_ctx {
+    size_t nlinks;
+    const double *inv_bw;  /* borrowed, nlinks, s per byte */
+    /* Per link. on[] and util[] are zero and slot[] is -1 between calls;
+     * rem[] and sum[] are set on the links listed in touched[]. */
+    double *rem;           /* bandwidth left, bytes/s */
+    double *sum;           /* loads of a level's unfrozen classes, bytes per unit */
+    double *util;          /* an interval's utilisation, then a window's busy time */
+    int *slot;             /* index into stats, -1 */
+    unsigned char *on;     /* listed in touched */
+    int *touched;          /* ntouched links */
+    size_t ntouched;
+    /* Per class, cap_cls of each. */
+    int cap_cls;
+    flow_key *keys;        /* a solve's classes by priority */
+    int *ulist;            /* a level's unfrozen classes */
+    int *act;              /* a run's active set, ascending */
+    int *succ_off;         /* cap_cls + 1: successors of c at succ[succ_off[c]..] */
+    flow_state *st;
+    double *rate;          /* a solve's rates by class */
+    int *succ;
+    size_t cap_succ;
+    /* The memo of the current run: open addressing over memo[]. */
+    flow_memo *memo;
+    size_t nmemo, cap_memo;
+    int *table;            /* cap_table slots: memo index + 1, 0 = empty */
+    size_t cap_table;
+    int *memo_idx;
+    double *memo_rate;
+    size_t narena, cap_arena;
+    flow_interval *iv;
+    size_t niv, cap_iv;
+    flow_link_stat *stats;
+    size_t nstats, cap_stats;
+};
+
+/* Grows *p (elements of size sz, *cap of them) to hold need; keeps the
+ * contents. Returns 0, or -1 with *p untouched when out of memory. */
+static int grow(void *p, size_t *cap, size_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*(void **)p, n * sz);
+    if (!q)
+        return -1;
+    *(void **)p = q;
+    *cap = n;
+    return 0;
+}
+
+static void free_classes(flow_ctx *fc)
+{
+    free(fc->keys);
+    free(fc->ulist);
+    free(fc->act);
+    free(fc->succ_off);
+    free(fc->st);
+    free(fc->rate);
+    fc->keys = NULL;
+    fc->ulist = fc->act = fc->succ_off = NULL;
+    fc->st = NULL;
+    fc->rate = NULL;
+    fc->cap_cls = 0;
+}
+
+int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
+{
+    *out = NULL;
+    flow_ctx *fc = calloc(1, sizeof *fc);
+    if (!fc)
+        return wt_oom(e, "flow context");
+    fc->nlinks = nlinks;
+    fc->inv_bw = inv_bw;
+    size_t n = nlinks ? nlinks : 1;
+    fc->rem = malloc(n * sizeof *fc->rem);
+    fc->sum = malloc(n * sizeof *fc->sum);
+    fc->util = calloc(n, sizeof *fc->util);
+    fc->slot = malloc(n * sizeof *fc->slot);
+    fc->on = calloc(n, 1);
+    fc->touched = malloc(n * sizeof *fc->touched);
+    if (!fc->rem || !fc->sum || !fc->util || !fc->slot || !fc->on || !fc->touched) {
+        flow_ctx_free(fc);
+        return wt_oom(e, "flow context");
+    }
+    for (size_t l = 0; l < nlinks; l++)
+        fc->slot[l] = -1;
+    *out = fc;
+    return WT_OK;
+}
+
+void flow_ctx_free(flow_ctx *fc)
+{
+    if (!fc)
+        return;
+    free(fc->rem);
+    free(fc->sum);
+    free(fc->util);
+    free(fc->slot);
+    free(fc->on);
+    free(fc->touched);
+    free_classes(fc);
+    free(fc->succ);
+    free(fc->memo);
+    free(fc->table);
+    free(fc->memo_idx);
+    free(fc->memo_rate);
+    free(fc->iv);
+    free(fc->stats);
+    free(fc);
+}
+
+/* Room for n classes in every per-class array. They hold nothing between
+ * calls, so growing them is a fresh allocation. */
+static int ensure_classes(flow_ctx *fc, int n, wt_err *e)
+{
+    if (n <= fc->cap_cls)
+        return WT_OK;
+    free_classes(fc);
+    size_t m = (size_t)n;
+    fc->keys = malloc(m * sizeof *fc->keys);
+    fc->ulist = malloc(m * sizeof *fc->ulist);
+    fc->act = malloc(m * sizeof *fc->act);
+    fc->succ_off = malloc((m + 1) * sizeof *fc->succ_off);
+    fc->st = malloc(m * sizeof *fc->st);
+    fc->rate = malloc(m * sizeof *fc->rate);
+    if (!fc->keys || !fc->ulist || !fc->act || !fc->succ_off || !fc->st || !fc->rate) {
+        free_classes(fc);
+        return wt_oom(e, "flow classes");
+    }
+    fc->cap_cls = n;
+    return WT_OK;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    const flow_key *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Fills one priority level: classes lv[0..n) share what is left in rem[]. */
+static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, int n, double *rate)
+{
+    int nu = 0;
+    for (int i = 0; i < n; i++) {
+        const flow_class *c = &cls[lv[i].idx];
+        for (int k = 0; k < c->nnz; k++)
+            fc->sum[c->link[k]] = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        int ci = lv[i].idx;
+        const flow_class *c = &cls[ci];
+        int loads = 0;
+        for (int k = 0; k < c->nnz; k++)
+            if (c->load[k] > 0) {
+                fc->sum[c->link[k]] += c->load[k];
+                loads = 1;
+            }
+        if (loads)
+            fc->ulist[nu++] = ci;
+        else
+            rate[ci] = c->max_rate > 0 ? c->max_rate : INFINITY;
+    }
+    double t = 0;
+    while (nu > 0) {
+        double delta = INFINITY;
+        int arg_link = -1, arg_cls = -1;
+        for (int i = 0; i < nu; i++) {
+            const flow_class *c = &cls[fc->ulist[i]];
+            if (c->max_rate > 0 && c->max_rate - t < delta) {
+                delta = c->max_rate - t;
+                arg_cls = fc->ulist[i];
+                arg_link = -1;
+            }
+            for (int k = 0; k < c->nnz; k++) {
+                int l = c->link[k];
+                if (c->load[k] > 0 && fc->rem[l] < delta * fc->sum[l]) {
+                    delta = fc->rem[l] / fc->sum[l];
+                    arg_link = l;
+                    arg_cls = -1;
+                }
+            }
+        }
+        delta = fmax(delta, 0);
+        t += delta;
+        for (int i = 0; i < nu; i++) {
+            const flow_class *c = &cls[fc->ulist[i]];
+            for (int k = 0; k < c->nnz; k++)
+                fc->rem[c->link[k]] -= delta * c->load[k];
+        }
+        if (arg_link >= 0)
+            fc->rem[arg_link] = 0;
+        int kept = 0;
+        for (int i = 0; i < nu; i++) {
+            int ci = fc->ulist[i];
+            const flow_class *c = &cls[ci];
+            int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS));
+            for (int k = 0; k < c->nnz && !frozen; k++)
+                frozen = c->load[k] > 0 && fc->rem[c->link[k]] * fc->inv_bw[c->link[k]] <= FLOW_EPS;
+            if (!frozen) {
+                fc->ulist[kept++] = ci;
+                continue;
+            }
+            rate[ci] = c->max_rate > 0 ? fmin(t, c->max_rate) : t;
+            for (int k = 0; k < c->nnz; k++)
+                fc->sum[c->link[k]] -= c->load[k];
+        }
+        nu = kept;
+    }
+}
+
+/* The rates of classes idx[0..m) active together into rate[class]. */
+static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate, wt_err *e)
+{
+    int rc = WT_OK;
+    for (int i = 0; i < m; i++) {
+        const flow_class *c = &cls[idx[i]];
+        for (int k = 0; k < c->nnz; k++) {
+            int l = c->link[k];
+            if (l < 0 || (size_t)l >= fc->nlinks) {
+                wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
+                rc = WT_EINTERNAL;
+                goto out;
+            }
+            if (!fc->on[l]) {
+                fc->on[l] = 1;
+                fc->touched[fc->ntouched++] = l;
+                fc->rem[l] = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
+            }
+        }
+        fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
+    }
+    qsort(fc->keys, (size_t)m, sizeof *fc->keys, cmp_key);
+    for (int lo = 0, hi; lo < m; lo = hi) {
+        for (hi = lo + 1; hi < m && fc->keys[hi].prio == fc->keys[lo].prio; hi++)
+            ;
+        fill_level(fc, cls, fc->keys + lo, hi - lo, rate);
+    }
+out:
+    for (size_t i = 0; i < fc->ntouched; i++)
+        fc->on[fc->touched[i]] = 0;
+    fc->ntouched = 0;
+    return rc;
+}
+
+int flow_solve(flow_ctx *fc, const flow_class *cls, int n, double *rate, wt_err *e)
+{
+    int rc = ensure_classes(fc, n, e);
+    if (rc != WT_OK)
+        return rc;
+    for (int i = 0; i < n; i++)
+        fc->act[i] = i;
+    return solve_set(fc, cls, fc->act, n, rate, e);
+}
+
+static uint32_t hash_set(const int *a, int n)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++) {
+        h ^= (uint32_t)a[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* Doubles the memo's table and places every entry again. */
+static int grow_table(flow_ctx *fc)
+{
+    size_t cap = fc->cap_table ? fc->cap_table * 2 : 64;
+    int *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < fc->nmemo; i++) {
+        size_t j = fc->memo[i].hash & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = (int)i + 1;
+    }
+    free(fc->table);
+    fc->table = t;
+    fc->cap_table = cap;
+    return 0;
+}
+
+/* The memo entry of the active set act[0..m) (ascending), solved and added
+ * when new; sets *id. */
+static int memo_get(flow_ctx *fc, const flow_class *cls, int m, int *id, flow_run_out *out, wt_err *e)
+{
+    uint32_t h = hash_set(fc->act, m);
+    size_t mask = fc->cap_table - 1, j = h & mask;
+    for (; fc->table[j]; j = (j + 1) & mask) {
+        const flow_memo *me = &fc->memo[fc->table[j] - 1];
+        if (me->hash == h && me->n == m && !memcmp(fc->memo_idx + me->at, fc->act, (size_t)m * sizeof *fc->act)) {
+            *id = fc->table[j] - 1;
+            out->memo_hits++;
+            return WT_OK;
+        }
+    }
+    int rc = solve_set(fc, cls, fc->act, m, fc->rate, e);
+    if (rc != WT_OK)
+        return rc;
+    out->solves++;
+    size_t cap_idx = fc->cap_arena, need = fc->narena + (size_t)m;
+    if (grow(&fc->memo_idx, &cap_idx, need, sizeof *fc->memo_idx) ||
+        grow(&fc->memo_rate, &fc->cap_arena, need, sizeof *fc->memo_rate) ||
+        grow(&fc->memo, &fc->cap_memo, fc->nmemo + 1, sizeof *fc->memo))
+        return wt_oom(e, "flow memo");
+    /* Both arenas grow by the same doublings from the same start. */
+    for (int i = 0; i < m; i++) {
+        fc->memo_idx[fc->narena + (size_t)i] = fc->act[i];
+        fc->memo_rate[fc->narena + (size_t)i] = fc->rate[fc->act[i]];
+    }
+    fc->memo[fc->nmemo] = (flow_memo){h, m, fc->narena};
+    fc->narena = need;
+    fc->table[j] = (int)++fc->nmemo;
+    *id = (int)fc->nmemo - 1;
+    if (2 * fc->nmemo > fc->cap_table && grow_table(fc))
+        return wt_oom(e, "flow memo");
+    return WT_OK;
+}
+
+/* Adds scale * (utilisation) of memo entry id's classes to util[] and lists
+ * the links in touched[]; with peaks, raises each link's peak to its util.
+ * (A link loaded by several classes is looked at after each one's part: the
+ * parts are positive then, so the last look is the largest.) */
+static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, int peaks)
+{
+    const flow_memo *me = &fc->memo[id];
+    for (int i = 0; i < me->n; i++) {
+        const flow_class *c = &cls[fc->memo_idx[me->at + (size_t)i]];
+        double r = fc->memo_rate[me->at + (size_t)i] * scale;
+        if (!(r != 0 && isfinite(r)))
+            continue;
+        for (int k = 0; k < c->nnz; k++) {
+            int l = c->link[k];
+            if (c->load[k] <= 0)
+                continue;
+            fc->util[l] += r * c->load[k] * fc->inv_bw[l];
+            if (peaks)
+                fc->stats[fc->slot[l]].peak = fmax(fc->stats[fc->slot[l]].peak, fc->util[l]);
+            if (!fc->on[l]) {
+                fc->on[l] = 1;
+                fc->touched[fc->ntouched++] = l;
+            }
+        }
+    }
+}
+
+/* The stats row of link l, added when l is first loaded. */
+static flow_link_stat *stat_of(flow_ctx *fc, int l)
+{
+    if (fc->slot[l] < 0) {
+        fc->slot[l] = (int)fc->nstats;
+        fc->stats[fc->nstats++] = (flow_link_stat){l, 0, 0, 0};
+    }
+    return &fc->stats[fc->slot[l]];
+}
+
+/* Records [t0, t1) with memo entry id (-1: idle) and adds its busy and hot
+ * time to the links it loads. */
+static int add_interval(flow_ctx *fc, const flow_class *cls, double t0, double t1, int id, const flow_run_opts *o,
+                        wt_err *e)
+{
+    if (grow(&fc->iv, &fc->cap_iv, fc->niv + 1, sizeof *fc->iv))
+        return wt_oom(e, "flow intervals");
+    fc->iv[fc->niv++] = (flow_interval){t0, t1, id};
+    if (id < 0)
+        return WT_OK;
+    size_t nnz = 0;
+    for (int i = 0; i < fc->memo[id].n; i++)
+        nnz += (size_t)cls[fc->memo_idx[fc->memo[id].at + (size_t)i]].nnz;
+    if (grow(&fc->stats, &fc->cap_stats, fc->nstats + nnz, sizeof *fc->stats))
+        return wt_oom(e, "flow link figures");
+    add_util(fc, cls, id, 1, 0);
+    double dt = t1 - t0;
+    for (size_t i = 0; i < fc->ntouched; i++) {
+        int l = fc->touched[i];
+        flow_link_stat *s = stat_of(fc, l);
+        s->busy_s += dt * fc->util[l];
+        if (o->hot_frac > 0 && fc->util[l] >= o->hot_frac * (1 - FLOW_EPS))
+            s->hot_s += dt;
+        fc->util[l] = 0;
+        fc->on[l] = 0;
+    }
+    fc->ntouched = 0;
+    return WT_OK;
+}
+
+/* Slides a window of w seconds over the intervals (see the top of the file)
+ * and keeps each link's largest busy time in it, over w. */
+static void window_peaks(flow_ctx *fc, const flow_class *cls, double w)
+{
+    size_t n = fc->niv;
+    if (n == 0)
+        return;
+    double tol = FLOW_EPS * fmax(w, fc->iv[n - 1].t1);
+    double lo = -w, hi = 0;
+    size_t ilo = 0, ihi = 0; /* the intervals holding lo and hi; lo < 0 before ilo's */
+    while (ilo < n) {
+        double nlo = lo < 0 ? 0 : fc->iv[ilo].t1, nhi = ihi < n ? fc->iv[ihi].t1 : INFINITY;
+        double dlo = nlo - lo, dhi = nhi - hi, step = fmin(dlo, dhi);
+        /* Drop the stretch leaving at lo first: only links gaining at hi can
+         * reach a new maximum. */
+        if (lo >= 0 && fc->iv[ilo].set >= 0)
+            add_util(fc, cls, fc->iv[ilo].set, -step, 0);
+        if (ihi < n && fc->iv[ihi].set >= 0)
+            add_util(fc, cls, fc->iv[ihi].set, step, 1);
+        int move_lo = dlo <= dhi + tol, move_hi = dhi <= dlo + tol;
+        if (move_lo && move_hi) {
+            lo = nlo;
+            hi = nhi;
+        } else if (move_lo) {
+            lo = nlo;
+            hi += dlo;
+        } else {
+            hi = nhi;
+            lo += dhi;
+        }
+        if (move_lo && nlo > 0)
+            ilo++;
+        if (move_hi)
+            ihi++;
+    }
+    for (size_t i = 0; i < fc->ntouched; i++) {
+        fc->util[fc->touched[i]] = 0;
+        fc->on[fc->touched[i]] = 0;
+    }
+    fc->ntouched = 0;
+    for (size_t i = 0; i < fc->nstats; i++)
+        fc->stats[i].peak /= w;
+}
+
+/* Checks the run's fields and builds the successor lists. */
+static int prepare_run(flow_ctx *fc, const flow_class *cls, int n, wt_err *e)
+{
+    size_t total = 0;
+    for (int c = 0; c < n; c++) {
+        const flow_class *k = &cls[c];
+        if (!(k->work >= 0 && k->start_s >= 0 && k->latency_s >= 0) || !isfinite(k->work) ||
+            !isfinite(k->start_s) || !isfinite(k->latency_s) || k->npred < 0)
+            return wt_fail(e, "flow class %d: work, start and latency must be finite and >= 0", c);
+        for (int i = 0; i < k->npred; i++)
+            if (k->pred[i] < 0 || k->pred[i] >= n || k->pred[i] == c)
+                return wt_fail(e, "flow class %d: predecessor %d is not another class", c, k->pred[i]);
+        total += (size_t)k->npred;
+    }
+    if (grow(&fc->succ, &fc->cap_succ, total + 1, sizeof *fc->succ))
+        return wt_oom(e, "flow successors");
+    memset(fc->succ_off, 0, ((size_t)n + 1) * sizeof *fc->succ_off);
+    for (int c = 0; c < n; c++)
+        for (int i = 0; i < cls[c].npred; i++)
+            fc->succ_off[cls[c].pred[i] + 1]++;
+    for (int c = 0; c < n; c++)
+        fc->succ_off[c + 1] += fc->succ_off[c];
+    /* Each fill moves succ_off[p] to p's end, where p + 1 starts. */
+    for (int c = 0; c < n; c++)
+        for (int i = 0; i < cls[c].npred; i++)
+            fc->succ[fc->succ_off[cls[c].pred[i]]++] = c;
+    for (int c = n; c > 0; c--)
+        fc->succ_off[c] = fc->succ_off[c - 1];
+    fc->succ_off[0] = 0;
+    return WT_OK;
+}
+
+/* Starts and finishes everything due at time now, until nothing changes. */
+static void settle(flow_ctx *fc, const flow_class *cls, int n, double now, flow_time *t, int *done)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int c = 0; c < n; c++) {
+            flow_state *s = &fc->st[c];
+            if (s->state == FLOW_WAIT && s->npl == 0 && s->ready <= now) {
+                s->state = FLOW_ACTIVE;
+                t[c].start_s = now;
+                s->left = cls[c].work;
+            }
+            if (s->state == FLOW_ACTIVE && s->left <= 0) {
+                s->state = FLOW_TAIL;
+                t[c].bw_done_s = now;
+                t[c].finish_s = now + cls[c].latency_s;
+            }
+            if (s->state == FLOW_TAIL && t[c].finish_s <= now) {
+                s->state = FLOW_DONE;
+                ++*done;
+                changed = 1;
+                for (int i = fc->succ_off[c]; i < fc->succ_off[c + 1]; i++) {
+                    flow_state *q = &fc->st[fc->succ[i]];
+                    q->npl--;
+                    q->ready = fmax(q->ready, t[c].finish_s);
+                }
+            }
+        }
+    }
+}
+
+/* Why nothing more happens although classes are left: the message. */
+static int stuck(const flow_ctx *fc, int n, wt_err *e)
+{
+    for (int c = 0; c < n; c++)
+        if (fc->st[c].state == FLOW_ACTIVE)
+            return wt_fail(e, "flow class %d makes no progress: it loads an unusable link", c);
+    for (int c = 0; c < n; c++)
+        if (fc->st[c].state == FLOW_WAIT)
+            return wt_fail(e, "flow class %d waits on a cycle of predecessors", c);
+    return wt_fail(e, "flow run stopped with classes left");
+}
+
+int flow_run(flow_ctx *fc, const flow_class *cls, int n, const flow_run_opts *o, flow_time *t, flow_run_out *out,
+             wt_err *e)
+{
+    static const flow_run_opts none;
+    if (!o)
+        o = &none;
+    *out = (flow_run_out){0};
+    for (size_t i = 0; i < fc->nstats; i++)
+        fc->slot[fc->stats[i].link] = -1;
+    fc->nstats = fc->niv = fc->nmemo = fc->narena = 0;
+    if (fc->cap_table)
+        memset(fc->table, 0, fc->cap_table * sizeof *fc->table);
+    else if (grow_table(fc))
+        return wt_oom(e, "flow memo");
+    int rc = ensure_classes(fc, n, e);
+    if (rc == WT_OK)
+        rc = prepare_run(fc, cls, n, e);
+    if (rc != WT_OK)
+        return rc;
+    for (int c = 0; c < n; c++) {
+        fc->st[c] = (flow_state){0, 0, cls[c].start_s, cls[c].npred, FLOW_WAIT};
+        t[c] = (flow_time){0, 0, 0};
+    }
+    double now = 0;
+    int done = 0;
+    for (;;) {
+        settle(fc, cls, n, now, t, &done);
+        if (done == n)
+            break;
+        int m = 0, id = -1;
+        for (int c = 0; c < n; c++)
+            if (fc->st[c].state == FLOW_ACTIVE)
+                fc->act[m++] = c;
+        if (m > 0 && (rc = memo_get(fc, cls, m, &id, out, e)) != WT_OK)
+            return rc;
+        double next = INFINITY;
+        for (int i = 0; i < m; i++) {
+            flow_state *s = &fc->st[fc->act[i]];
+            s->rate = fc->memo_rate[fc->memo[id].at + (size_t)i];
+            if (s->rate > 0)
+                next = fmin(next, now + s->left / s->rate);
+        }
+        for (int c = 0; c < n; c++) {
+            const flow_state *s = &fc->st[c];
+            if (s->state == FLOW_WAIT && s->npl == 0)
+                next = fmin(next, s->ready);
+            if (s->state == FLOW_TAIL)
+                next = fmin(next, t[c].finish_s);
+        }
+        if (next == INFINITY)
+            return stuck(fc, n, e);
+        if (next > now && (rc = add_interval(fc, cls, now, next, id, o, e)) != WT_OK)
+            return rc;
+        /* Finishes within FLOW_EPS of the first are the same event. */
+        for (int i = 0; i < m; i++) {
+            flow_state *s = &fc->st[fc->act[i]];
+            if (s->rate > 0 && now + s->left / s->rate <= next * (1 + FLOW_EPS))
+                s->left = 0;
+            else
+                s->left -= s->rate * (next - now);
+        }
+        now = next;
+    }
+    if (o->window_s > 0)
+        window_peaks(fc, cls, o->window_s);
+    for (int c = 0; c < n; c++)
+        out->end_s = fmax(out->end_s, t[c].finish_s);
+    out->intervals = (int)fc->niv;
+    out->nlinks = (int)fc->nstats;
+    out->links = fc->stats;
+    return WT_OK;
+}
