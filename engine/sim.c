@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow.h"
 #include "net.h"
 #include "sim_int.h"
 #include "traffic.h"
@@ -181,6 +182,7 @@ void sim_ctx_free(sim_ctx *c)
     free(c->next);
     free(c->flows);
     free(c->overlap);
+    flow_ctx_free(c->flow);
     free(c);
 }
 

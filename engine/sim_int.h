@@ -23,6 +23,7 @@ struct sim_ctx {
     route_flow *flows;         /* 2 * cap_ranks entries */
     int cap_ranks;
     const struct net_model *net; /* times the traffic (net.h) */
+    struct flow_ctx *flow;     /* the fluid model's scratch (flow.h), made on first use */
     unsigned char *overlap;    /* npatterns^2 pairwise overlap marks of one figures pass */
     size_t cap_overlap;
 };

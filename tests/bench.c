@@ -13,6 +13,7 @@
 
 #include "flow.h"
 #include "layout.h"
+#include "net.h"
 #include "search.h"
 #include "sim.h"
 
@@ -35,9 +36,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Times n evaluations, reusing one context (as the search and the screen
- * do) or making one per call; returns the sorted durations in t[]. */
-static int time_evals(const wafer *wf, const model *m, const strategy *s, int reuse, int n, double *t)
+/* Times n evaluations with network model net (NULL: the default), reusing
+ * one context (as the search and the screen do) or making one per call;
+ * returns the sorted durations in t[]. */
+static int time_evals(const wafer *wf, const net_model *net, const model *m, const strategy *s, int reuse, int n,
+                      double *t)
 {
     sim_ctx *c = NULL;
     wt_err e;
@@ -45,10 +48,12 @@ static int time_evals(const wafer *wf, const model *m, const strategy *s, int re
         fprintf(stderr, "bench: %s\n", e.msg);
         return WT_EINTERNAL;
     }
+    if (c)
+        sim_ctx_set_net(c, net);
     for (int i = 0; i < n; i++) {
         sim_result r;
         double t0 = now_s();
-        int rc = reuse ? sim_eval_ctx(c, &r, m, s, &e) : sim_eval(&r, wf, m, s, &e);
+        int rc = reuse ? sim_eval_ctx(c, &r, m, s, &e) : sim_eval_net(&r, wf, net, m, s, &e);
         t[i] = now_s() - t0;
         if (rc != WT_OK) {
             fprintf(stderr, "bench: %s\n", e.msg);
@@ -138,11 +143,13 @@ int main(void)
     strategy s = parsed("DP8,TATP16");
     enum { N = 2000 };
     static double t[N];
-    for (int reuse = 1; reuse >= 0; reuse--) {
-        if (time_evals(&wf, &m, &s, reuse, N, t) != WT_OK)
+    for (int i = 0; i < 3; i++) { /* the default model warm and cold, then fluid warm */
+        int reuse = i != 1;
+        const net_model *net = i == 2 ? net_model_find("fluid") : NULL;
+        if (time_evals(&wf, net, &m, &s, reuse, N, t) != WT_OK)
             return 1;
         printf("bench eval_default_6.7b_DP8_TATP16%s %.1f us median p10=%.1f p90=%.1f n=%d target<100 %s\n",
-               reuse ? "" : "_cold", t[N / 2] * 1e6, t[N / 10] * 1e6, t[N * 9 / 10] * 1e6, N,
+               i == 1 ? "_cold" : i == 2 ? "_fluid" : "", t[N / 2] * 1e6, t[N / 10] * 1e6, t[N * 9 / 10] * 1e6, N,
                mark(t[N / 2], 100e-6));
     }
 
@@ -202,7 +209,7 @@ int main(void)
     strategy bs = parsed("DP1024,TATP1024");
     enum { NB = 5 };
     double tb[NB];
-    if (time_evals(&big, &m, &bs, 0, NB, tb) != WT_OK)
+    if (time_evals(&big, NULL, &m, &bs, 0, NB, tb) != WT_OK)
         return 1;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

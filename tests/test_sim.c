@@ -12,6 +12,7 @@
 
 #include "assert_rel.h"
 #include "layout.h"
+#include "net.h"
 #include "sim.h"
 #include "sim_int.h"
 
@@ -120,6 +121,88 @@ static void test_dp_line_by_hand(void **state)
     wafer_free(&wf);
 }
 
+static void check_invariants(const sim_result *r);
+
+/* The same DP4 line under the fluid model: the backward of the last
+ * micro-batch in two groups (logits and layer 2, then layer 1), the
+ * gradient in two buckets, each after its group and the bucket before it,
+ * each with the ring's six latency-bound steps. The last bucket starts when
+ * the first ends (it outlasts the second group), so the exposed all-reduce
+ * is group 0, then both buckets, less the backward alone. */
+static void test_fluid_dp_line_by_hand(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 1);
+    model m = tiny_model();
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
+    sim_ctx_set_net(c, net_model_find("fluid"));
+    strategy s;
+    strategy_defaults(&s);
+    assert_int_equal(strategy_parse("DP4", &s, NULL), WT_OK);
+    sim_result r;
+    assert_int_equal(sim_eval_ctx(c, &r, &m, &s, NULL), WT_OK);
+    double peak = 1e12 * 0.5, P = 2 * (49152 + 256) + 128 * 64 + 128;
+    double layer = 2.0 * 16 * 49152 + 4.0 * 16 * 16 * 64, logits = 2.0 * 16 * 64 * 128;
+    double sent = 2 * 0.75 * 2 * P, steps = 6 * (1e-6 + 2 * 1e-8);
+    double group0 = 2 * (logits + layer) / peak, alone = 2 * (logits + 2 * layer) / peak;
+    double bucket = sent / 1e9 / 2 + steps;
+    assert_true(group0 + bucket > alone); /* the case the comment describes */
+    assert_rel(r.dp_exposed_s, group0 + 2 * bucket - alone);
+    double mb = 3 * (2 * layer + logits) / peak, opt = 12 * P / peak;
+    assert_rel(r.step_time_s, 2 * mb + r.dp_exposed_s + opt);
+    sim_free(&r);
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
+/* Without a DP all-reduce nothing overlaps: the fluid model is the closed
+ * form to the last bit. With one, it exposes at least the last bucket. */
+static void test_fluid_is_closed_form_without_dp(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    model m;
+    assert_int_equal(model_preset("gpt3-6.7b", &m), 0);
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
+    const char *strategies[] = {"DP1,TATP256", "DP1,TP8,TATP32", "DP1,PP4,TATP64", "DP8,TATP16", "DP16,TP4,PP4",
+                                "DP2,TP8,PP8"};
+    for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++) {
+        strategy s;
+        strategy_defaults(&s);
+        assert_int_equal(strategy_parse(strategies[i], &s, NULL), WT_OK);
+        s.checkpoint = RECOMPUTE_FULL;
+        s.mem = MEM_ZERO;
+        sim_result a, b;
+        sim_ctx_set_net(c, net_model_find("bottleneck"));
+        if (sim_eval_ctx(c, &a, &m, &s, NULL) != WT_OK)
+            fail_msg("%s", strategies[i]);
+        sim_ctx_set_net(c, net_model_find("fluid"));
+        assert_int_equal(sim_eval_ctx(c, &b, &m, &s, NULL), WT_OK);
+        check_invariants(&b);
+        double rest = (b.micro_batches + b.s.pp - 1) * b.stage_time_s + b.optimizer_s;
+        assert_rel(b.stage_time_s, a.stage_time_s);
+        if (s.dp == 1) {
+            assert_true(b.step_time_s == a.step_time_s);
+        } else { /* the last bucket, at least; at most every bucket after the backward */
+            const sim_phase *dp = phase(&b, "dp.allreduce");
+            double buckets = dp->comm_s;
+            for (int t = 0; t < dp->nterms; t++)
+                buckets += 3 * dp->terms[t].steps * (wf.link_overhead + b.patterns[dp->terms[t].pattern].max_lat);
+            assert_true(b.dp_exposed_s > 0);
+            assert_true(b.dp_exposed_s <= buckets * (1 + 1e-12));
+            assert_rel(b.step_time_s, rest + b.dp_exposed_s);
+        }
+        sim_free(&a);
+        sim_free(&b);
+    }
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
 static void linear(strategy *s) { s->placement = PLACE_LINEAR; }
 
 /* Megatron TP on a line with linear placement: the ring closes across the
@@ -193,12 +276,13 @@ static void check_invariants(const sim_result *r)
     for (int p = 0; p < r->nphases; p++) {
         const sim_phase *ph = &r->phases[p];
         shares += ph->share;
-        if (ph->role == SIM_DP)
-            assert_rel(ph->share, r->dp_exposed_s / r->step_time_s);
-        else if (ph->role == SIM_OPTIMIZER)
-            assert_rel(ph->share, r->optimizer_s / r->step_time_s);
-        else
-            assert_rel(ph->share, slots * sim_per_mb(r, ph, slowest) * ph->time_s / r->step_time_s);
+        /* a share is a slice's end less its start on the step's clock:
+         * good to a few ulps of the step, not of the slice */
+        double want = ph->role == SIM_DP          ? r->dp_exposed_s / r->step_time_s
+                      : ph->role == SIM_OPTIMIZER ? r->optimizer_s / r->step_time_s
+                                                  : slots * sim_per_mb(r, ph, slowest) * ph->time_s / r->step_time_s;
+        if (fabs(ph->share - want) > 1e-9 * want + 1e-13)
+            fail_msg("phase %s: share %.17g, expected %.17g", ph->name, ph->share, want);
         if (ph->share > r->phases[largest].share * (1 + 1e-9))
             largest = p;
     }
@@ -488,6 +572,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dp_line_by_hand),
+        cmocka_unit_test(test_fluid_dp_line_by_hand),
+        cmocka_unit_test(test_fluid_is_closed_form_without_dp),
         cmocka_unit_test(test_tp_line_by_hand),
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_auto_is_the_cheapest_row),

@@ -116,9 +116,8 @@ static void fill_timeline(sim_result *r, int slowest)
     r->ntimeline = n;
 }
 
-int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
+int net_closed_form_stages(sim_ctx *c, sim_result *r)
 {
-    (void)e; /* the closed form allocates nothing */
     for (int i = 0; i < r->nphases; i++)
         time_phase(r, &r->phases[i], c->inj_bw);
     int pp = r->s.pp, slowest = 0;
@@ -138,30 +137,44 @@ int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
         }
     }
     r->stage_time_s = stage_max;
+    r->dp_time_s = r->optimizer_s = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        const sim_phase *ph = &r->phases[i];
+        if (ph->role == SIM_DP)
+            r->dp_time_s = ph->time_s;
+        if (ph->role == SIM_OPTIMIZER)
+            r->optimizer_s = ph->time_s;
+    }
+    return slowest;
+}
+
+void net_finish_step(sim_result *r, int slowest, double dp_exposed_s)
+{
+    r->dp_exposed_s = dp_exposed_s;
+    for (int k = 0; k < r->s.pp; k++)
+        r->stage_busy[k] += r->optimizer_s;
+    r->step_time_s = (r->micro_batches + r->s.pp - 1) * r->stage_time_s + r->dp_exposed_s + r->optimizer_s;
+    fill_timeline(r, slowest);
+}
+
+int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
+{
+    (void)e; /* the closed form allocates nothing */
+    int slowest = net_closed_form_stages(c, r);
     /* The DP buckets go out during the last micro-batch's backward (B, of
      * which Bm communicates). Backward first (the default): only its
      * communication-free time carries them; DP first: they overlap all of
      * B, but delay the backward where they share its links. */
     double B = 0, Bm = 0;
-    r->dp_time_s = r->optimizer_s = 0;
     for (int i = 0; i < r->nphases; i++) {
         const sim_phase *ph = &r->phases[i];
         if (ph->role == SIM_BACKWARD) {
             B += (ph->count / r->micro_batches) * ph->time_s;
             Bm += (ph->count / r->micro_batches) * fmin(ph->comm_s, ph->time_s);
         }
-        if (ph->role == SIM_DP)
-            r->dp_time_s = ph->time_s;
-        if (ph->role == SIM_OPTIMIZER)
-            r->optimizer_s = ph->time_s;
     }
-    if (r->tune.dp_priority)
-        r->dp_exposed_s = fmax(0, r->dp_time_s - B) + fmin(r->dp_time_s, Bm) * dp_overlap(r, c);
-    else
-        r->dp_exposed_s = fmax(0, r->dp_time_s - (B - Bm));
-    for (int k = 0; k < pp; k++)
-        r->stage_busy[k] += r->optimizer_s;
-    r->step_time_s = (r->micro_batches + pp - 1) * stage_max + r->dp_exposed_s + r->optimizer_s;
-    fill_timeline(r, slowest);
+    double exposed = r->tune.dp_priority ? fmax(0, r->dp_time_s - B) + fmin(r->dp_time_s, Bm) * dp_overlap(r, c)
+                                         : fmax(0, r->dp_time_s - (B - Bm));
+    net_finish_step(r, slowest, exposed);
     return WT_OK;
 }

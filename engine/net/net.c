@@ -10,6 +10,8 @@
 static const net_model net_models[] = {
     {{"bottleneck", 0}, "each pass takes its busiest link's load over its bandwidth; phases run one after another",
      net_bottleneck_passes_s, net_bottleneck_time_step},
+    {{"fluid", 0}, "as bottleneck, with the DP all-reduce's buckets sharing links max-min with the backward",
+     net_bottleneck_passes_s, net_fluid_time_step},
 };
 
 choice_table net_model_table(void)

@@ -37,6 +37,9 @@
  *               busiest link's load over that link's bandwidth plus its
  *               latency-bound steps; passes, phases and slots run one after
  *               another.
+ *   fluid       the same, with the DP all-reduce's gradient buckets run
+ *               beside the last backward on a max-min fair flow timeline
+ *               (flow.h, fluid.c).
  * A new model is a row of net_models[] and a file of its own here.
  */
 #ifndef WT_NET_H

@@ -11,5 +11,16 @@
 /* bottleneck.c */
 double net_bottleneck_passes_s(const sim_result *r, const sim_term *t, int n);
 int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e);
+/* The closed form's phases and stages, shared by the models that differ
+ * only in what overlaps: every phase's comm_s, time_s, send_bytes and
+ * bw_ratio; stage_busy (compute only), stage_time_s, dp_time_s and
+ * optimizer_s. Returns the slowest stage. */
+int net_closed_form_stages(sim_ctx *c, sim_result *r);
+/* The step from those and the exposed part of the DP all-reduce:
+ * dp_exposed_s, the optimizer in stage_busy, step_time_s, the timeline. */
+void net_finish_step(sim_result *r, int slowest, double dp_exposed_s);
+
+/* fluid.c */
+int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e);
 
 #endif
