@@ -43,6 +43,8 @@ typedef struct plan_run {
     double *alone_s;     /* each class's time alone: its closed form */
     int n, cap;
     const sim_result *r;
+    const double *dp_mark; /* per link slot: nonzero where the buckets load it */
+    double delay;        /* backward time gathered and not yet emitted, s */
 } plan_run;
 
 /* Appends a class after the npred classes in after[]; returns its index. */
@@ -69,6 +71,28 @@ static int add_term(plan_run *p, const sim_term *t, double share, double runs, i
     return add(p, pat, share * t->coef, 0, latency, prio, after, npred);
 }
 
+/* 1 when term t loads a link the buckets load. */
+static int meets_buckets(const plan_run *p, const sim_term *t)
+{
+    const sim_pattern *pat = &p->r->patterns[t->pattern];
+    for (int k = 0; k < pat->nnz; k++)
+        if (p->dp_mark[pat->link[k]])
+            return 1;
+    return 0;
+}
+
+/* Emits the backward time gathered so far as one class after end[], with
+ * no load: what shares no link with the buckets runs as if alone, so one
+ * delay stands for all of it (the run then has few events). */
+static void flush(plan_run *p, int prio, int *end, int *nend)
+{
+    if (p->delay <= 0)
+        return;
+    end[0] = add(p, NULL, 0, 0, p->delay, prio, end, *nend);
+    *nend = 1;
+    p->delay = 0;
+}
+
 /* Group g of G of the slowest stage's backward, after the classes in
  * end[0..*nend); leaves the group's last classes in end. */
 static void add_group(plan_run *p, int slowest, int g, int G, int prio, int *end, int *nend)
@@ -82,24 +106,35 @@ static void add_group(plan_run *p, int slowest, int g, int G, int prio, int *end
         double times = ph->scope == SIM_LAYER ? per_mb / G : g == 0 ? per_mb : 0;
         if (times <= 0)
             continue;
+        int streamed = r->s.chunk > 0 && ph->compute_s > 0, meets = 0;
+        double comm_s = 0;
+        for (int t = 0; t < ph->nterms; t++) {
+            const sim_term *term = &ph->terms[t];
+            const sim_pattern *pat = &r->patterns[term->pattern];
+            comm_s += times * (term->coef * pat->max_busy + term->steps * (r->wf->link_overhead + pat->max_lat));
+            meets |= meets_buckets(p, term);
+        }
+        if (!meets) {
+            double comp = times * ph->compute_s;
+            p->delay += streamed ? fmax(comp, comm_s) : comp + comm_s;
+            continue;
+        }
+        flush(p, prio, end, nend);
         int start[2] = {end[0], end[1]}, nstart = *nend, last = -1;
         if (ph->compute_s > 0)
             last = add(p, NULL, 1, 1 / (times * ph->compute_s), 0, prio, start, nstart);
-        int streamed = r->s.chunk > 0 && last >= 0;
         int comm = -1;
         for (int t = 0; t < ph->nterms; t++) {
             int prev = comm >= 0 ? comm : streamed || last < 0 ? -1 : last;
             comm = prev >= 0 ? add_term(p, &ph->terms[t], times, times, prio, &prev, 1)
                              : add_term(p, &ph->terms[t], times, times, prio, start, nstart);
         }
-        if (last < 0 && comm < 0)
-            continue;
         *nend = 0;
-        if (comm >= 0)
-            end[(*nend)++] = comm;
-        if (last >= 0 && (streamed || comm < 0))
+        end[(*nend)++] = comm;
+        if (streamed)
             end[(*nend)++] = last;
     }
+    flush(p, prio, end, nend);
 }
 
 /* The end of the first n classes of p when no two that run at once share a
@@ -130,25 +165,35 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
         if (ph->role == SIM_DP)
             dp = ph;
         else if (ph->role == SIM_BACKWARD)
-            nclasses += 1 + ph->nterms;
+            nclasses += 2 + ph->nterms; /* a delay, a compute block, the passes */
     }
     *exposed = 0;
     if (!dp || !dp->nterms)
         return WT_OK;
     int G = layers < FLUID_BUCKETS ? (layers > 0 ? layers : 1) : FLUID_BUCKETS;
-    nclasses = G * (nclasses + dp->nterms);
+    nclasses = G * (nclasses + 1 + dp->nterms);
     if (!c->flow) {
         int rc = flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
         if (rc != WT_OK)
             return rc;
     }
-    plan_run p = {malloc(sizeof *p.cls * (size_t)nclasses), malloc(sizeof *p.pred * PRED_MAX * (size_t)nclasses),
-                  malloc(sizeof *p.alone_s * (size_t)nclasses), 0, nclasses, r};
+    plan_run p = {.cls = malloc(sizeof *p.cls * (size_t)nclasses),
+                  .pred = malloc(sizeof *p.pred * PRED_MAX * (size_t)nclasses),
+                  .alone_s = malloc(sizeof *p.alone_s * (size_t)nclasses), .cap = nclasses, .r = r};
     flow_time *t = malloc(sizeof *t * (size_t)nclasses);
     double *fin = malloc(sizeof *fin * (size_t)nclasses);
     int *group_end = malloc(sizeof *group_end * 2 * (size_t)G), *group_n = malloc(sizeof *group_n * (size_t)G);
     int rc = p.cls && p.pred && p.alone_s && t && fin && group_end && group_n ? WT_OK
                                                                                 : wt_oom(e, "fluid timeline");
+    /* the links the buckets load, marked in the context's scratch (zero
+     * again on the way out) */
+    double *mark = c->scratch;
+    for (int k = 0; k < dp->nterms; k++) {
+        const sim_pattern *pat = &r->patterns[dp->terms[k].pattern];
+        for (int j = 0; j < pat->nnz; j++)
+            mark[pat->link[j]] = 1;
+    }
+    p.dp_mark = mark;
     int bwd_prio = r->tune.dp_priority ? 0 : 1, dp_prio = 1 - bwd_prio;
     int end[2] = {-1, -1}, nend = 0;
     for (int g = 0; g < G && rc == WT_OK; g++) {
@@ -171,6 +216,11 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
             }
             bucket_end = add_term(&p, &dp->terms[k], 1.0 / G, 1, dp_prio, after, n); /* a bucket: every step */
         }
+    }
+    for (int k = 0; k < dp->nterms; k++) {
+        const sim_pattern *pat = &r->patterns[dp->terms[k].pattern];
+        for (int j = 0; j < pat->nnz; j++)
+            mark[pat->link[j]] = 0;
     }
     flow_run_out out;
     if (rc == WT_OK) {
