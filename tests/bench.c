@@ -110,7 +110,7 @@ static double time_flow(const sim_result *r, int n, int chain, int *solves)
         inv[l] = sim_link_inv_bw(r->wf, l);
     static double t[RUNS];
     flow_time times[MAXC];
-    flow_run_opts o = {1e-3, SIM_HOT};
+    flow_run_opts o = {1e-3, SIM_HOT, 0};
     flow_run_out out = {0};
     for (int i = 0; i < RUNS; i++) {
         double t0 = now_s();

@@ -299,7 +299,7 @@ static void test_windows(void **state)
         {1, 0.9, 1, 2, 1}, {3, 0.5, 2.0 / 3, 4, 2.0 / 3}, {4, 0.9, 5.0 / 8, 2, 0.5}, {10, 0, 0.3, 0, 0.2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        flow_run_opts o = {cases[i].w, cases[i].hot};
+        flow_run_opts o = {cases[i].w, cases[i].hot, 0};
         flow_run_out out = run_ok(fc, c, 2, &o, t);
         assert_rel(t[1].finish_s, 5);
         assert_int_equal(out.intervals, 3);
@@ -312,6 +312,12 @@ static void test_windows(void **state)
         else
             assert_true(stat_of(&out, 0)->hot_s == 0);
     }
+    /* only the times: the same times, no link figures */
+    flow_run_opts times_only = {1, 0.9, 1};
+    flow_run_out out = run_ok(fc, c, 2, &times_only, t);
+    assert_rel(t[1].finish_s, 5);
+    assert_rel(t[0].finish_s, 2);
+    assert_int_equal(out.nlinks, 0);
     flow_ctx_free(fc);
 }
 
@@ -325,22 +331,28 @@ static void test_memo(void **state)
                        {.work = 1, .max_rate = 1, .pred = p0, .npred = 1},
                        {.link = l0, .load = one, .nnz = 1, .work = 1, .pred = p1, .npred = 1},
                        {.work = 1, .max_rate = 1, .pred = p2, .npred = 1}};
-    /* 0 and 2 alone on the link are different sets; a chain of four
-     * different classes is four solves, none reused. */
+    /* 2 has 0's shape and 3 has 1's: a chain of the four is two solves,
+     * the repeat found by shape (as a step's repeated layers are). */
     flow_ctx *fc = ctx_on(1, inv);
     flow_time t[4];
     flow_run_out out = run_ok(fc, c, 4, NULL, t);
     assert_rel(out.end_s, 4);
-    assert_int_equal(out.solves, 4);
-    assert_int_equal(out.memo_hits, 0);
+    assert_int_equal(out.solves, 2);
+    assert_int_equal(out.memo_hits, 2);
+    /* another cap is another shape */
+    c[3].max_rate = 2;
+    out = run_ok(fc, c, 4, NULL, t);
+    assert_rel(out.end_s, 3.5);
+    assert_int_equal(out.solves, 3);
+    assert_int_equal(out.memo_hits, 1);
     /* Two long classes with short ones coming and going beside them. */
     flow_class d[3] = {{.link = l0, .load = one, .nnz = 1, .work = 10, .max_rate = 0.5},
                        {.work = 1, .max_rate = 1},
                        {.work = 1, .max_rate = 1, .start_s = 5}};
     out = run_ok(fc, d, 3, NULL, t);
     assert_rel(t[0].finish_s, 20);
-    assert_int_equal(out.solves, 3); /* {0, 1}, {0}, {0, 2}, then {0} again */
-    assert_int_equal(out.memo_hits, 1);
+    assert_int_equal(out.solves, 2); /* {0, 1}, {0}, then {0, 2} as {0, 1} and {0} again */
+    assert_int_equal(out.memo_hits, 2);
     flow_ctx_free(fc);
 }
 

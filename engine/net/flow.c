@@ -38,7 +38,11 @@ typedef struct flow_state {
 } flow_state;
 
 /* A memoized solution: classes at[0..n) of the set (ascending) in
- * memo_idx[], their rates at the same offsets in memo_rate[]. */
+ * memo_idx[], their rates at the same offsets in memo_rate[]. A set is
+ * found again by its classes' shapes (loads, priority, cap), not their
+ * indices: rates depend on nothing else, so layers and micro-batches that
+ * repeat a set with other classes of the same shapes reuse its solution
+ * (and its link figures, which the same loads give). */
 typedef struct flow_memo {
     uint32_t hash;
     int n;
@@ -314,14 +318,48 @@ int flow_solve(flow_ctx *fc, const flow_class *cls, int n, double *rate, wt_err 
     return solve_set(fc, cls, fc->act, n, rate, e);
 }
 
-static uint32_t hash_set(const int *a, int n)
+/* FNV-1a over the bytes of one value. */
+static uint32_t hash_bytes(uint32_t h, const void *v, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (int i = 0; i < n; i++) {
-        h ^= (uint32_t)a[i];
+    const unsigned char *b = v;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
         h *= 16777619u;
     }
     return h;
+}
+
+/* The hash of the shapes of classes a[0..n), in order. */
+static uint32_t hash_set(const flow_class *cls, const int *a, int n)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++) {
+        const flow_class *c = &cls[a[i]];
+        h = hash_bytes(h, &c->link, sizeof c->link);
+        h = hash_bytes(h, &c->load, sizeof c->load);
+        h = hash_bytes(h, &c->prio, sizeof c->prio);
+        h = hash_bytes(h, &c->max_rate, sizeof c->max_rate);
+    }
+    return h;
+}
+
+/* 1 when classes x and y load the same links the same way under the same
+ * priority and cap: their rates in equal sets are equal. */
+static int same_shape(const flow_class *x, const flow_class *y)
+{
+    return x->link == y->link && x->load == y->load && x->nnz == y->nnz && x->prio == y->prio &&
+           x->max_rate == y->max_rate;
+}
+
+/* 1 when memo entry me is the set act[0..m) up to shapes. */
+static int same_set(const flow_ctx *fc, const flow_class *cls, const flow_memo *me, const int *act, int m)
+{
+    if (me->n != m)
+        return 0;
+    for (int i = 0; i < m; i++)
+        if (!same_shape(&cls[fc->memo_idx[me->at + (size_t)i]], &cls[act[i]]))
+            return 0;
+    return 1;
 }
 
 /* Doubles the memo's table and places every entry again. */
@@ -347,11 +385,11 @@ static int grow_table(flow_ctx *fc)
  * when new; sets *id. */
 static int memo_get(flow_ctx *fc, const flow_class *cls, int m, int *id, flow_run_out *out, wt_err *e)
 {
-    uint32_t h = hash_set(fc->act, m);
+    uint32_t h = hash_set(cls, fc->act, m);
     size_t mask = fc->cap_table - 1, j = h & mask;
     for (; fc->table[j]; j = (j + 1) & mask) {
         const flow_memo *me = &fc->memo[fc->table[j] - 1];
-        if (me->hash == h && me->n == m && !memcmp(fc->memo_idx + me->at, fc->act, (size_t)m * sizeof *fc->act)) {
+        if (me->hash == h && same_set(fc, cls, me, fc->act, m)) {
             *id = fc->table[j] - 1;
             out->memo_hits++;
             return WT_OK;
@@ -425,7 +463,7 @@ static int add_interval(flow_ctx *fc, const flow_class *cls, double t0, double t
     if (grow(&fc->iv, &fc->cap_iv, fc->niv + 1, sizeof *fc->iv))
         return wt_oom(e, "flow intervals");
     fc->iv[fc->niv++] = (flow_interval){t0, t1, id};
-    if (id < 0)
+    if (id < 0 || o->times_only)
         return WT_OK;
     size_t nnz = 0;
     for (int i = 0; i < fc->memo[id].n; i++)
@@ -629,7 +667,7 @@ int flow_run(flow_ctx *fc, const flow_class *cls, int n, const flow_run_opts *o,
         }
         now = next;
     }
-    if (o->window_s > 0)
+    if (o->window_s > 0 && !o->times_only)
         window_peaks(fc, cls, o->window_s);
     for (int c = 0; c < n; c++)
         out->end_s = fmax(out->end_s, t[c].finish_s);

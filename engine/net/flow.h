@@ -38,7 +38,8 @@
  * bw_done_s + latency_s, and only then do its successors start. Rates are
  * constant between events (a start, a work done, a finish) and solved again
  * at each; the solution depends only on the set of classes holding
- * bandwidth, so it is memoized by that set for the run. A delay after a
+ * bandwidth, so it is memoized by the shapes (loads, priority, cap)
+ * of that set, so repeated layers reuse it for the run. A delay after a
  * predecessor is a class with no loads, no work and latency_s = the delay.
  * Cost: O(events * (nnz of the active classes)) plus a solve per distinct
  * active set; memory O(links + events + classes).
@@ -92,6 +93,7 @@ typedef struct flow_link_stat {
 typedef struct flow_run_opts {
     double window_s;     /* window of the peak; 0 = no peak */
     double hot_frac;     /* threshold of hot_s (e.g. 0.9); 0 = no hot time */
+    int times_only;      /* 1: no per-link figures (out->nlinks 0), only the times */
 } flow_run_opts;
 
 typedef struct flow_run_out {

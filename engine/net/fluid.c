@@ -224,8 +224,8 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
     }
     flow_run_out out;
     if (rc == WT_OK) {
-        static const flow_run_opts no_windows = {0, 0};
-        rc = flow_run(c->flow, p.cls, p.n, &no_windows, t, &out, e);
+        static const flow_run_opts times_only = {0, 0, 1};
+        rc = flow_run(c->flow, p.cls, p.n, &times_only, t, &out, e);
     }
     if (rc == WT_OK)
         *exposed = fmax(0, out.end_s - chain_end(&p, nbwd, fin));
