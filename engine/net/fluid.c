@@ -199,3 +199,20 @@ int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e)
     net_finish_step(r, slowest, exposed);
     return WT_OK;
 }
+
+/* Custom flows share links max-min as they go: one run of the timeline. */
+int net_fluid_flows_time(const double *inv_bw, size_t nlinks, const flow_class *cls, int n, flow_time *t,
+                         double *end_s, wt_err *e)
+{
+    flow_ctx *fc;
+    int rc = flow_ctx_new(&fc, nlinks, inv_bw, e);
+    if (rc != WT_OK)
+        return rc;
+    static const flow_run_opts no_windows = {0, 0};
+    flow_run_out out;
+    rc = flow_run(fc, cls, n, &no_windows, t, &out, e);
+    if (rc == WT_OK)
+        *end_s = out.end_s;
+    flow_ctx_free(fc);
+    return rc;
+}
