@@ -323,6 +323,12 @@ static void test_flows_time(void **state)
     assert_rel(t[1].start_s, 1);
     assert_rel(t[1].finish_s, 2.55);
     assert_rel(end, 2.55);
+    /* no flows: nothing to time, on a fresh context too */
+    for (int i = 0; i < net_model_table().n; i++) {
+        end = -1;
+        assert_int_equal(net_model_at(i)->flows_time(inv_bw, 2, cls, 0, t, &end, NULL), WT_OK);
+        assert_true(end == 0);
+    }
     const double dead[2] = {0.5, 0};
     wt_err e;
     for (int i = 0; i < net_model_table().n; i++) {
