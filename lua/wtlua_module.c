@@ -394,25 +394,120 @@ static int unit_at(lua_State *L, const wafer *wf, int idx, const char *what, lua
 {
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx))
-        luaL_error(L, "flow %d: %s must be {x, y}", (int)i, what);
+        luaL_error(L, "wt.route: flow %d: %s must be {x, y}", (int)i, what);
     lua_rawgeti(L, idx, 1);
     lua_rawgeti(L, idx, 2);
     int okx, oky;
     lua_Integer x = lua_tointegerx(L, -2, &okx), y = lua_tointegerx(L, -1, &oky);
     lua_pop(L, 2);
     if (!okx || !oky || x < 0 || y < 0 || x >= wf->w || y >= wf->h)
-        luaL_error(L, "flow %d: %s must be {x, y} inside the %dx%d mesh", (int)i, what, wf->w, wf->h);
+        luaL_error(L, "wt.route: flow %d: %s must be {x, y} inside the %dx%d mesh", (int)i, what, wf->w, wf->h);
     return wafer_unit(wf, (int)x, (int)y);
 }
 
-/* wt.route{layout=, routing=, net=, flows={{src={x,y}, dst={x,y}, bytes=N}, ...}} */
+/* Raises "<where>unknown field 'k' (fields: a, b, ...)" for a string key of
+ * the table at t that known (NULL-terminated) lacks; a typo would otherwise
+ * pass for a default. */
+static void check_fields(lua_State *L, int t, const char *const *known, const char *where)
+{
+    t = lua_absindex(L, t);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        int k = 0;
+        while (known[k] && strcmp(known[k], key))
+            k++;
+        if (!known[k]) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (k = 0; known[k]; k++) {
+                luaL_addstring(&b, k ? ", " : "");
+                luaL_addstring(&b, known[k]);
+            }
+            luaL_pushresult(&b);
+            luaL_error(L, "%sunknown field '%s' (fields: %s)", where, key, lua_tostring(L, -1));
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Field key of flow i (the table at f) as a finite number >= 0; when
+ * absent, 0 or, when required, an error. */
+static double flow_amount(lua_State *L, int f, const char *key, int required, lua_Integer i)
+{
+    double v = 0;
+    if (lua_getfield(L, f, key) == LUA_TNIL) {
+        if (required)
+            luaL_error(L, "wt.route: flow %d: %s is missing", (int)i, key);
+    } else {
+        int isnum;
+        v = lua_tonumberx(L, -1, &isnum);
+        if (!isnum || !(v >= 0) || !isfinite(v))
+            luaL_error(L, "wt.route: flow %d: %s must be a finite number >= 0", (int)i, key);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Routes the n flows together into all (the summed loads, which the caller
+ * frees), then each on its own for its links and latency, and times them
+ * as classes cls[n] (start_s and prio set by the caller) with net into t[n]
+ * and *end_s. A flow is a class of work = its bytes and load = the share of
+ * its bytes on each link (1 on a path, 1/2 on each half of a balanced one),
+ * so that max-min shares bytes per second between flows, not fractions of
+ * each flow's work. */
+static int route_times(const wafer *wf, const net_model *net, const route_flow *flows, flow_class *cls, int n,
+                       route_mode mode, route_sparse *all, route_stats *st, flow_time *t, double *end_s, wt_err *e)
+{
+    size_t nl = wafer_nlinks(wf);
+    route_sparse per = {0};
+    size_t *off = malloc(sizeof *off * ((size_t)n + 1));
+    double *inv_bw = malloc(sizeof *inv_bw * nl);
+    route_ctx *rc = NULL;
+    int rv = off && inv_bw ? route_ctx_new(&rc, wf, e) : wt_oom(e, "wt.route");
+    if (rv == WT_OK)
+        rv = route_flows_sparse(rc, flows, (size_t)n, mode, all, st, e);
+    for (int i = 0; i < n && rv == WT_OK; i++) {
+        route_stats one;
+        off[i] = per.n;
+        rv = route_flows_sparse(rc, &flows[i], 1, mode, &per, &one, e);
+        cls[i].latency_s = one.max_latency;
+    }
+    if (rv == WT_OK) {
+        off[n] = per.n;
+        for (size_t l = 0; l < nl; l++)
+            inv_bw[l] = sim_link_inv_bw(wf, l);
+        /* the arrays stop moving once every flow is routed */
+        for (int i = 0; i < n; i++) {
+            cls[i].work = flows[i].bytes;
+            cls[i].link = per.link + off[i];
+            cls[i].load = per.load + off[i];
+            if (flows[i].bytes > 0) {
+                cls[i].nnz = (int)(off[i + 1] - off[i]);
+                for (size_t k = off[i]; k < off[i + 1]; k++)
+                    per.load[k] /= flows[i].bytes;
+            }
+        }
+        rv = net->flows_time(inv_bw, nl, cls, n, t, end_s, e);
+    }
+    route_ctx_free(rc);
+    free(per.link);
+    free(per.load);
+    free(off);
+    free(inv_bw);
+    return rv;
+}
+
+/* wt.route{layout=, routing=, net=, flows={{src={x,y}, dst={x,y}, bytes=N,
+ * start_s=, priority=}, ...}} */
 static int l_route(lua_State *L)
 {
+    static const char *const fields[] = {"layout", "routing", "net", "flows", NULL};
+    static const char *const flow_fields[] = {"src", "dst", "bytes", "start_s", "priority", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    /* checked now so that scripts written for the flow-level models run;
-     * the loads computed here are the same for every model */
-    net_field(L, 1);
+    check_fields(L, 1, fields, "wt.route: ");
+    const net_model *net = net_field(L, 1);
     if (lua_getfield(L, 1, "layout") == LUA_TNIL) {
         lua_pop(L, 1);
         lua_pushliteral(L, "default");
@@ -433,47 +528,70 @@ static int l_route(lua_State *L)
     if (lua_getfield(L, 1, "flows") != LUA_TTABLE)
         luaL_error(L, "wt.route: flows must be a list of {src = {x, y}, dst = {x, y}, bytes = N}");
     lua_Integer n = luaL_len(L, 3);
-    route_flow *flows = lua_newuserdatauv(L, sizeof *flows * (size_t)(n > 0 ? n : 1), 0); /* freed by GC */
+    if (n > FIELD_MAX)
+        luaL_error(L, "wt.route: at most %d flows", FIELD_MAX);
+    size_t nf = (size_t)(n > 0 ? n : 1);
+    /* 4, 5, 6: freed by the collector whatever raises below */
+    route_flow *flows = lua_newuserdatauv(L, sizeof *flows * nf, 0);
+    flow_class *cls = lua_newuserdatauv(L, sizeof *cls * nf, 0);
+    flow_time *t = lua_newuserdatauv(L, sizeof *t * nf, 0);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, 3, i);
+        if (lua_rawgeti(L, 3, i) != LUA_TTABLE)
+            luaL_error(L, "wt.route: flow %d must be a table {src = {x, y}, dst = {x, y}, bytes = N}", (int)i);
         int f = lua_gettop(L);
+        char where[48];
+        snprintf(where, sizeof where, "wt.route: flow %d: ", (int)i);
+        check_fields(L, f, flow_fields, where);
         lua_getfield(L, f, "src");
         flows[i - 1].src = unit_at(L, wf, -1, "src", i);
         lua_getfield(L, f, "dst");
         flows[i - 1].dst = unit_at(L, wf, -1, "dst", i);
-        lua_getfield(L, f, "bytes");
-        int isnum;
-        flows[i - 1].bytes = lua_tonumberx(L, -1, &isnum);
-        if (!isnum || !(flows[i - 1].bytes >= 0) || !isfinite(flows[i - 1].bytes))
-            luaL_error(L, "flow %d: bytes must be a number >= 0", (int)i);
+        lua_settop(L, f);
+        flows[i - 1].bytes = flow_amount(L, f, "bytes", 1, i);
+        cls[i - 1] = (flow_class){.start_s = flow_amount(L, f, "start_s", 0, i)};
+        if (lua_getfield(L, f, "priority") != LUA_TNIL) {
+            int isint;
+            lua_Integer p = lua_tointegerx(L, -1, &isint);
+            if (!isint || lua_type(L, -1) != LUA_TNUMBER || p < -FIELD_MAX || p > FIELD_MAX)
+                luaL_error(L, "wt.route: flow %d: priority must be a whole number (higher goes first)", (int)i);
+            cls[i - 1].prio = (int)p;
+        }
         lua_settop(L, f - 1);
     }
-    route_ctx *rc;
     route_sparse sp = {0};
     route_stats st;
+    double end_s = 0;
     wt_err e;
-    int rv = route_ctx_new(&rc, wf, &e);
-    if (rv == WT_OK)
-        rv = route_flows_sparse(rc, flows, (size_t)n, mode, &sp, &st, &e);
-    route_ctx_free(rc);
+    int rv = route_times(wf, net, flows, cls, (int)n, mode, &sp, &st, t, &end_s, &e);
     if (rv != WT_OK) {
         free(sp.link);
         free(sp.load);
         return luaL_error(L, "%s", e.msg);
     }
-    double max_load = 0, max_busy = 0;
-    lua_createtable(L, 0, 5);
+    double max_load = 0;
+    lua_createtable(L, 0, 6);
     lua_createtable(L, (int)sp.n, 0);
     for (size_t i = 0; i < sp.n; i++) {
         max_load = fmax(max_load, sp.load[i]);
-        max_busy = fmax(max_busy, sp.load[i] * sim_link_inv_bw(wf, (size_t)sp.link[i]));
         wtlua_push_link(L, wf, (size_t)sp.link[i], sp.load[i], 0);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(sp.link);
     free(sp.load);
     lua_setfield(L, -2, "links");
-    lua_pushnumber(L, max_busy + st.max_latency);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushnumber(L, t[i].start_s);
+        lua_setfield(L, -2, "start_s");
+        lua_pushnumber(L, t[i].bw_done_s);
+        lua_setfield(L, -2, "bw_done_s");
+        lua_pushnumber(L, t[i].finish_s);
+        lua_setfield(L, -2, "finish_s");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "flows");
+    lua_pushnumber(L, end_s);
     lua_setfield(L, -2, "time_s");
     lua_pushnumber(L, max_load);
     lua_setfield(L, -2, "max_load_bytes");
@@ -504,16 +622,7 @@ static int l_search(lua_State *L)
     lua_settop(L, 1);
     static const char *const known[] = {"layout", "model", "seq", "batch", "microbatch", "objective", "top", "jobs",
                                         "exhaustive", "allow_idle", "fix", "only", "baselines", "net", NULL};
-    lua_pushnil(L);
-    while (lua_next(L, 1)) {
-        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
-        int k = 0;
-        while (known[k] && strcmp(known[k], key))
-            k++;
-        if (!known[k])
-            luaL_error(L, "wt.search: unknown field '%s'", key);
-        lua_pop(L, 1);
-    }
+    check_fields(L, 1, known, "wt.search: ");
     model m;
     wtlua_layout *lay = scenario_args(L, &m, 0);
     search_opts o = {.top_k = 5, .jobs = 1, .baselines = 1, .net = net_field(L, 1)};

@@ -17,6 +17,7 @@ for s in DP8,TATP16 TP16 DP4,TP2,SP2,PP2,TATP4; do
 done
 run_test tests/lua/link_util.lua
 run_test tests/lua/route.lua
+run_test tests/lua/route_times.lua
 run_test tests/lua/net.lua
 run_test tests/lua/module.lua "$(stock commands)" "$(stock policies)" "$(stock strategies)"
 run_test tests/lua/session_patterns.lua
@@ -54,6 +55,8 @@ expect_bad "memory cap of 64 MiB exceeded" run --lua-mem 64MiB "$tmp/hog.lua"
 script syntax 'local x =
 = 2'
 expect_bad "$tmp/syntax.lua:2: unexpected symbol" run "$tmp/syntax.lua"
+script route_prio 'wt.route{flows = {{src = {0, 0}, dst = {1, 0}, bytes = 1, priority = 0.5}}}'
+expect_bad "flow 1: priority must be a whole number" run "$tmp/route_prio.lua"
 script traceback 'local function f() error("deep") end
 f()'
 expect_bad "stack traceback" run "$tmp/traceback.lua"

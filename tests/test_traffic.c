@@ -173,8 +173,9 @@ static double serial_passes_s(const sim_result *r, const sim_term *t, int n)
     return n;
 }
 
+/* NULL flows_time: these models only time steps, wt.route never sees them */
 static const net_model serial = {{"serial", 0}, "every link's busy time, one after another", serial_passes_s,
-                                 serial_time_step};
+                                 serial_time_step, NULL};
 
 static void test_second_model(void **state)
 {
@@ -250,7 +251,7 @@ static void test_model_error(void **state)
 {
     (void)state;
     static const net_model failing = {{"failing", 0}, "refuses to time anything", serial_passes_s,
-                                      failing_time_step};
+                                      failing_time_step, NULL};
     wafer wf;
     assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
     sim_ctx *c;
@@ -282,7 +283,57 @@ static void test_model_table(void **state)
         assert_ptr_equal(net_model_find(m->c.name), m);
         assert_non_null(m->passes_s);
         assert_non_null(m->time_step);
+        assert_non_null(m->flows_time);
         assert_true(strlen(m->summary) > 0);
+    }
+}
+
+/* Three flows on two links of 2 B/s, worked by hand: A (2 bytes) crosses
+ * links 0 and 1, B (1 byte) link 0, C (1 byte) link 1; latencies 0.1, 0.05
+ * and 0.05 s. fluid: 1 B/s each until B and C are done at 1 s, then A alone
+ * at 2 B/s moves its last byte in 0.5 s. bottleneck: each link carries 3
+ * bytes, 1.5 s, for everyone. */
+static void test_flows_time(void **state)
+{
+    (void)state;
+    const double inv_bw[2] = {0.5, 0.5};
+    const int both[2] = {0, 1}, first = 0, second = 1;
+    const double ones[2] = {1, 1};
+    flow_class cls[3] = {
+        {.link = both, .load = ones, .nnz = 2, .work = 2, .latency_s = 0.1},
+        {.link = &first, .load = ones, .nnz = 1, .work = 1, .latency_s = 0.05},
+        {.link = &second, .load = ones, .nnz = 1, .work = 1, .latency_s = 0.05},
+    };
+    flow_time t[3];
+    double end;
+    assert_int_equal(net_model_find("fluid")->flows_time(inv_bw, 2, cls, 3, t, &end, NULL), WT_OK);
+    assert_rel(t[0].bw_done_s, 1.5);
+    assert_rel(t[0].finish_s, 1.6);
+    assert_rel(t[1].finish_s, 1.05);
+    assert_rel(t[2].finish_s, 1.05);
+    assert_rel(end, 1.6);
+    assert_int_equal(net_model_find("bottleneck")->flows_time(inv_bw, 2, cls, 3, t, &end, NULL), WT_OK);
+    assert_rel(t[0].finish_s, 1.6);
+    assert_rel(t[1].bw_done_s, 1.5);
+    assert_rel(t[1].finish_s, 1.55);
+    assert_rel(end, 1.6);
+    /* a start shifts a flow's closed form; the whole ends with the last */
+    cls[1].start_s = 1;
+    assert_int_equal(net_model_find("bottleneck")->flows_time(inv_bw, 2, cls, 3, t, &end, NULL), WT_OK);
+    assert_rel(t[1].start_s, 1);
+    assert_rel(t[1].finish_s, 2.55);
+    assert_rel(end, 2.55);
+    /* no flows: nothing to time, on a fresh context too */
+    for (int i = 0; i < net_model_table().n; i++) {
+        end = -1;
+        assert_int_equal(net_model_at(i)->flows_time(inv_bw, 2, cls, 0, t, &end, NULL), WT_OK);
+        assert_true(end == 0);
+    }
+    const double dead[2] = {0.5, 0};
+    wt_err e;
+    for (int i = 0; i < net_model_table().n; i++) {
+        assert_int_equal(net_model_at(i)->flows_time(dead, 2, cls, 3, t, &end, &e), WT_EINPUT);
+        assert_non_null(strstr(e.msg, "unusable link"));
     }
 }
 
@@ -293,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_second_model),
         cmocka_unit_test(test_model_error),
         cmocka_unit_test(test_model_table),
+        cmocka_unit_test(test_flows_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

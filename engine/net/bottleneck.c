@@ -12,6 +12,7 @@
  * DP all-reduce the last backward could not hide, then the optimizer.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net_int.h"
@@ -177,4 +178,53 @@ int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
                                          : fmax(0, r->dp_time_s - (B - Bm));
     net_finish_step(r, slowest, exposed);
     return WT_OK;
+}
+
+/* The closed form has no notion of flows sharing a link over time, so each
+ * flow is charged every byte its busiest link carries, from everyone:
+ * bw_done = start + max over its links of the summed busy time. The whole is
+ * the busiest link's summed busy time plus the longest latency, as for a
+ * pass, or a later finish when starts push one past it. */
+int net_bottleneck_flows_time(const double *inv_bw, size_t nlinks, const flow_class *cls, int n, flow_time *t,
+                              double *end_s, wt_err *e)
+{
+    double *busy = calloc(nlinks ? nlinks : 1, sizeof *busy);
+    if (!busy)
+        return wt_oom(e, "custom flows");
+    int rc = WT_OK;
+    for (int c = 0; c < n && rc == WT_OK; c++) {
+        const flow_class *k = &cls[c];
+        if (!(k->work >= 0 && k->start_s >= 0 && k->latency_s >= 0) || !isfinite(k->work) ||
+            !isfinite(k->start_s) || !isfinite(k->latency_s))
+            rc = wt_fail(e, "flow class %d: work, start and latency must be finite and >= 0", c);
+        for (int i = 0; i < k->nnz && rc == WT_OK; i++) {
+            int l = k->link[i];
+            if (l < 0 || (size_t)l >= nlinks) {
+                wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", c, l, nlinks);
+                rc = WT_EINTERNAL;
+            } else if (k->load[i] > 0 && k->work > 0 && inv_bw[l] <= 0) {
+                rc = wt_fail(e, "flow class %d makes no progress: it loads an unusable link", c);
+            } else {
+                busy[l] += k->work * k->load[i] * inv_bw[l];
+            }
+        }
+    }
+    double max_busy = 0, max_lat = 0, last = 0;
+    for (int c = 0; c < n && rc == WT_OK; c++) {
+        const flow_class *k = &cls[c];
+        double b = 0;
+        for (int i = 0; i < k->nnz; i++)
+            if (k->load[i] > 0 && k->work > 0)
+                b = fmax(b, busy[k->link[i]]);
+        t[c].start_s = k->start_s;
+        t[c].bw_done_s = k->start_s + b;
+        t[c].finish_s = t[c].bw_done_s + k->latency_s;
+        max_busy = fmax(max_busy, b);
+        max_lat = fmax(max_lat, k->latency_s);
+        last = fmax(last, t[c].finish_s);
+    }
+    free(busy);
+    if (rc == WT_OK)
+        *end_s = fmax(max_busy + max_lat, last);
+    return rc;
 }

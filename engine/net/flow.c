@@ -174,10 +174,11 @@ void flow_ctx_free(flow_ctx *fc)
 }
 
 /* Room for n classes in every per-class array. They hold nothing between
- * calls, so growing them is a fresh allocation. */
+ * calls, so growing them is a fresh allocation. succ_off has n + 1 entries,
+ * so even a run of no classes needs it allocated. */
 static int ensure_classes(flow_ctx *fc, int n, wt_err *e)
 {
-    if (n <= fc->cap_cls)
+    if (n <= fc->cap_cls && fc->succ_off)
         return WT_OK;
     free_classes(fc);
     size_t m = (size_t)n;

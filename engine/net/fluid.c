@@ -36,6 +36,9 @@
  * passes) and the previous bucket. */
 #define PRED_MAX 3
 
+/* The model needs the classes' times, not the links' figures. */
+static const flow_run_opts times_only = {0, 0, 1};
+
 /* The classes of one run, and their predecessors. */
 typedef struct plan_run {
     flow_class *cls;
@@ -224,7 +227,6 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
     }
     flow_run_out out;
     if (rc == WT_OK) {
-        static const flow_run_opts times_only = {0, 0, 1};
         rc = flow_run(c->flow, p.cls, p.n, &times_only, t, &out, e);
     }
     if (rc == WT_OK)
@@ -248,4 +250,20 @@ int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e)
         return rc;
     net_finish_step(r, slowest, exposed);
     return WT_OK;
+}
+
+/* Custom flows share links max-min as they go: one run of the timeline. */
+int net_fluid_flows_time(const double *inv_bw, size_t nlinks, const flow_class *cls, int n, flow_time *t,
+                         double *end_s, wt_err *e)
+{
+    flow_ctx *fc;
+    int rc = flow_ctx_new(&fc, nlinks, inv_bw, e);
+    if (rc != WT_OK)
+        return rc;
+    flow_run_out out;
+    rc = flow_run(fc, cls, n, &times_only, t, &out, e);
+    if (rc == WT_OK)
+        *end_s = out.end_s;
+    flow_ctx_free(fc);
+    return rc;
 }

@@ -36,16 +36,19 @@
  *   bottleneck  the closed form of docs/MODEL.md section 9: a pass takes its
  *               busiest link's load over that link's bandwidth plus its
  *               latency-bound steps; passes, phases and slots run one after
- *               another.
+ *               another. Custom flows: each ends its busiest link's
+ *               summed load over bandwidth after its start, plus its
+ *               latency; priorities play no part.
  *   fluid       the same, with the DP all-reduce's gradient buckets run
  *               beside the last backward on a max-min fair flow timeline
- *               (flow.h, fluid.c).
+ *               (flow.h, fluid.c). Custom flows: one flow_run.
  * A new model is a row of net_models[] and a file of its own here.
  */
 #ifndef WT_NET_H
 #define WT_NET_H
 
 #include "choice.h"
+#include "flow.h"
 #include "sim.h"
 
 typedef struct net_model {
@@ -59,6 +62,14 @@ typedef struct net_model {
      * r's traffic was built in. Returns WT_OK, or an error with e filled
      * (a model that allocates may run out of memory). */
     int (*time_step)(sim_ctx *c, sim_result *r, wt_err *e);
+    /* Times n custom flows (wt.route) given as classes without
+     * predecessors over nlinks link slots, inv_bw[l] s per byte (0 on an
+     * unusable link): each class's times into t[n], the time of them all
+     * into *end_s. Returns WT_OK; WT_EINPUT when a class loads an unusable
+     * link or a work, start or latency is negative or not finite;
+     * WT_EINTERNAL on out of memory or a link slot out of range. */
+    int (*flows_time)(const double *inv_bw, size_t nlinks, const flow_class *cls, int n, flow_time *t,
+                      double *end_s, wt_err *e);
 } net_model;
 
 /* The models: rows of net_models[], read through the choice table. */

@@ -19,8 +19,12 @@ int net_closed_form_stages(sim_ctx *c, sim_result *r);
 /* The step from those and the exposed part of the DP all-reduce:
  * dp_exposed_s, the optimizer in stage_busy, step_time_s, the timeline. */
 void net_finish_step(sim_result *r, int slowest, double dp_exposed_s);
+int net_bottleneck_flows_time(const double *inv_bw, size_t nlinks, const flow_class *cls, int n, flow_time *t,
+                              double *end_s, wt_err *e);
 
 /* fluid.c */
 int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e);
+int net_fluid_flows_time(const double *inv_bw, size_t nlinks, const flow_class *cls, int n, flow_time *t,
+                         double *end_s, wt_err *e);
 
 #endif
