@@ -39,6 +39,8 @@ typedef struct win_plan {
     double hidden_s;      /* the DP all-reduce's part laid over the last backward */
     int dp;               /* the DP phase, -1 without one */
     int kept;             /* slots a link's sequence holds */
+    int keep_fwd, keep_bwd; /* layers a block keeps when squeezed (see seq_slot) */
+    int over;             /* the last slots the hidden DP reaches, played whole */
 } win_plan;
 
 /* A link's growing sequence of constant stretches: x[0..n] breakpoints, u[i]
@@ -92,6 +94,19 @@ static int seq_add(win_seq *s, double from, double to, double u)
     return 0;
 }
 
+/* Layers a block of `layers` alike ones of len s each keeps for windows of
+ * w: k = ceil(w / len) + 1 at each end. A window starting in a dropped
+ * layer ends inside the block and sees what one starting k layers earlier
+ * does; a window across the cut sees layer k - 1 then layer L - k, alike to
+ * k - 1 then k: the squeezed block holds every window of the whole. */
+static int keep_layers(int layers, double len, double w)
+{
+    if (!(len > 0))
+        return layers;
+    double k = 2 * (ceil(w / len) + 1);
+    return k < layers ? (int)k : layers;
+}
+
 /* The slot's layout from the result's phases and timeline. */
 static void plan_build(const sim_result *r, double window_s, win_plan *p)
 {
@@ -125,6 +140,9 @@ static void plan_build(const sim_result *r, double window_s, win_plan *p)
     /* a window from a dropped slot ends before the hidden DP starts */
     double need = r->slot_s > 0 ? ceil((window_s + p->hidden_s) / r->slot_s) + 1 : r->slots;
     p->kept = need < r->slots ? (int)need : r->slots;
+    p->keep_fwd = keep_layers(p->layers, p->fwd_layer_s, window_s);
+    p->keep_bwd = keep_layers(p->layers, p->bwd_layer_s, window_s);
+    p->over = p->hidden_s > 0 ? (int)ceil(p->hidden_s / r->slot_s) : 0;
 }
 
 /* One link's loaded phases: phase index and utilisation while it runs. */
@@ -133,12 +151,16 @@ typedef struct win_load {
     double u;
 } win_load;
 
-/* Appends one slot starting at t0 for a link with loads ld[0..n). */
-static int seq_slot(win_seq *s, const win_plan *p, const win_load *ld, int n, double t0)
+/* Appends one slot starting at t0 for a link with loads ld[0..n), its
+ * forward and backward blocks squeezed to keep_fwd / keep_bwd layers (or
+ * whole: nf, nb = layers); returns the slot's end in *end. */
+static int seq_slot(win_seq *s, const win_plan *p, const win_load *ld, int n, double t0, int nf, int nb,
+                    double *end)
 {
-    double fwd = p->layers * p->fwd_layer_s;
+    double fwd = nf * p->fwd_layer_s;
+    *end = t0 + fwd + p->mid_s + nb * p->bwd_layer_s;
     for (int b = 0; b < 3; b++) {
-        int reps = b == 1 ? 1 : p->layers;
+        int reps = b == 1 ? 1 : b == 0 ? nf : nb;
         double base = t0 + (b == 2 ? fwd + p->mid_s : b == 1 ? fwd : 0);
         double step = b == 2 ? p->bwd_layer_s : p->fwd_layer_s;
         for (int j = 0; j < reps; j++)
@@ -151,7 +173,7 @@ static int seq_slot(win_seq *s, const win_plan *p, const win_load *ld, int n, do
                     return -1;
             }
     }
-    return 0;
+    return seq_add(s, *end, *end, 0);
 }
 
 /* Lays the DP all-reduce (utilisation u) over [end - len, end) of the
@@ -174,7 +196,7 @@ static int seq_overlay(win_seq *s, double end, double len, double u)
         i++;
     }
     for (; i < s->n && s->x[i] < end; i++)
-        s->u[i] = fmin(1, s->u[i] + u);
+        s->u[i] = s->u[i] + u < 1 ? s->u[i] + u : 1;
     return 0;
 }
 
@@ -192,7 +214,7 @@ static double seq_max_window(const win_seq *s, double w)
         b++;
     for (;;) {
         double ta = a <= n ? s->x[a] : INFINITY, tb = b <= n ? s->x[b] - w : INFINITY;
-        double t = fmin(ta, tb);
+        double t = ta < tb ? ta : tb; /* not fmin: a libm call per breakpoint */
         if (!(t <= end))
             break;
         a += ta <= t;
@@ -201,7 +223,7 @@ static double seq_max_window(const win_seq *s, double w)
             fa += s->u[ca] * (s->x[ca + 1] - s->x[ca]);
             ca++;
         }
-        double hi = fmin(t + w, s->x[n]);
+        double hi = t + w < s->x[n] ? t + w : s->x[n];
         while (cb < n - 1 && s->x[cb + 1] <= hi) {
             fb += s->u[cb] * (s->x[cb + 1] - s->x[cb]);
             cb++;
@@ -235,19 +257,24 @@ static int seq_link(win_seq *s, const sim_result *r, const win_plan *p, const wi
     for (int k = 0; k < n; k++)
         if (ld[k].phase == p->dp)
             dp_u = ld[k].u;
-    for (int j = 0; j < slots; j++)
-        if (seq_slot(s, p, ld, n, j * r->slot_s))
+    /* The hidden DP lies over the end of the last slots: those play whole,
+     * except the forward of a last slot whose backward holds all of it. */
+    int alone = p->over == 1 && p->hidden_s <= p->layers * p->bwd_layer_s;
+    double t = 0;
+    for (int j = 0; j < slots; j++) {
+        int plain = j < slots - p->over;
+        int nf = plain || alone ? p->keep_fwd : p->layers, nb = plain ? p->keep_bwd : p->layers;
+        if (seq_slot(s, p, ld, n, t, nf, nb, &t))
             return -1;
-    if (seq_add(s, slots * r->slot_s, slots * r->slot_s, 0))
-        return -1;
-    if (seq_overlay(s, slots * r->slot_s, p->hidden_s, dp_u))
+    }
+    if (seq_overlay(s, t, p->hidden_s, dp_u))
         return -1;
     for (int i = 0; i < r->ntimeline; i++) {
         const sim_slice *sl = &r->timeline[i];
         if (sl->end_s <= r->slot_s) /* a slot slice, played above */
             continue;
         double u = sl->phase == p->dp ? dp_u : 0;
-        double off = (slots - r->slots) * r->slot_s;
+        double off = t - r->slots * r->slot_s;
         if (seq_add(s, sl->start_s + off, sl->end_s + off, u))
             return -1;
     }
@@ -322,15 +349,23 @@ out:
     return 0;
 }
 
-/* Hot time of one plain slot of a link: each loaded phase's occurrences
- * in the slot at its own utilisation. */
-static double slot_hot(const win_plan *p, const win_load *ld, int n, double frac)
+/* Hot time of a link outside its sequence: the slots it drops (whole,
+ * each loaded phase's occurrences at its own utilisation) and the layers
+ * the kept slots squeeze out. */
+static double dropped_hot(const sim_result *r, const win_plan *p, const win_load *ld, int n, double frac)
 {
+    int alone = p->over == 1 && p->hidden_s <= p->layers * p->bwd_layer_s;
+    int squeezed_fwd = (p->kept - p->over + (alone ? p->over : 0)) * (p->layers - p->keep_fwd);
+    int squeezed_bwd = (p->kept - p->over) * (p->layers - p->keep_bwd);
     double hot = 0;
     for (int k = 0; k < n; k++) {
         int b = p->block[ld[k].phase];
-        if (b >= 0 && ld[k].u >= frac * (1 - 1e-12))
-            hot += p->len[ld[k].phase] * (b == 1 ? 1 : p->layers);
+        if (b < 0 || ld[k].u < frac * (1 - 1e-12))
+            continue;
+        double per_slot = p->len[ld[k].phase] * (b == 1 ? 1 : p->layers);
+        hot += (r->slots - p->kept) * per_slot;
+        if (b != 1)
+            hot += p->len[ld[k].phase] * (b == 0 ? squeezed_fwd : squeezed_bwd);
     }
     return hot;
 }
@@ -401,7 +436,7 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
             }
             peak[l] = seq_max_window(&s, w) / w;
             if (hot_frac > 0)
-                hot_s[l] = seq_hot(&s, hot_frac) + (r->slots - p.kept) * slot_hot(&p, mine, n, hot_frac);
+                hot_s[l] = seq_hot(&s, hot_frac) + dropped_hot(r, &p, mine, n, hot_frac);
         }
         /* never below the step's average: the busiest window carries at
          * least that, where the timeline's slots or the cap at 1 hold fewer

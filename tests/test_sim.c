@@ -226,7 +226,7 @@ static int bf_runs(const sim_result *r, size_t l, bf_run *out, int max)
 }
 
 /* sim_link_windows against the brute force on every link of r: the peak
- * over windows at 4001 positions (the exact one is above by at most the
+ * over windows at 1001 positions (the exact one is above by at most the
  * grid step over the window), the hot time exactly, peak >= util. */
 static void check_windows_brute(const sim_result *r, double w)
 {
@@ -239,10 +239,10 @@ static void check_windows_brute(const sim_result *r, double w)
     double T = r->step_time_s, W = fmin(w, T);
     for (size_t l = 0; l < nl; l++) {
         int n = bf_runs(r, l, runs, 20000);
-        double hot_bf = 0, best = 0, grid = (T - W) / 4000;
+        double hot_bf = 0, best = 0, grid = (T - W) / 1000;
         for (int i = 0; i < n; i++)
             hot_bf += runs[i].u >= 0.9 ? runs[i].t1 - runs[i].t0 : 0;
-        for (int k = 0; k <= 4000; k++) {
+        for (int k = 0; k <= 1000; k++) {
             double a = k * grid, in = 0;
             for (int i = 0; i < n; i++)
                 in += runs[i].u * fmax(0, fmin(runs[i].t1, a + W) - fmax(runs[i].t0, a));
@@ -267,7 +267,8 @@ static void zero_full(strategy *s)
 
 /* The windows against the brute force on small steps with layer phases,
  * pipeline stages, recompute and ZeRO gathers, over windows from a
- * microsecond to longer than the step. */
+ * microsecond to longer than the step; with 2 layers and with 14 (whose
+ * blocks sim_window.c squeezes for short windows). */
 static void test_windows_brute_force(void **state)
 {
     (void)state;
@@ -277,11 +278,14 @@ static void test_windows_brute_force(void **state)
     const struct {
         const char *text;
         void (*opt)(strategy *);
-    } cases[] = {{"DP8", NULL}, {"DP2,TP4", NULL}, {"DP2,TP2,PP2", NULL}, {"DP4,TP2", zero_full}};
+        int layers;
+    } cases[] = {{"DP8", NULL, 2},         {"DP2,TP4", NULL, 2}, {"DP2,TP2,PP2", NULL, 2}, {"DP4,TP2", zero_full, 2},
+                 {"DP2,TP4", NULL, 14},    {"DP2,TP2,PP2", NULL, 14}, {"DP4,TP2", zero_full, 14}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sim_result r;
+        m.layers = cases[i].layers;
         eval_ok(&r, &wf, &m, cases[i].text, cases[i].opt);
-        double ws[] = {1e-6, r.slot_s / 3, 2.5 * r.slot_s, r.step_time_s / 2, 2 * r.step_time_s};
+        double ws[] = {1e-6, r.slot_s / 40, r.slot_s / 3, 2.5 * r.slot_s, r.step_time_s / 2, 2 * r.step_time_s};
         for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++)
             check_windows_brute(&r, ws[k]);
         sim_free(&r);

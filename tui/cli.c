@@ -423,6 +423,8 @@ const char *cli_scenario_help(char *buf, size_t n)
                  "                         (or 6b 13b 70b 175b 280b), or a YAML model (default: gpt3-6.7b)\n"
                  "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
                  "  --fail x,y[,DIR]       fail a unit, or its link towards DIR (N E S W); repeatable\n"
+                 "  --window TIME          a link's busiest utilisation (peak_util, hot links) is over\n"
+                 "                         windows this long (default: 100us; longer than the step: the step)\n"
                  "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
                  "                         (default: DP8,TATP16)\n");
     char first[64];
