@@ -54,7 +54,10 @@ int session_new(session *S, const wafer *wf, const model *m, const strategy *s, 
     S->o = *o;
     if (!S->o.net)
         S->o.net = net_model_default();
+    if (!(S->o.window_s > 0))
+        S->o.window_s = SIM_WINDOW_S;
     sim_ctx_set_net(S->ctx, S->o.net);
+    sim_ctx_set_window(S->ctx, S->o.window_s);
     S->rng = o->seed ? o->seed : 1;
     S->dirty = 1;
     return WT_OK;
@@ -94,6 +97,7 @@ int session_step(session *S, const sim_result **out, wt_err *e)
         if (rc != WT_OK)
             return rc;
         sim_ctx_set_net(c, S->o.net);
+        sim_ctx_set_window(c, S->o.window_s);
         sim_ctx_free(S->ctx);
         S->ctx = c;
         S->refault = 0;

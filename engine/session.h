@@ -21,6 +21,7 @@ typedef struct session_opts {
     double jitter;      /* 0..1 */
     double straggler;   /* probability per unit and step, 0..1 */
     const struct net_model *net; /* what times every step (net.h); NULL: net_model_default() */
+    double window_s;    /* every step's windowed figures (sim.h), s; 0: SIM_WINDOW_S */
 } session_opts;
 
 #define SESSION_LOG 256

@@ -167,6 +167,11 @@ void sim_ctx_set_net(sim_ctx *c, const net_model *net)
     c->net = net ? net : net_model_default();
 }
 
+void sim_ctx_set_window(sim_ctx *c, double window_s)
+{
+    c->window_s = window_s;
+}
+
 double sim_ctx_link_bw(const sim_ctx *c)
 {
     return c->link_bw;
@@ -261,7 +266,6 @@ static void link_figures(sim_result *r, sim_ctx *c)
     double sum = 0;
     int usable = 0;
     r->max_link_util = 0;
-    r->hot_links = 0;
     double per_step = 1 / r->step_time_s;
     for (size_t l = 0; l < nl; l++) {
         if (c->inv_bw[l] <= 0)
@@ -271,7 +275,6 @@ static void link_figures(sim_result *r, sim_ctx *c)
         sum += u;
         if (u > r->max_link_util)
             r->max_link_util = u;
-        r->hot_links += u >= SIM_HOT;
     }
     r->mean_link_util = usable ? sum / usable : 0;
 }
@@ -297,7 +300,9 @@ static int time_and_figures(sim_result *r, sim_ctx *c, wt_err *e)
     r->idle_fraction = 1 - busy_all / (step * r->units_live);
     phase_shares(r);
     link_figures(r, c);
-    return WT_OK;
+    r->window_s = r->max_peak_util = 0;
+    r->hot_links = 0;
+    return c->window_s > 0 ? sim_window_figures(r, c->window_s, e) : WT_OK;
 }
 
 int sim_retime(sim_ctx *c, sim_result *r, double factor, wt_err *e)

@@ -137,8 +137,14 @@ typedef struct sim_result {
     double step_time_s, tokens_per_s, mfu, hfu, idle_fraction;
     double stage_time_s;       /* forward + backward of one micro-batch, slowest stage */
     double dp_time_s, dp_exposed_s, optimizer_s;
-    double max_link_util, mean_link_util;
-    int hot_links;             /* links at or above SIM_HOT */
+    double max_link_util, mean_link_util; /* over the step (busy time / step time) */
+    /* The windowed figures (sim_window_figures; 0 until filled): the window
+     * they use (the step's when the one asked for is longer), the links
+     * whose busiest window is at or above SIM_HOT, the busiest window of
+     * all links. */
+    double window_s;
+    int hot_links;
+    double max_peak_util;
     int bottleneck;            /* phase index */
     mem_usage mem;             /* the fullest unit */
     double *stage_mem;         /* PP entries: memory total of a unit of each stage */
@@ -160,9 +166,13 @@ typedef struct sim_result {
     sim_slice timeline[SIM_MAX_PHASES + 2];
     double slot_s;             /* one slot */
     int slots;                 /* m + PP - 1 */
+    int slot_stage;            /* the stage whose slot it is (the slowest) */
 } sim_result;
 
 #define SIM_HOT 0.90
+/* The window link monitors sample over by default, s (docs/MODEL.md,
+ * "Windows"). */
+#define SIM_WINDOW_S 100e-6
 
 /* What evaluations on one wafer share (router tables, link bandwidths,
  * scratch). Rebuild it when the wafer's faults change. Not thread-safe: one
@@ -174,6 +184,11 @@ void sim_ctx_free(sim_ctx *c);
 /* The network model evaluations in c are timed with (net.h); NULL, and
  * every context until set, means net_model_default(). */
 void sim_ctx_set_net(sim_ctx *c, const struct net_model *net);
+
+/* Evaluations and retimes in c fill the windowed figures with window_s
+ * (sim_window_figures), or leave them 0 with 0, the default: they cost far
+ * more than the rest of an evaluation, and the search never reads them. */
+void sim_ctx_set_window(sim_ctx *c, double window_s);
 
 /* Evaluates s (resolved here against m and the wafer) into r. r->wf borrows
  * the context's wafer, which must outlive r; r owns everything else. */
@@ -228,6 +243,19 @@ static inline double sim_link_inv_bw(const wafer *wf, size_t l)
 
 /* Utilisation over the step of link slot l (busy time / step time). */
 double sim_link_util(const sim_result *r, size_t l);
+/* Each link's busiest window and hot time (docs/MODEL.md, "Windows"), into
+ * peak[wafer_nlinks] (the largest busy fraction over any window of
+ * window_s in the step, 0..1, never below sim_link_util) and
+ * hot_s[wafer_nlinks] (seconds of the step at utilisation >= hot_frac; 0
+ * everywhere when hot_frac is 0). A window longer than the step is taken as
+ * the step (callers say so). Memory O(links + patterns' loads), freed
+ * before returning; time O(sum over links of the layers x the phases they
+ * carry x (window / slot + 2)). WT_EINPUT for a window that is not a
+ * positive finite time, WT_EINTERNAL out of memory. */
+int sim_link_windows(const sim_result *r, double window_s, double hot_frac, double *peak, double *hot_s, wt_err *e);
+/* Fills r's windowed figures (window_s, hot_links, max_peak_util) with
+ * window_s; the errors of sim_link_windows. */
+int sim_window_figures(sim_result *r, double window_s, wt_err *e);
 /* Phase index by name, or -1. */
 int sim_phase_find(const sim_result *r, const char *name);
 /* Bytes one phase moves over each link during the whole step (count times

@@ -26,6 +26,7 @@ struct sim_ctx {
     struct flow_ctx *flow;     /* the fluid model's scratch (flow.h), made on first use */
     unsigned char *overlap;    /* npatterns^2 pairwise overlap marks of one figures pass */
     size_t cap_overlap;
+    double window_s;           /* the windowed figures' window, s; 0: left out (sim_ctx_set_window) */
 };
 
 /* Fills r->phases with names, scopes, FLOPs and collectives (no timing). */

@@ -382,7 +382,7 @@ static int l_eval(lua_State *L)
     wtlua_layout *lay = wtlua_scenario(L, &m, &s, &net, NULL);
     sim_result *r = wtlua_new_result(L, 2);
     wt_err e;
-    if (sim_eval_net(r, &lay->wf, net, &m, &s, &e) != WT_OK)
+    if (sim_eval_net(r, &lay->wf, net, &m, &s, &e) != WT_OK || sim_window_figures(r, SIM_WINDOW_S, &e) != WT_OK)
         luaL_error(L, "%s", e.msg);
     return 1;
 }

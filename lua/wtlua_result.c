@@ -264,11 +264,35 @@ void wtlua_push_link(lua_State *L, const wafer *wf, size_t l, double bytes, doub
     lua_setfield(L, -2, "dead");
 }
 
+/* Every link's busiest window and hot time over r's window (the default
+ * when r has none), peak[0..nl) then hot_s[0..nl), in a userdata left on
+ * the stack. */
+static const double *push_windows(lua_State *L, const sim_result *r)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    double *peak = lua_newuserdatauv(L, 2 * nl * sizeof *peak, 0);
+    wt_err e;
+    if (sim_link_windows(r, r->window_s > 0 ? r->window_s : SIM_WINDOW_S, SIM_HOT, peak, peak + nl, &e) != WT_OK)
+        luaL_error(L, "%s", e.msg);
+    return peak;
+}
+
+/* Adds peak_util and hot_s of link l to the link table on top. */
+static void set_windows(lua_State *L, const sim_result *r, const double *win, size_t l)
+{
+    lua_pushnumber(L, win[l]);
+    lua_setfield(L, -2, "peak_util");
+    lua_pushnumber(L, win[wafer_nlinks(r->wf) + l]);
+    lua_setfield(L, -2, "hot_s");
+}
+
 /* r:links{phase = NAME}: every link of the mesh, over the step or over one
- * phase (then util is the share of the time that phase runs). */
+ * phase (then util is the share of the time that phase runs); peak_util
+ * and hot_s are the step's. */
 static int result_links(lua_State *L)
 {
     const sim_result *r = check_result(L, 1);
+    const double *win = push_windows(L, r);
     const double *bytes = r->link_bytes;
     double span = r->step_time_s;
     size_t nl = wafer_nlinks(r->wf);
@@ -288,6 +312,7 @@ static int result_links(lua_State *L)
         if (wafer_neighbor(r->wf, (int)(l / WAFER_NDIR), (int)(l % WAFER_NDIR)) < 0)
             continue;
         wtlua_push_link(L, r->wf, l, bytes[l], span);
+        set_windows(L, r, win, l);
         lua_rawseti(L, -2, ++k);
     }
     return 1;
@@ -306,7 +331,9 @@ static int result_link(lua_State *L)
         return 1;
     }
     size_t l = (size_t)wafer_unit(r->wf, (int)x, (int)y) * WAFER_NDIR + (size_t)dir;
+    const double *win = push_windows(L, r);
     wtlua_push_link(L, r->wf, l, r->link_bytes[l], r->step_time_s);
+    set_windows(L, r, win, l);
     return 1;
 }
 
@@ -318,18 +345,20 @@ static int cmp_util_desc(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* r:hot_links(threshold): links at or above it (default 0.9), hottest first. */
+/* r:hot_links(threshold): links whose busiest window is at or above it
+ * (default 0.9), busiest first. */
 static int result_hot_links(lua_State *L)
 {
     const sim_result *r = check_result(L, 1);
     double th = luaL_optnumber(L, 2, SIM_HOT);
+    const double *win = push_windows(L, r);
     size_t nl = wafer_nlinks(r->wf), n = 0;
     for (size_t l = 0; l < nl; l++)
-        n += sim_link_util(r, l) >= th;
+        n += win[l] >= th;
     double *pairs = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *pairs, 0);
     n = 0;
     for (size_t l = 0; l < nl; l++) {
-        double u = sim_link_util(r, l);
+        double u = win[l];
         if (u >= th) {
             pairs[2 * n] = u;
             pairs[2 * n++ + 1] = (double)l;
@@ -340,6 +369,7 @@ static int result_hot_links(lua_State *L)
     for (size_t i = 0; i < n; i++) {
         size_t l = (size_t)pairs[2 * i + 1];
         wtlua_push_link(L, r->wf, l, r->link_bytes[l], r->step_time_s);
+        set_windows(L, r, win, l);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

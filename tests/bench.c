@@ -160,6 +160,22 @@ int main(void)
         fprintf(stderr, "bench: %s\n", e.msg);
         return 1;
     }
+    /* Every link's busiest 100 us window and hot time, on demand (the
+     * screen's and the headless commands' cost, never the search's). */
+    double *peak = malloc(2 * wafer_nlinks(&wf) * sizeof *peak);
+    double wt[64];
+    for (int i = 0; peak && i < 64; i++) {
+        double t0 = now_s();
+        if (sim_link_windows(&fr, SIM_WINDOW_S, SIM_HOT, peak, peak + wafer_nlinks(&wf), &e) != WT_OK) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            return 1;
+        }
+        wt[i] = now_s() - t0;
+    }
+    free(peak);
+    qsort(wt, 64, sizeof *wt, cmp_double);
+    printf("bench windows_default_6.7b_DP8_TATP16 %.1f us median n=64 window=100us slots=%d layers=%d\n", wt[32] * 1e6,
+           fr.slots, fr.stage_layers_max);
     for (int chain = 1; chain >= 0; chain--) {
         int solves = 0;
         double ft = time_flow(&fr, 20, chain, &solves);

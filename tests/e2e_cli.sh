@@ -56,12 +56,35 @@ grep -q -- '--net bottleneck' "$tmp/out" || fail "eval --help lacks --net"
 # links: one row per directed link of the 16x16 mesh (2 * 2 * 15 * 16 = 960)
 expect_ok links --strategy TATP16
 [ "$(wc -l <"$tmp/out")" -eq 961 ] || fail "links prints $(wc -l <"$tmp/out") lines, want 961"
-head -1 "$tmp/out" | grep -q '^x,y,dir,bytes,busy_s,util$' || fail "links header"
+head -1 "$tmp/out" | grep -q '^x,y,dir,bytes,busy_s,util,peak_util,hot_s$' || fail "links header"
 expect_ok links --strategy TATP16 --phase dp.allreduce --format json
 expect_ok links --strategy DP256 --phase dp.allreduce
 awk -F, 'NR > 1 && $4 > 0 { n++ } END { exit n > 0 ? 0 : 1 }' "$tmp/out" || fail "links --phase shows no bytes"
 
+# windows: the make-run scenario's DP all-reduce (376 us at 96.8 %) is hot over
+# 100 us; cmd hot_links lists its links; a window longer than the step is the
+# step, with a note
+run="--strategy DP8,TP32 --placement linear --checkpoint full --mem zero,act_int8,grad_fp8"
+expect_ok eval $run --format json
+hot=$(tr , '\n' <"$tmp/out" | sed -n 's/^"hot_links"://p')
+[ "${hot:-0}" -gt 0 ] || fail "eval: hot_links $hot on the make-run scenario"
+expect_ok cmd hot_links $run
+grep -q "^$hot links at or above 90.0%" "$tmp/out" || fail "cmd hot_links: $(head -1 "$tmp/out")"
+grep -qE '^[0-9]+,[0-9]+,[NSEW] +100.0% +10\.8% +376 us' "$tmp/out" || fail "cmd hot_links lacks the DP links"
+expect_ok links $run
+awk -F, 'NR > 1 && $7 < $6 { bad++ } NR > 1 && $8 > 0 { hot++ } END { exit !(bad == 0 && hot > 0) }' "$tmp/out" \
+    || fail "links: peak_util below util, or no hot_s"
+expect_ok eval $run --window 10s --format json
+grep -q '^note: --window 10 s is longer than the step' "$tmp/err" || fail "no note for a long window"
+tr , '\n' <"$tmp/out" | grep -qx '"hot_links":0' || fail "a step-long window still finds hot links"
+expect_ok eval $run --window 1ms
+grep -q 'hot (1 ms peak >= 90 %)' "$tmp/out" || fail "eval table: no window"
+
 # bad input: one line naming the flag or file:line:col, exit 2
+expect_bad1 "^--window: '0'" eval --window 0
+expect_bad1 "^--window: '-1us' must be a positive time" links --window -1us
+expect_bad1 "^--window: 'abc': not a number" cmd hot_links --window abc
+expect_bad1 "^--window: 'inf'" ui --window inf
 expect_bad1 "unknown command 'nope'" nope
 expect_bad1 "^unknown option '--bogus'" eval --bogus 1
 expect_bad1 "^--seq: 'abc' is not a positive whole number" eval --seq abc

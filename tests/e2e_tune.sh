@@ -52,7 +52,7 @@ printf 'wt.policy("spin", {on_step = function() while true do end end})\n' >"$tm
 expect_ok tune --steps 2 --policy "$tmp/spin.lua" --lua-budget 1e6 --format csv
 grep -q "policy spin stopped: $tmp/spin.lua:1: instruction budget" "$tmp/out" || fail "spin: $(cat "$tmp/out")"
 # on_hot_link: called with each link at or above 90 %, hottest first
-printf 'wt.policy("hot", {on_hot_link = function(s, l)\n  assert(l.util >= 0.9 and l.dir)\n  s:set_routing("yx")\nend})\n' >"$tmp/hot.lua"
+printf 'wt.policy("hot", {on_hot_link = function(s, l)\n  assert(l.peak_util >= 0.9 and l.dir)\n  s:set_routing("yx")\nend})\n' >"$tmp/hot.lua"
 expect_ok tune --steps 2 --policy "$tmp/hot.lua" --strategy DP16 --model $models/policy-wide.yaml --seq 8 --format csv
 grep -q '^1,.*,16,"routing all yx' "$tmp/out" || fail "on_hot_link was not called: $(cat "$tmp/out")"
 

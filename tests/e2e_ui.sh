@@ -122,7 +122,7 @@ cap | grep -qE "[0-9]+,[0-9]+ +[NESW] +96\.8%" || fail "the DP all-reduce's hott
 keys ' '
 
 # --- a Lua command shows its table in the output pane
-keys ':' 'link_util --group 4x4' Enter
+keys ':' 'link_util --group 4x4 --over step' Enter
 wait_for "by 4x4 tile" ":link_util --group 4x4"
 wait_for "y\\x     0    1    2    3" ":link_util table header"
 
@@ -154,9 +154,9 @@ wait_for "figures" "resize back to 120x40"
 # --- a Lua error: the status line names file:line, the program keeps running
 keys ':' 'broken' Enter
 wait_for "broken.lua:3:" "Lua error in a command"
-keys ':' 'hot_links --threshold 0.1' Enter
-wait_for "12 links at or above 10.0%" "a command after the Lua error"
-cap | grep -qE '^ link +util +bytes +busy$' || fail "hot_links shows no table: $(cap | tail -n 12)"
+keys ':' 'hot_links --threshold 0.99' Enter
+wait_for "12 links at or above 99.0% over a window" "a command after the Lua error"
+cap | grep -qE '^ link +peak +util +hot +bytes +busy$' || fail "hot_links shows no table: $(cap | tail -n 12)"
 [ -s "$tmp/rc" ] && fail "the program ended after a Lua error"
 
 # --- a flag the command does not have: its error in the status line and the pane

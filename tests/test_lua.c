@@ -124,6 +124,7 @@ static void test_eval_equals_engine(void **state)
     load_scenario(&wf, &m, &s, "gpt3-6.7b", "DP8,TATP16");
     sim_result r;
     assert_int_equal(sim_eval(&r, &wf, &m, &s, NULL), WT_OK);
+    assert_int_equal(sim_window_figures(&r, SIM_WINDOW_S, NULL), WT_OK); /* wt.eval fills them */
     char want[256];
     snprintf(want, sizeof want, "%.17g %.17g %.17g %.17g %d %s\n", r.step_time_s, r.mfu, r.mem.total,
              r.max_link_util, r.hot_links, r.phases[r.bottleneck].name);
@@ -365,7 +366,7 @@ static void test_policy_objects_end_with_hook(void **state)
     model m;
     strategy s;
     load_scenario(&wf, &m, &s, "gpt3-6.7b", "DP8,TATP16");
-    session_opts o = {3, 0.05, 0, NULL};
+    session_opts o = {3, 0.05, 0, NULL, 0};
     session S;
     assert_int_equal(session_new(&S, &wf, &m, &s, &o, &e), WT_OK);
     const sim_result *r;

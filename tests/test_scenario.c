@@ -38,7 +38,7 @@ static void open_fixture(fixture *f)
     s.checkpoint = RECOMPUTE_FULL;
     s.mem = MEM_ZERO | MEM_GRAD_FP8;
     s.chunk = 262144;
-    session_opts o = {7, 0.05, 0.01, NULL};
+    session_opts o = {7, 0.05, 0.01, NULL, 0};
     assert_int_equal(session_new(&f->S, &f->wf, &m, &s, &o, NULL), WT_OK);
 }
 
@@ -117,7 +117,7 @@ static void test_round_trip(void **state)
     /* the tuning applied to a fresh session is the saved one */
     session T;
     strategy s = f.S.s;
-    session_opts o = {1, 0, 0, NULL};
+    session_opts o = {1, 0, 0, NULL, 0};
     assert_int_equal(session_new(&T, &f.wf, &f.S.m, &s, &o, &e), WT_OK);
     assert_int_equal(scenario_apply_tuning(sf, &T, &e), WT_OK);
     assert_int_equal(T.tune.dp_priority, 1);

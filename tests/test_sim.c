@@ -59,7 +59,7 @@ static const sim_phase *phase(const sim_result *r, const char *name)
     return &r->phases[i];
 }
 
-/* DP4 on a 4x1 line, by hand. */
+/* DP4 on a 4x1 line, by hand, and its links' windows. */
 static void test_dp_line_by_hand(void **state)
 {
     (void)state;
@@ -116,8 +116,180 @@ static void test_dp_line_by_hand(void **state)
     assert_rel(r.mfu, 8 * 3 * (2 * layer + logits) / (step * 4 * 1e12));
     assert_rel(r.max_link_util, sent / 1e9 / step);
     assert_rel(r.mean_link_util, sent / 1e9 / step);
-    assert_int_equal(r.hot_links, 0);
+    assert_int_equal(r.hot_links, 0); /* until sim_window_figures fills it */
+
+    /* Windows: the all-reduce runs at u = (sent / bw) / t_dp on each of its
+     * six links for t_dp (its hidden part over the end of the last
+     * backward, which loads nothing, then the exposed part), nothing else
+     * does; a window inside it sees u, the whole step the average; u >= 0.9,
+     * so the links are hot for t_dp. */
+    double u = sent / 1e9 / t_dp;
+    size_t nl = wafer_nlinks(&wf);
+    double pk[16], hot[16];
+    assert_true(nl <= 16);
+    wt_err e;
+    assert_int_equal(sim_link_windows(&r, 50e-6, 0.9, pk, hot, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++) {
+        int loaded = r.link_bytes[l] > 0;
+        assert_rel(pk[l], loaded ? u : 0);
+        assert_rel(hot[l], loaded ? t_dp : 0);
+    }
+    assert_int_equal(sim_link_windows(&r, r.step_time_s, 0.9, pk, hot, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_rel(pk[l], sim_link_util(&r, l));
+    /* longer than the step: the step */
+    assert_int_equal(sim_link_windows(&r, 10, 0.9, pk, hot, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_rel(pk[l], sim_link_util(&r, l));
+    assert_int_equal(sim_window_figures(&r, 50e-6, &e), WT_OK);
+    assert_int_equal(r.hot_links, 6);
+    assert_rel(r.max_peak_util, u);
+    assert_int_equal(sim_link_windows(&r, 0, 0.9, pk, hot, &e), WT_EINPUT);
+    assert_int_equal(sim_link_windows(&r, -1, 0.9, pk, hot, &e), WT_EINPUT);
+    assert_int_equal(sim_link_windows(&r, NAN, 0.9, pk, hot, &e), WT_EINPUT);
+    assert_int_equal(sim_link_windows(&r, INFINITY, 0.9, pk, hot, &e), WT_EINPUT);
     sim_free(&r);
+    wafer_free(&wf);
+}
+
+
+/* The utilisation of link l during one occurrence of phase p, from
+ * sim_phase_link_bytes (a step's bytes over its count). */
+static double phase_u(const sim_result *r, int p, size_t l, double *buf)
+{
+    const sim_phase *ph = &r->phases[p];
+    if (ph->time_s <= 0 || ph->count <= 0)
+        return 0;
+    sim_phase_link_bytes(r, p, buf);
+    return buf[l] / ph->count * sim_link_inv_bw(r->wf, l) / ph->time_s;
+}
+
+/* A stretch of the brute-force utilisation. */
+typedef struct bf_run {
+    double t0, t1, u;
+} bf_run;
+
+/* Link l's utilisation over the whole step built without sim_window.c's
+ * compression: every slot played occurrence by occurrence, layer by layer
+ * (forward layer phases, the slot's other phases, backward layer phases),
+ * then the timeline's tail; the DP all-reduce's hidden part added over the
+ * end of the last slot, capped at 1. Returns the number of runs in out. */
+static int bf_runs(const sim_result *r, size_t l, bf_run *out, int max)
+{
+    double *buf = malloc(wafer_nlinks(r->wf) * sizeof *buf);
+    assert_non_null(buf);
+    int layers = sim_stage_layers(r, r->slot_stage), n = 0, dp = -1;
+    double t = 0, udp = 0;
+    for (int p = 0; p < r->nphases; p++)
+        if (r->phases[p].role == SIM_DP) {
+            dp = p;
+            udp = phase_u(r, p, l, buf);
+        }
+    for (int j = 0; j < r->slots; j++)
+        for (int block = 0; block < 3; block++)
+            for (int layer = 0; layer < (block == 1 ? 1 : layers); layer++)
+                for (int p = 0; p < r->nphases; p++) {
+                    const sim_phase *ph = &r->phases[p];
+                    int in = ph->scope == SIM_LAYER ? (ph->role == SIM_BACKWARD ? 2 : 0)
+                             : ph->scope == SIM_STEP ? -1 : 1;
+                    if (in != block)
+                        continue;
+                    double times = in == 1 ? sim_per_mb(r, ph, r->slot_stage) : ph->rep;
+                    double u = phase_u(r, p, l, buf);
+                    for (int k = 0; k < (int)times; k++) {
+                        assert_true(n < max);
+                        out[n++] = (bf_run){t, t + ph->time_s, u};
+                        t += ph->time_s;
+                    }
+                }
+    double pipe = t, hidden = dp >= 0 ? r->dp_time_s - r->dp_exposed_s : 0;
+    for (int i = 0; i < n && hidden > 0; i++)
+        if (out[i].t1 > pipe - hidden) {
+            if (out[i].t0 < pipe - hidden) { /* split at the overlay's start */
+                assert_true(n < max);
+                memmove(&out[i + 1], &out[i], (size_t)(n - i) * sizeof *out);
+                n++;
+                out[i].t1 = out[i + 1].t0 = pipe - hidden;
+                continue;
+            }
+            out[i].u = fmin(1, out[i].u + udp);
+        }
+    for (int i = 0; i < r->ntimeline; i++)
+        if (r->timeline[i].end_s > r->slot_s) {
+            assert_true(n < max);
+            double off = pipe - r->slots * r->slot_s;
+            out[n++] = (bf_run){r->timeline[i].start_s + off, r->timeline[i].end_s + off,
+                                r->timeline[i].phase == dp ? udp : 0};
+        }
+    free(buf);
+    return n;
+}
+
+/* sim_link_windows against the brute force on every link of r: the peak
+ * over windows at 1001 positions (the exact one is above by at most the
+ * grid step over the window), the hot time exactly, peak >= util. */
+static void check_windows_brute(const sim_result *r, double w)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    double *peak = malloc(nl * sizeof *peak), *hot = malloc(nl * sizeof *hot);
+    bf_run *runs = malloc(20000 * sizeof *runs);
+    assert_true(peak && hot && runs);
+    wt_err e;
+    assert_int_equal(sim_link_windows(r, w, 0.9, peak, hot, &e), WT_OK);
+    double T = r->step_time_s, W = fmin(w, T);
+    for (size_t l = 0; l < nl; l++) {
+        int n = bf_runs(r, l, runs, 20000);
+        double hot_bf = 0, best = 0, grid = (T - W) / 1000;
+        for (int i = 0; i < n; i++)
+            hot_bf += runs[i].u >= 0.9 ? runs[i].t1 - runs[i].t0 : 0;
+        for (int k = 0; k <= 1000; k++) {
+            double a = k * grid, in = 0;
+            for (int i = 0; i < n; i++)
+                in += runs[i].u * fmax(0, fmin(runs[i].t1, a + W) - fmax(runs[i].t0, a));
+            best = fmax(best, in / W);
+        }
+        best = fmax(best, sim_link_util(r, l));
+        assert_true(peak[l] >= sim_link_util(r, l));
+        assert_true(peak[l] >= best - 1e-9);
+        assert_true(peak[l] <= best + 2 * grid / W + 1e-9);
+        assert_rel(hot[l], hot_bf);
+    }
+    free(peak);
+    free(hot);
+    free(runs);
+}
+
+static void zero_full(strategy *s)
+{
+    s->checkpoint = RECOMPUTE_FULL;
+    s->mem |= MEM_ZERO;
+}
+
+/* The windows against the brute force on small steps with layer phases,
+ * pipeline stages, recompute and ZeRO gathers, over windows from a
+ * microsecond to longer than the step; with 2 layers and with 14 (whose
+ * blocks sim_window.c squeezes for short windows). */
+static void test_windows_brute_force(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 4, 2);
+    model m = tiny_model();
+    const struct {
+        const char *text;
+        void (*opt)(strategy *);
+        int layers;
+    } cases[] = {{"DP8", NULL, 2},         {"DP2,TP4", NULL, 2}, {"DP2,TP2,PP2", NULL, 2}, {"DP4,TP2", zero_full, 2},
+                 {"DP2,TP4", NULL, 14},    {"DP2,TP2,PP2", NULL, 14}, {"DP4,TP2", zero_full, 14}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_result r;
+        m.layers = cases[i].layers;
+        eval_ok(&r, &wf, &m, cases[i].text, cases[i].opt);
+        double ws[] = {1e-6, r.slot_s / 40, r.slot_s / 3, 2.5 * r.slot_s, r.step_time_s / 2, 2 * r.step_time_s};
+        for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++)
+            check_windows_brute(&r, ws[k]);
+        sim_free(&r);
+    }
     wafer_free(&wf);
 }
 
@@ -244,6 +416,13 @@ static void test_tp_line_by_hand(void **state)
 static void check_invariants(const sim_result *r)
 {
     size_t nl = wafer_nlinks(r->wf);
+    /* the busiest window never below the step's average, nor above 1 */
+    double *peak = malloc(2 * nl * sizeof *peak);
+    wt_err e;
+    assert_int_equal(sim_link_windows(r, SIM_WINDOW_S, SIM_HOT, peak, peak + nl, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_true(peak[l] >= sim_link_util(r, l) && peak[l] <= 1 + 1e-9 && peak[nl + l] <= r->step_time_s);
+    free(peak);
     double *sum = calloc(nl, sizeof *sum), *one = malloc(nl * sizeof *one);
     for (int p = 0; p < r->nphases; p++) {
         sim_phase_link_bytes(r, p, one);
@@ -572,6 +751,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dp_line_by_hand),
+        cmocka_unit_test(test_windows_brute_force),
         cmocka_unit_test(test_fluid_dp_line_by_hand),
         cmocka_unit_test(test_fluid_is_closed_form_without_dp),
         cmocka_unit_test(test_tp_line_by_hand),

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static const flag_spec flags[] = {
     {"routing", 1, 0, 1},        {"checkpoint", 1, 0, 1},   {"mem", 1, 0, 1},
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
     {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},         {"net", 1, 0, 0},
+    {"window", 1, 0, 0},
     {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
     {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
     {"objective", 1, CLI_SEARCH, 0}, {"top", 1, CLI_SEARCH, 0}, {"jobs", 1, CLI_SEARCH, 0},
@@ -124,6 +126,12 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
             return flag_error(e, n, &why);
         }
         o->net = net;
+    } else if (!strcmp(n, "window")) {
+        char why[128];
+        if (qty_parse(value, QTY_TIME, &o->window, why, sizeof why) != 0)
+            return wt_fail(e, "--window: '%s': %s", value, why);
+        if (!(o->window > 0) || !isfinite(o->window))
+            return wt_fail(e, "--window: '%s' must be a positive time, e.g. 100us", value);
     } else if (!strcmp(n, "phase")) {
         o->phase = value;
     } else if (!strcmp(n, "format")) {
@@ -218,6 +226,7 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
     o->format = "table";
     o->objective = "step_time";
     o->net = net_model_default();
+    o->window = SIM_WINDOW_S;
     o->lua.root = root;
     for (int i = 0; i < argc; i++) {
         char *arg = argv[i];
@@ -414,6 +423,8 @@ const char *cli_scenario_help(char *buf, size_t n)
                  "                         (or 6b 13b 70b 175b 280b), or a YAML model (default: gpt3-6.7b)\n"
                  "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
                  "  --fail x,y[,DIR]       fail a unit, or its link towards DIR (N E S W); repeatable\n"
+                 "  --window TIME          a link's busiest utilisation (peak_util, hot links) is over\n"
+                 "                         windows this long (default: 100us; longer than the step: the step)\n"
                  "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
                  "                         (default: DP8,TATP16)\n");
     char first[64];

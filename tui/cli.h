@@ -25,6 +25,7 @@ typedef struct cli_opts {
     int seq, batch, microbatch;   /* 0 = the model's */
     const struct net_model *net;  /* --net: what times every evaluation, default net_model_default() */
     const char *format;     /* table | json | csv */
+    double window;          /* --window: the windowed figures' window, s (default SIM_WINDOW_S) */
     int format_given;
     const char *phase;      /* links: one phase only */
     int help;

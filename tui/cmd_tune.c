@@ -124,7 +124,7 @@ int cmd_tune(int argc, char **argv, const char *root)
         rc = wtlua_load_policy(L, o.policy, policy, sizeof policy, &e);
     if (rc == WT_OK && (rc = cli_load(&o, root, &L, &wf, &m, &s, &e)) == WT_OK)
         loaded = 1;
-    session_opts so = {(uint64_t)o.seed, o.jitter, o.straggler, o.net};
+    session_opts so = {(uint64_t)o.seed, o.jitter, o.straggler, o.net, o.window};
     if (rc == WT_OK && (rc = session_new(&S, &wf, &m, &s, &so, &e)) == WT_OK)
         started = 1;
     if (rc == WT_OK && sf->has_tuning)

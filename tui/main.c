@@ -60,6 +60,11 @@ static int evaluate(scenario *sc, const char *root, wt_err *e)
     sc->loaded = 1;
     rc = sim_eval_net(&sc->r, &sc->wf, sc->o.net, &m, &s, e);
     sc->evaluated = rc == WT_OK;
+    if (rc == WT_OK)
+        rc = sim_window_figures(&sc->r, sc->o.window, e);
+    if (rc == WT_OK && sc->o.window > sc->r.step_time_s)
+        fprintf(stderr, "note: --window %g s is longer than the step (%g s): the step is used\n", sc->o.window,
+                sc->r.step_time_s);
     return rc;
 }
 

@@ -102,7 +102,7 @@ static const char *time_str(double v, char *buf, size_t n) { return qty_format(v
 
 void out_eval_table(FILE *f, const sim_result *r)
 {
-    char a[32], b[32], c[32], d[32], strat[64], mem[64];
+    char a[32], b[32], c[32], d[32], strat[64], mem[64], win[32];
     const strategy *s = &r->s;
     const wafer *wf = r->wf;
     fprintf(f, "layout    %s: %dx%d mesh (%dx%d wafers), %d units, %d live\n", wf->name, wf->w, wf->h,
@@ -126,8 +126,9 @@ void out_eval_table(FILE *f, const sim_result *r)
             time_str(r->stage_time_s, a, sizeof a), r->micro_batches + s->pp - 1,
             time_str(r->dp_exposed_s, b, sizeof b), time_str(r->dp_time_s, c, sizeof c),
             time_str(r->optimizer_s, d, sizeof d));
-    fprintf(f, "links     max util %.1f %%   mean %.1f %%   hot (>= %.0f %%) %d   bottleneck %s\n",
-            100 * r->max_link_util, 100 * r->mean_link_util, 100 * SIM_HOT, r->hot_links,
+    fprintf(f, "links     max util %.1f %%   mean %.1f %%   hot (%s peak >= %.0f %%) %d   bottleneck %s\n",
+            100 * r->max_link_util, 100 * r->mean_link_util, time_str(r->window_s, win, sizeof win),
+            100 * SIM_HOT, r->hot_links,
             r->nphases ? r->phases[r->bottleneck].name : "-");
     const mem_usage *m = &r->mem;
     fprintf(f, "memory    fullest unit %s of %s: %s\n", bytes_str(m->total, a, sizeof a),
@@ -154,10 +155,20 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
     size_t nl = wafer_nlinks(wf);
     const double *bytes = r->link_bytes;
     double *own = NULL, span = r->step_time_s;
+    /* the busiest window and hot time are the whole step's, with or
+     * without a phase */
+    double *peak = malloc(2 * nl * sizeof *peak);
+    wt_err e;
+    if (!peak || sim_link_windows(r, r->window_s > 0 ? r->window_s : SIM_WINDOW_S, SIM_HOT, peak, peak + nl, &e)) {
+        free(peak);
+        return -1;
+    }
     if (phase >= 0) {
         own = malloc(nl * sizeof *own);
-        if (!own)
+        if (!own) {
+            free(peak);
             return -1;
+        }
         sim_phase_link_bytes(r, phase, own);
         bytes = own;
         span = r->phases[phase].count * r->phases[phase].time_s;
@@ -168,8 +179,8 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
         json_init(&w, f);
         json_begin_array(&w);
     } else {
-        fprintf(f, table ? "%5s %5s %3s %14s %12s %8s\n" : "%s,%s,%s,%s,%s,%s\n", "x", "y", "dir", "bytes",
-                "busy_s", "util");
+        fprintf(f, table ? "%5s %5s %3s %14s %12s %8s %9s %12s\n" : "%s,%s,%s,%s,%s,%s,%s,%s\n", "x", "y", "dir",
+                "bytes", "busy_s", "util", "peak_util", "hot_s");
     }
     for (size_t l = 0; l < nl; l++) {
         int u = (int)(l / WAFER_NDIR), dir = (int)(l % WAFER_NDIR);
@@ -186,15 +197,19 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
             json_key(&w, "bytes"); json_number(&w, bytes[l]);
             json_key(&w, "busy_s"); json_number(&w, busy);
             json_key(&w, "util"); json_number(&w, util);
+            json_key(&w, "peak_util"); json_number(&w, peak[l]);
+            json_key(&w, "hot_s"); json_number(&w, peak[nl + l]);
             json_key(&w, "dead"); json_bool(&w, inv_bw <= 0);
             json_end_object(&w);
         } else {
-            fprintf(f, table ? "%5d %5d %3s %14.6g %12.6g %8.4f\n" : "%d,%d,%s,%.10g,%.10g,%.10g\n",
-                    wafer_x(wf, u), wafer_y(wf, u), dirs, bytes[l], busy, util);
+            fprintf(f, table ? "%5d %5d %3s %14.6g %12.6g %8.4f %9.4f %12.6g\n"
+                             : "%d,%d,%s,%.10g,%.10g,%.10g,%.10g,%.10g\n",
+                    wafer_x(wf, u), wafer_y(wf, u), dirs, bytes[l], busy, util, peak[l], peak[nl + l]);
         }
     }
     if (json)
         json_end_array(&w);
     free(own);
+    free(peak);
     return 0;
 }

@@ -162,7 +162,7 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     if (rc == WT_OK && strategy_resolve(&check, &m, &wf, &why) != WT_OK)
         rc = u->S ? wt_fail(e, "%s (name one: layout NAME STRATEGY, model NAME STRATEGY)", why.msg)
                   : wt_fail(e, "--strategy: %s", why.msg);
-    session_opts so = {(uint64_t)u->o.seed, u->o.jitter, u->o.straggler, u->o.net};
+    session_opts so = {(uint64_t)u->o.seed, u->o.jitter, u->o.straggler, u->o.net, u->o.window};
     if (rc == WT_OK)
         rc = session_new(S, &wf, &m, &s, &so, e);
     wafer_free(&wf);

@@ -105,6 +105,7 @@ static void fill_timeline(sim_result *r, int slowest)
     }
     r->slot_s = t;
     r->slots = r->micro_batches + r->s.pp - 1;
+    r->slot_stage = slowest;
     double tail = r->slots * t;
     for (int i = 0; i < r->nphases; i++) {
         const sim_phase *ph = &r->phases[i];

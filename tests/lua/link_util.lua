@@ -1,28 +1,31 @@
--- link_util's tiles equal means computed here from r:links(); its hottest
--- links are the top of r:links() sorted by utilisation.
+-- link_util's tiles equal means computed here from r:links() (over the
+-- step, and by default over the busiest window); its hottest links are the
+-- top of r:links() sorted by utilisation.
 local check = require "check"
 
 local r = wt.eval{strategy = "DP8,TATP16", placement = "linear"}
-local lines = check.capture(function()
-  wt.cmd("link_util", {"--group", "4x4", "--format", "csv"}, r)
-end)
-check.eq(lines[1], "tile_x,tile_y,mean_util,max_util", "csv header")
-
-local sum, n, max = {}, {}, {}
-for _, l in ipairs(r:links()) do
-  if not l.dead then
-    local k = (l.y // 4) * 100 + l.x // 4
-    sum[k] = (sum[k] or 0) + l.util
-    n[k] = (n[k] or 0) + 1
-    max[k] = math.max(max[k] or 0, l.util)
+for _, over in ipairs{{"step", "util"}, {"peak", "peak_util"}, {nil, "peak_util"}} do
+  local argv = {"--group", "4x4", "--format", "csv"}
+  if over[1] then argv[#argv + 1], argv[#argv + 2] = "--over", over[1] end
+  local lines = check.capture(function() wt.cmd("link_util", argv, r) end)
+  check.eq(lines[1], "tile_x,tile_y,mean_util,max_util", "csv header")
+  local sum, n, max = {}, {}, {}
+  for _, l in ipairs(r:links()) do
+    if not l.dead then
+      assert(l.peak_util >= l.util, "peak_util >= util")
+      local k = (l.y // 4) * 100 + l.x // 4
+      sum[k] = (sum[k] or 0) + l[over[2]]
+      n[k] = (n[k] or 0) + 1
+      max[k] = math.max(max[k] or 0, l[over[2]])
+    end
   end
-end
-check.eq(#lines, 1 + 16, "a 16x16 mesh has 16 tiles of 4x4")
-for i = 2, #lines do
-  local tx, ty, mean, mx = lines[i]:match("^(%d+),(%d+),([%d.e+-]+),([%d.e+-]+)$")
-  local k = tonumber(ty) * 100 + tonumber(tx)
-  check.near(tonumber(mean), sum[k] / n[k], 1e-5, "tile " .. tx .. "," .. ty .. " mean")
-  check.near(tonumber(mx), max[k], 1e-5, "tile " .. tx .. "," .. ty .. " max")
+  check.eq(#lines, 1 + 16, "a 16x16 mesh has 16 tiles of 4x4")
+  for i = 2, #lines do
+    local tx, ty, mean, mx = lines[i]:match("^(%d+),(%d+),([%d.e+-]+),([%d.e+-]+)$")
+    local k = tonumber(ty) * 100 + tonumber(tx)
+    check.near(tonumber(mean), sum[k] / n[k], 1e-5, over[2] .. " tile " .. tx .. "," .. ty .. " mean")
+    check.near(tonumber(mx), max[k], 1e-5, over[2] .. " tile " .. tx .. "," .. ty .. " max")
+  end
 end
 
 -- The phase view: utilisation while the phase runs; its max is the phase's.
@@ -33,7 +36,7 @@ for _, l in ipairs(r:links{phase = "dp.allreduce"}) do hottest = math.max(hottes
 check.near(hottest, phase.max_link_util, 1e-9, "hottest link of dp.allreduce")
 
 -- The table lists the N hottest as x,y,DIR util% bytes.
-local table_lines = check.capture(function() wt.cmd("link_util", {"--top", "3"}, r) end)
+local table_lines = check.capture(function() wt.cmd("link_util", {"--top", "3", "--over", "step"}, r) end)
 local links = r:links()
 table.sort(links, function(a, b) return a.util > b.util end)
 local tail = table_lines[#table_lines - 2]

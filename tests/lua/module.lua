@@ -41,7 +41,7 @@ check.raises(function() wt.eval{colour = 1} end, "unknown field 'colour'", "eval
 
 -- hot links are sorted, hottest first
 local hot = wt.eval{strategy = "DP256"}:hot_links(0)
-for i = 2, #hot do assert(hot[i - 1].util >= hot[i].util, "hot_links order") end
+for i = 2, #hot do assert(hot[i - 1].peak_util >= hot[i].peak_util, "hot_links order") end
 
 -- registries: arg[1..3] are the stock commands, policies and strategies (the
 -- file names in lua/commands, lua/policies, lua/strategies, as e2e_lua.sh
