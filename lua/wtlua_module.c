@@ -834,5 +834,7 @@ int wtlua_open_module(lua_State *L)
     }
     lua_pushliteral(L, WT_VERSION);
     lua_setfield(L, -2, "version");
+    lua_pushnumber(L, SIM_HOT); /* scripts read the threshold, not a copy of it */
+    lua_setfield(L, -2, "hot");
     return 1;
 }

@@ -346,7 +346,7 @@ static int cmp_util_desc(const void *a, const void *b)
 }
 
 /* r:hot_links(threshold): links whose busiest window is at or above it
- * (default 0.9), busiest first. */
+ * (default wt.hot, SIM_HOT), busiest first. */
 static int result_hot_links(lua_State *L)
 {
     const sim_result *r = check_result(L, 1);

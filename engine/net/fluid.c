@@ -112,10 +112,8 @@ static void add_group(plan_run *p, int slowest, int g, int G, int prio, int *end
         int streamed = r->s.chunk > 0 && ph->compute_s > 0, meets = 0;
         double comm_s = 0;
         for (int t = 0; t < ph->nterms; t++) {
-            const sim_term *term = &ph->terms[t];
-            const sim_pattern *pat = &r->patterns[term->pattern];
-            comm_s += times * (term->coef * pat->max_busy + term->steps * (r->wf->link_overhead + pat->max_lat));
-            meets |= meets_buckets(p, term);
+            comm_s += times * net_bottleneck_passes_s(r, &ph->terms[t], 1); /* alone: the closed form */
+            meets |= meets_buckets(p, &ph->terms[t]);
         }
         if (!meets) {
             double comp = times * ph->compute_s;

@@ -4,7 +4,7 @@ local args = require "args"
 local fmt = require "fmt"
 
 wt.command("hot_links", function(words, ctx)
-  local o = args.parse(words, "hot_links", {threshold = 0.9})
+  local o = args.parse(words, "hot_links", {threshold = wt.hot})
   local hot = ctx.result:hot_links(o.threshold)
   wt.print(string.format("%d links at or above %s over a window", #hot, fmt.pct(o.threshold)))
   local rows = {{"link", "peak", "util", "hot", "bytes", "busy"}}

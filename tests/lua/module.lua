@@ -80,4 +80,5 @@ for _, obj in ipairs({lay, lr, wt.session{}}) do
   check.raises(function() setmetatable(obj, {}) end, "table expected", "setmetatable on a C object")
 end
 check.eq(#lr:units(), 256, "the result still reads its layout")
+check.eq(wt.hot, 0.9, "wt.hot")
 check.done("module")
