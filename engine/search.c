@@ -321,6 +321,11 @@ static int level2_run(search_run_state *st, const search_core *cores, const orde
             rc = wt_fail(e, "search stopped");
             goto out;
         }
+        /* A candidate the K-th best already beats need not be finished:
+         * the K-th best only improves within a batch. */
+        double cutoff = !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY;
+        for (int t = 0; t < st->jobs; t++)
+            sim_ctx_set_cutoff(st->ctx[t], cutoff);
         size_t nb = 0;
         for (; nb < BATCH && next < total; nb++, next++)
             batch[nb] = (cand){ord[next].core, ord[next].variant};
@@ -330,12 +335,16 @@ static int level2_run(search_run_state *st, const search_core *cores, const orde
             r->evaluated++;
             if (!ok[i])
                 r->invalid++;
+            else if (out[i].above_cutoff)
+                sim_free(&out[i]);
             else
                 offer(top, &ntop, k, &out[i], batch[i].core, batch[i].variant);
         }
         if (o->progress)
             o->progress(o->progress_ud, 0.5 + 0.5 * (double)next / (double)total);
     }
+    for (int t = 0; t < st->jobs; t++)
+        sim_ctx_set_cutoff(st->ctx[t], INFINITY);
     r->pruned_bound = (long long)(total - next);
     r->ntop = ntop;
     for (int i = 0; i < ntop; i++)

@@ -153,6 +153,7 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
         }
     }
     c->net = net_model_default();
+    c->cutoff_s = INFINITY;
     int rc = route_ctx_new(&c->rc, wf, e);
     if (rc != WT_OK) {
         sim_ctx_free(c);
@@ -165,6 +166,11 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
 void sim_ctx_set_net(sim_ctx *c, const net_model *net)
 {
     c->net = net ? net : net_model_default();
+}
+
+void sim_ctx_set_cutoff(sim_ctx *c, double cutoff_s)
+{
+    c->cutoff_s = cutoff_s;
 }
 
 void sim_ctx_set_window(sim_ctx *c, double window_s)
@@ -287,9 +293,14 @@ static int time_and_figures(sim_result *r, sim_ctx *c, wt_err *e)
     for (int i = 0; i < r->nphases; i++)
         r->phases[i].compute_s = phase_compute(r, &r->phases[i]);
     r->net = c->net;
+    r->above_cutoff = 0;
     int rc = c->net->time_step(c, r, e);
     if (rc != WT_OK)
         return rc;
+    if (r->step_time_s > c->cutoff_s) {
+        r->above_cutoff = 1;
+        return WT_OK;
+    }
     double step = r->step_time_s, peak_all = (double)r->units_live * wf->peak_flops;
     r->tokens_per_s = (double)r->m.batch * r->m.seq / step;
     r->mfu = r->model_flops_per_step / (step * peak_all);

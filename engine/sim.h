@@ -167,6 +167,10 @@ typedef struct sim_result {
     double slot_s;             /* one slot */
     int slots;                 /* m + PP - 1 */
     int slot_stage;            /* the stage whose slot it is (the slowest) */
+    /* 1 when the evaluation stopped at a step longer than the context's
+     * cutoff (sim_ctx_set_cutoff): step_time_s is then a lower bound of the
+     * step, and no figure after it is filled. */
+    int above_cutoff;
 } sim_result;
 
 #define SIM_HOT 0.90
@@ -189,6 +193,11 @@ void sim_ctx_set_net(sim_ctx *c, const struct net_model *net);
  * (sim_window_figures), or leave them 0 with 0, the default: they cost far
  * more than the rest of an evaluation, and the search never reads them. */
 void sim_ctx_set_window(sim_ctx *c, double window_s);
+
+/* Evaluations in c stop as soon as the step is known to be longer than
+ * cutoff_s (r->above_cutoff): what a search needs of a candidate that cannot
+ * enter its list. INFINITY, the default, finishes every evaluation. */
+void sim_ctx_set_cutoff(sim_ctx *c, double cutoff_s);
 
 /* Evaluates s (resolved here against m and the wafer) into r. r->wf borrows
  * the context's wafer, which must outlive r; r owns everything else. */

@@ -27,6 +27,7 @@ struct sim_ctx {
     unsigned char *overlap;    /* npatterns^2 pairwise overlap marks of one figures pass */
     size_t cap_overlap;
     double window_s;           /* the windowed figures' window, s; 0: left out (sim_ctx_set_window) */
+    double cutoff_s;           /* steps known longer are not finished (sim_ctx_set_cutoff) */
 };
 
 /* Fills r->phases with names, scopes, FLOPs and collectives (no timing). */

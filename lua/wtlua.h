@@ -60,8 +60,11 @@ int wtlua_run_command(wtlua *L, const char *name, int argc, char **argv, sim_res
 
 /* Resolves the strategy script `name` (strategies/NAME.lua) for a layout and
  * a model into *s (options untouched, dimensions and placement as the script
- * says). An unknown name is an error that lists the strategies. */
-int wtlua_strategy(wtlua *L, const char *name, const wafer *wf, const model *m, strategy *s, wt_err *e);
+ * says); a script that is a function also gets {net = net}, the network
+ * model the command times with. An unknown name is an error that lists the
+ * strategies. */
+int wtlua_strategy(wtlua *L, const char *name, const wafer *wf, const model *m, const char *net, strategy *s,
+                   wt_err *e);
 
 /* Loads a policy: a registered name, or a Lua file that registers exactly
  * one with wt.policy. Writes its name into name[n]. */

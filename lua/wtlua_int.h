@@ -118,6 +118,10 @@ void wtlua_push_strategy(lua_State *L, const strategy *s);
  * than these and `also` (NULL-terminated) are errors. */
 wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const struct net_model **net,
                              const char *const *also);
+/* The field `window` of the table at t: seconds (a number) or a time text
+ * as --window takes it ("100us"); SIM_WINDOW_S when absent. Anything but a
+ * positive finite time raises an error naming the field. */
+double wtlua_window_field(lua_State *L, int t);
 
 /* One link record {x, y, dir, bytes, busy_s, util, dead} for link slot l;
  * util (busy_s over span_s, the step or the time a phase runs) only when

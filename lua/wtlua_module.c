@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "net.h"
+#include "qty.h"
 #include "route.h"
 #include "search.h"
 #include "wtlua_int.h"
@@ -342,6 +343,23 @@ static const net_model *net_field(lua_State *L, int t)
     return net;
 }
 
+double wtlua_window_field(lua_State *L, int t)
+{
+    double w = SIM_WINDOW_S;
+    char why[128] = "";
+    int type = lua_getfield(L, t, "window");
+    if (type == LUA_TNUMBER)
+        w = lua_tonumber(L, -1);
+    else if (type == LUA_TSTRING && qty_parse(lua_tostring(L, -1), QTY_TIME, &w, why, sizeof why) != 0)
+        luaL_error(L, "window: '%s': %s", lua_tostring(L, -1), why);
+    else if (type != LUA_TNIL && type != LUA_TSTRING)
+        luaL_error(L, "window must be a time (seconds, or text such as \"100us\"), not %s", luaL_typename(L, -1));
+    if (!(w > 0) || !isfinite(w))
+        luaL_error(L, "window must be a positive time, e.g. 100e-6 or \"100us\"");
+    lua_pop(L, 1);
+    return w;
+}
+
 /* The scenario of an options table at index 1 (see wtlua_int.h); fields
  * other than the scenario's and `also` are errors. The layout stays at 2. */
 wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const net_model **net, const char *const *also)
@@ -371,18 +389,20 @@ wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const net_mode
     return lay;
 }
 
-/* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=, net=} */
+/* wt.eval{layout=, model=, strategy=, <options>, seq=, batch=, microbatch=, net=, window=} */
 static int l_eval(lua_State *L)
 {
+    static const char *const also[] = {"window", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     model m;
     strategy s;
     const net_model *net;
-    wtlua_layout *lay = wtlua_scenario(L, &m, &s, &net, NULL);
+    wtlua_layout *lay = wtlua_scenario(L, &m, &s, &net, also);
+    double window = wtlua_window_field(L, 1);
     sim_result *r = wtlua_new_result(L, 2);
     wt_err e;
-    if (sim_eval_net(r, &lay->wf, net, &m, &s, &e) != WT_OK || sim_window_figures(r, SIM_WINDOW_S, &e) != WT_OK)
+    if (sim_eval_net(r, &lay->wf, net, &m, &s, &e) != WT_OK || sim_window_figures(r, window, &e) != WT_OK)
         luaL_error(L, "%s", e.msg);
     return 1;
 }

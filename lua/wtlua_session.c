@@ -49,13 +49,14 @@ int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx)
 /* wt.session{<wt.eval's fields>, seed=, jitter=, straggler=} */
 int wtlua_session_new(lua_State *L)
 {
-    static const char *const also[] = {"seed", "jitter", "straggler", NULL};
+    static const char *const also[] = {"seed", "jitter", "straggler", "window", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     model m;
     strategy s;
     session_opts o = {0};
     wtlua_layout *lay = wtlua_scenario(L, &m, &s, &o.net, also);
+    o.window_s = wtlua_window_field(L, 1);
     lua_getfield(L, 1, "seed");
     o.seed = (uint64_t)luaL_optinteger(L, -1, 1);
     lua_getfield(L, 1, "jitter");

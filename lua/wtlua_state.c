@@ -523,6 +523,7 @@ typedef struct strategy_job {
     const char *path;
     const wafer *wf;
     const model *m;
+    const char *net;
     strategy *s;
 } strategy_job;
 
@@ -542,7 +543,10 @@ static int strategy_thunk(lua_State *L)
             return luaL_error(L, "%s", why.msg);
         lay->loaded = 1;
         wtlua_push_model(L, job->m);
-        lua_call(L, 2, 1);
+        lua_createtable(L, 0, 1); /* what else the command line says */
+        lua_pushstring(L, job->net);
+        lua_setfield(L, -2, "net");
+        lua_call(L, 3, 1);
     }
     if (lua_isnil(L, -1))
         return luaL_error(L, "%s returned nothing: expected a strategy (a string or a table)", job->path);
@@ -550,13 +554,14 @@ static int strategy_thunk(lua_State *L)
     return 0;
 }
 
-int wtlua_strategy(wtlua *W, const char *name, const wafer *wf, const model *m, strategy *s, wt_err *e)
+int wtlua_strategy(wtlua *W, const char *name, const wafer *wf, const model *m, const char *net, strategy *s,
+                   wt_err *e)
 {
     char path[1200], list[512];
     if (!wtlua_help(W, WTLUA_STRATEGY, name) || !wtlua_find_script(W, "strategies", name, path, sizeof path))
         return wt_fail(e, "no strategy script '%s' (strategies: %s)", name,
                        wtlua_name_list(W, WTLUA_STRATEGY, list, sizeof list));
-    strategy_job job = {path, wf, m, s};
+    strategy_job job = {path, wf, m, net, s};
     lua_pushcfunction(W->L, strategy_thunk);
     lua_pushlightuserdata(W->L, &job);
     return wtlua_pcall(W, 1, 0, e);

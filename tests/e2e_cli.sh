@@ -39,19 +39,19 @@ expect_ok eval --strategy '(8,1,1,1,16)'
 grep -q '^step ' "$tmp/out" || fail "eval table lacks the step line"
 expect_ok eval --layout layouts/multiwafer-4x4.yaml --strategy DP64,TATP64 --format json
 
-# --net: the default model is the table's one row today, so naming it
-# changes nothing; every output names the model that timed it
+# --net: the default model is fluid, so naming it changes nothing; every
+# output names the model that timed it
 expect_ok eval --format json
 mv "$tmp/out" "$tmp/default.json"
-grep -q '"net":"bottleneck",' "$tmp/default.json" || fail "eval JSON lacks \"net\":\"bottleneck\""
-expect_ok eval --net bottleneck --format json
-cmp -s "$tmp/out" "$tmp/default.json" || fail "--net bottleneck changes the JSON"
+grep -q '"net":"fluid",' "$tmp/default.json" || fail "eval JSON lacks \"net\":\"fluid\""
+expect_ok eval --net fluid --format json
+cmp -s "$tmp/out" "$tmp/default.json" || fail "--net fluid changes the JSON"
 expect_ok eval --net=BOTTLENECK --format csv
 head -1 "$tmp/out" | tr , '\n' | grep -qx net || fail "eval CSV header lacks net"
 expect_ok eval --net bottleneck
 grep -q '^net       bottleneck: ' "$tmp/out" || fail "eval table lacks the net line"
 expect_ok eval --help
-grep -q -- '--net bottleneck' "$tmp/out" || fail "eval --help lacks --net"
+grep -q -- '--net fluid' "$tmp/out" || fail "eval --help lacks --net"
 
 # links: one row per directed link of the 16x16 mesh (2 * 2 * 15 * 16 = 960)
 expect_ok links --strategy TATP16

@@ -112,6 +112,14 @@ printf 'return "TATP8"\n' >"$tmp/user/strategies/megatron.lua"
 [ "$("$bin" cmd help --lua-path "$tmp/user")" = "my help" ] || fail "--lua-path command override"
 "$bin" eval --lua-path "$tmp/user" --strategy lua:megatron --format json | grep -q '"tatp":8' \
     || fail "--lua-path strategy override"
+# a strategy function gets the command's network model
+printf -- '-- bynet: TATP8 under bottleneck, TATP16 otherwise.\nreturn function(layout, model, opts)\n  return opts.net == "bottleneck" and "TATP8" or "TATP16"\nend\n' \
+    >"$tmp/user/strategies/bynet.lua"
+"$bin" eval --lua-path "$tmp/user" --strategy lua:bynet --net bottleneck --format json | grep -q '"tatp":8' \
+    || fail "a strategy script does not see --net bottleneck"
+"$bin" eval --lua-path "$tmp/user" --strategy lua:bynet --format json | grep -q '"tatp":16' \
+    || fail "a strategy script does not see the default net"
+rm "$tmp/user/strategies/bynet.lua"
 # and a user's own command, policy and strategy join the stock ones
 mkdir -p "$tmp/user/policies"
 printf 'wt.command("mine", function() wt.print("mine ran") end, "mine\\n  my own command")\n' \

@@ -22,7 +22,7 @@ improves 3 --policy shrink_groups --strategy DP256 --placement linear --model $m
 improves 4 --policy reroute --strategy TP12 --placement linear --model $models/policy-tp12.yaml
 improves 4 --policy inject_delay --strategy DP64,TATP4 --model $models/policy-small.yaml
 improves 3 --policy priority --layout tests/fixtures/layouts/column.yaml --model $models/policy-wide.yaml \
-    --strategy DP16,TATP4x1
+    --strategy DP16,TATP4x1 --net bottleneck
 grep -q 'priority dp.allreduce' "$tmp/out" || fail "priority's action is not in the action column"
 
 # the same seed gives the same run; another seed does not

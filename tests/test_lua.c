@@ -328,22 +328,22 @@ static void test_strategies(void **state)
     strategy s;
     wt_err e;
     strategy_defaults(&s);
-    if (wtlua_strategy(f->L, "megatron", &wf, &m, &s, &e) != WT_OK)
+    if (wtlua_strategy(f->L, "megatron", &wf, &m, "fluid", &s, &e) != WT_OK)
         fail_msg("%s", e.msg);
     assert_int_equal(s.tp, 32); /* the largest divisor of 32 heads */
     assert_int_equal(s.placement, PLACE_LINEAR);
     strategy_defaults(&s);
-    assert_int_equal(wtlua_strategy(f->L, "deepspeed3d", &wf, &m, &s, &e), WT_OK);
+    assert_int_equal(wtlua_strategy(f->L, "deepspeed3d", &wf, &m, "fluid", &s, &e), WT_OK);
     assert_true(s.dp == 8 && s.tp == 8 && s.pp == 4 && s.dp_given);
     /* an unknown name lists the strategies there are */
-    assert_int_equal(wtlua_strategy(f->L, "nope", &wf, &m, &s, &e), WT_EINPUT);
+    assert_int_equal(wtlua_strategy(f->L, "nope", &wf, &m, "fluid", &s, &e), WT_EINPUT);
     char list[512], want[600];
     snprintf(want, sizeof want, "no strategy script 'nope' (strategies: %s)",
              wtlua_name_list(f->L, WTLUA_STRATEGY, list, sizeof list));
     assert_string_equal(e.msg, want);
     assert_non_null(strstr(e.msg, "megatron"));
     /* and so does a path, which is not a name */
-    assert_int_equal(wtlua_strategy(f->L, "../strategies/megatron", &wf, &m, &s, &e), WT_EINPUT);
+    assert_int_equal(wtlua_strategy(f->L, "../strategies/megatron", &wf, &m, "fluid", &s, &e), WT_EINPUT);
     wafer_free(&wf);
 }
 

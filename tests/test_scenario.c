@@ -90,7 +90,10 @@ static void test_round_trip(void **state)
     assert_string_equal(value_of(argc, args, "--checkpoint"), "full");
     assert_string_equal(value_of(argc, args, "--mem"), "zero,grad_fp8");
     assert_string_equal(value_of(argc, args, "--chunk"), "262144 B");
-    assert_string_equal(value_of(argc, args, "--net"), "bottleneck");
+    assert_string_equal(value_of(argc, args, "--net"), "fluid");
+    char window[64];
+    snprintf(window, sizeof window, "%.17g s", SIM_WINDOW_S); /* the session's, the default */
+    assert_string_equal(value_of(argc, args, "--window"), window);
     assert_string_equal(value_of(argc, args, "--policy"), "shrink_groups");
     assert_string_equal(value_of(argc, args, "--seed"), "7");
     assert_string_equal(value_of(argc, args, "--straggler"), "0.01");

@@ -36,6 +36,9 @@ static strategy parsed(const char *text, place_kind pl)
 }
 
 /* A session of text on placement pl over the layout at path (NULL: default). */
+/* The network model start() opens sessions with: NULL for the default. */
+static const net_model *start_net;
+
 static void start(session *S, wafer *wf, const char *path, const model *m, const char *text, place_kind pl)
 {
     if (path)
@@ -44,6 +47,7 @@ static void start(session *S, wafer *wf, const char *path, const model *m, const
         default_wafer(wf);
     strategy s = parsed(text, pl);
     session_opts o = {0};
+    o.net = start_net;
     assert_int_equal(session_new(S, wf, m, &s, &o, NULL), WT_OK);
 }
 
@@ -299,7 +303,9 @@ static void test_priority(void **state)
     wafer wf;
     session S;
     model m = {"wide", 8, 2048, 16, 16, 8192, MODEL_GELU, 1000, 1, 32, 16, 1};
+    start_net = net_model_find("bottleneck"); /* the closed form's DP-first overlap */
     start(&S, &wf, "tests/fixtures/layouts/column.yaml", &m, "DP16,TATP4x1", PLACE_TILES);
+    start_net = NULL;
     const sim_result *r = step(&S);
     double t0 = r->step_time_s, exposed0 = r->dp_exposed_s;
     assert_true(exposed0 > 0);

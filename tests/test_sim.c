@@ -38,6 +38,9 @@ static void round_wafer(wafer *wf, int w, int h)
     wf->sram_bytes = 1e9;
 }
 
+/* The network model eval_ok() times with: NULL for the default. */
+static const net_model *eval_net;
+
 static void eval_ok(sim_result *r, const wafer *wf, const model *m, const char *text, void (*opt)(strategy *))
 {
     strategy s;
@@ -47,7 +50,7 @@ static void eval_ok(sim_result *r, const wafer *wf, const model *m, const char *
         fail_msg("%s", e.msg);
     if (opt)
         opt(&s);
-    if (sim_eval(r, wf, m, &s, &e) != WT_OK)
+    if (sim_eval_net(r, wf, eval_net, m, &s, &e) != WT_OK)
         fail_msg("sim_eval %s: %s", text, e.msg);
 }
 
@@ -59,7 +62,8 @@ static const sim_phase *phase(const sim_result *r, const char *name)
     return &r->phases[i];
 }
 
-/* DP4 on a 4x1 line, by hand, and its links' windows. */
+/* DP4 on a 4x1 line, by hand, and its links' windows: the closed form,
+ * then what the fluid model's buckets change. */
 static void test_dp_line_by_hand(void **state)
 {
     (void)state;
@@ -67,7 +71,9 @@ static void test_dp_line_by_hand(void **state)
     round_wafer(&wf, 4, 1);
     model m = tiny_model();
     sim_result r;
+    eval_net = net_model_find("bottleneck");
     eval_ok(&r, &wf, &m, "DP4", NULL);
+    eval_net = NULL;
     double peak = 1e12 * 0.5;
 
     /* Parameters per unit: 2 layers x (49152 + 4h) + V*h + final 2h = 107136. */
@@ -148,6 +154,19 @@ static void test_dp_line_by_hand(void **state)
     assert_int_equal(sim_link_windows(&r, -1, 0.9, pk, hot, &e), WT_EINPUT);
     assert_int_equal(sim_link_windows(&r, NAN, 0.9, pk, hot, &e), WT_EINPUT);
     assert_int_equal(sim_link_windows(&r, INFINITY, 0.9, pk, hot, &e), WT_EINPUT);
+    sim_free(&r);
+
+    /* fluid: the backward's 2 layers make G = 2 buckets of half the
+     * gradient, each paying the ring's 6 latency-bound steps. Bucket 1
+     * starts after the first group (a layer's backward and the logits'),
+     * beside the second (compute only: no shared link); bucket 2 follows
+     * bucket 1, which ends after the backward. */
+    eval_ok(&r, &wf, &m, "DP4", NULL);
+    assert_ptr_equal(r.net, net_model_find("fluid"));
+    double g0 = 2 * (layer + logits) / peak, bucket = sent / 2 / 1e9 + 6 * (1e-6 + 2 * 1e-8);
+    assert_true(g0 + bucket > window);
+    assert_rel(r.dp_exposed_s, g0 + 2 * bucket - window);
+    assert_rel(r.step_time_s, 2 * mb + (g0 + 2 * bucket - window) + opt);
     sim_free(&r);
     wafer_free(&wf);
 }

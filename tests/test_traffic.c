@@ -187,7 +187,7 @@ static void test_second_model(void **state)
     const char *strategies[] = {"DP8,TATP16", "DP4,TP4,SP2,PP2,TATP4", "TP8,DP32"};
     for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++) {
         sim_result a, b;
-        sim_ctx_set_net(c, net_model_default());
+        sim_ctx_set_net(c, net_model_find("bottleneck"));
         eval_with(c, &a, strategies[i], NULL, NULL);
         assert_ptr_equal(a.net, net_model_find("bottleneck"));
         sim_ctx_set_net(c, &serial);
@@ -269,14 +269,14 @@ static void test_model_error(void **state)
     wafer_free(&wf);
 }
 
-/* The table names its models, and the default is the closed form. */
+/* The table names its models, and the default is the fluid model. */
 static void test_model_table(void **state)
 {
     (void)state;
     choice_table t = net_model_table();
     assert_true(t.n >= 1);
-    assert_ptr_equal(net_model_default(), net_model_find("bottleneck"));
-    assert_ptr_equal(net_model_find("BOTTLENECK"), net_model_default());
+    assert_ptr_equal(net_model_default(), net_model_find("fluid"));
+    assert_ptr_equal(net_model_find("FLUID"), net_model_default());
     assert_null(net_model_find("no-such-model"));
     for (int i = 0; i < t.n; i++) {
         const net_model *m = (const net_model *)choice_at(t, i);

@@ -283,7 +283,8 @@ static int load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const mo
         return WT_OK;
     }
     int rc = *L ? WT_OK : wtlua_new(L, &o->lua, e);
-    if (rc == WT_OK && (rc = wtlua_strategy(*L, o->strategy + 4, wf, m, s, &why)) != WT_OK)
+    const char *net = (o->net ? o->net : net_model_default())->c.name;
+    if (rc == WT_OK && (rc = wtlua_strategy(*L, o->strategy + 4, wf, m, net, s, &why)) != WT_OK)
         flag_error(e, "strategy", &why);
     return rc;
 }

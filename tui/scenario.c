@@ -95,7 +95,7 @@ static void put_scenario(FILE *f, const session *S, const char *layout, const ch
     else
         fprintf(f, "chunk: 0\n");
     fprintf(f, "subgroup: %dx%d\ntp-seqpar: %s\n", s->sub_w, s->sub_h, s->tp_seqpar ? "on" : "off");
-    fprintf(f, "net: %s\n", S->o.net->c.name);
+    fprintf(f, "net: %s\nwindow: %.17g s\n", S->o.net->c.name, S->o.window_s > 0 ? S->o.window_s : SIM_WINDOW_S);
     put_faults(f, S);
     fprintf(f, "seed: %llu\njitter: %.17g\nstraggler: %.17g\n", (unsigned long long)S->o.seed, S->o.jitter,
             S->o.straggler);
@@ -195,6 +195,7 @@ HANDLER(on_chunk, "chunk")
 HANDLER(on_subgroup, "subgroup")
 HANDLER(on_seqpar, "tp-seqpar")
 HANDLER(on_net, "net")
+HANDLER(on_window, "window")
 HANDLER(on_seed, "seed")
 HANDLER(on_jitter, "jitter")
 HANDLER(on_straggler, "straggler")
@@ -291,7 +292,7 @@ static const ydoc_key scenario_keys[] = {
     {"placement", on_placement, 0}, {"collective", on_collective, 0}, {"routing", on_routing, 0},
     {"checkpoint", on_checkpoint, 0}, {"mem", on_mem, 0},          {"grad-compress", on_grad, 0},
     {"chunk", on_chunk, 0},         {"subgroup", on_subgroup, 0},   {"tp-seqpar", on_seqpar, 0},
-    {"net", on_net, 0},
+    {"net", on_net, 0},             {"window", on_window, 0},
     {"faults", on_faults, 0},       {"policy", on_policy, 0},       {"tuning", on_tuning, 0},
     {"seed", on_seed, 0},           {"jitter", on_jitter, 0},       {"straggler", on_straggler, 0},
     {NULL, NULL, 0},

@@ -17,7 +17,8 @@
  *   chunk: 0
  *   subgroup: 8x8
  *   tp-seqpar: on
- *   net: bottleneck            # the network model (older files: the default)
+ *   net: fluid                 # the network model (older files: the default)
+ *   window: 0.0001 s           # the link monitors' window (older files: the default)
  *   faults: ["3,4", "5,5,E"]   # run-time faults on top of the layout's
  *   seed: 1                    # the session's variation
  *   jitter: 0

@@ -11,7 +11,10 @@
  * by sim_retime), the run-time tuning r->tune, the strategy and model (r->s,
  * r->m, r->micro_batches and the stage helpers of sim_int.h), the wafer's
  * constants (r->wf: overheads, latencies) and the context's per-link data
- * and scratch (c->inv_bw, c->inj_bw, c->scratch, zero again on return).
+ * and scratch (c->inv_bw, c->inj_bw, c->scratch, zero again on return). A
+ * model may skip work that can only lengthen a step already longer than
+ * c->cutoff_s (sim_ctx_set_cutoff), as long as the step it reports stays
+ * above the cutoff.
  *
  * What a model must fill, and nothing else:
  *   per phase  comm_s, time_s, send_bytes, bw_ratio
@@ -32,16 +35,17 @@
  * the fastest link. The search prunes with those bounds whichever model
  * times its candidates, so a model beneath them would lose it its best.
  *
- * Models (net_models[] in net.c):
+ * Models (net_models[] in net.c, the default first):
+ *   fluid       the closed form below, with the DP all-reduce's gradient
+ *               buckets run beside the last backward on a max-min fair
+ *               flow timeline (flow.h, fluid.c). Custom flows: one
+ *               flow_run.
  *   bottleneck  the closed form of docs/MODEL.md section 9: a pass takes its
  *               busiest link's load over that link's bandwidth plus its
  *               latency-bound steps; passes, phases and slots run one after
  *               another. Custom flows: each ends its busiest link's
  *               summed load over bandwidth after its start, plus its
  *               latency; priorities play no part.
- *   fluid       the same, with the DP all-reduce's gradient buckets run
- *               beside the last backward on a max-min fair flow timeline
- *               (flow.h, fluid.c). Custom flows: one flow_run.
  * A new model is a row of net_models[] and a file of its own here.
  */
 #ifndef WT_NET_H

@@ -43,6 +43,19 @@ check.raises(function() wt.eval{colour = 1} end, "unknown field 'colour'", "eval
 local hot = wt.eval{strategy = "DP256"}:hot_links(0)
 for i = 2, #hot do assert(hot[i - 1].peak_util >= hot[i].peak_util, "hot_links order") end
 
+-- the window: 100 us by default, seconds or a time text; a busiest window is
+-- never below the step average
+local w = {wt.eval{}, wt.eval{window = "1ms"}, wt.eval{window = 10e-3}}
+check.eq(w[1].window_s, 100e-6, "default window")
+check.eq(w[2].window_s, 1e-3, "window text")
+check.eq(w[3].window_s, 10e-3, "window seconds")
+for i = 1, 3 do assert(w[i].max_peak_util >= w[i].max_link_util, "peak below the average") end
+check.eq(wt.session{window = "200us"}:step().window_s, 200e-6, "session window")
+check.raises(function() wt.eval{window = 0} end, "window must be a positive time", "zero window")
+check.raises(function() wt.session{window = -1} end, "window must be a positive time", "negative window")
+check.raises(function() wt.eval{window = "abc"} end, "window: 'abc'", "window text")
+check.raises(function() wt.eval{window = true} end, "window must be a time", "window type")
+
 -- registries: arg[1..3] are the stock commands, policies and strategies (the
 -- file names in lua/commands, lua/policies, lua/strategies, as e2e_lua.sh
 -- lists them when it runs): each is registered, among whatever else is there

@@ -20,8 +20,13 @@ for k, v in pairs(want) do check.eq(got[k], v, "xy load " .. k) end
 check.eq(#xy.links, 7, "xy loads seven links")
 check.eq(xy.max_load_bytes, 100, "max load")
 check.eq(xy.max_hops, 3, "max hops")
--- 2 TB/s links and 50 ns per hop on the default layout
-check.near(xy.time_s, 100 / 2e12 + 3 * 50e-9, 1e-12, "time")
+-- 2 TB/s links and 50 ns per hop on the default layout. fluid (the default):
+-- no two flows share a link, so each ends its bytes over the bandwidth after
+-- its own path's latency, the last the third flow's; bottleneck: the busiest
+-- link plus the longest path
+check.near(xy.time_s, 30 / 2e12 + 3 * 50e-9, 1e-12, "time")
+check.near(wt.route{layout = "default", net = "bottleneck", flows = flows}.time_s, 100 / 2e12 + 3 * 50e-9, 1e-12,
+  "bottleneck time")
 
 -- yx: the third flow goes north first (N of 2,1), then west on row 0 (W of 2,0 and 1,0)
 local yx = loads(wt.route{layout = "default", routing = "yx", flows = flows})

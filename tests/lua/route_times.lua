@@ -50,14 +50,14 @@ c.start_s = 0.5 * us
 times(wt.route{net = "fluid", flows = {A(), B(), c}}, {{0, 1.75, 1.85}, {0, 1, 1.05}, {0.5, 1.5, 1.55}}, 1.85,
   "start_s")
 
--- bottleneck (the default): each link carries 3 MB (1.5 us) and every flow
+-- bottleneck: each link carries 3 MB (1.5 us) and every flow
 -- is charged its busiest link's total; time_s is the busiest link plus the
 -- longest path's latency, today's figure
-local closed = wt.route{flows = {A(), B(), C()}}
+local closed = wt.route{net = "bottleneck", flows = {A(), B(), C()}}
 times(closed, {{0, 1.5, 1.6}, {0, 1.5, 1.55}, {0, 1.5, 1.55}}, 1.6, "bottleneck")
 check.eq(closed.max_latency_s, 100e-9, "bottleneck latency")
 -- priorities change nothing there; a start shifts the flow's closed form
-check.near(wt.route{flows = {A(), b, C()}}.flows[2].finish_s, 1.55 * us, 1e-12, "bottleneck ignores priority")
+check.near(wt.route{net = "bottleneck", flows = {A(), b, C()}}.flows[2].finish_s, 1.55 * us, 1e-12, "bottleneck ignores priority")
 local late = B()
 late.start_s = 1 * us
 times(wt.route{net = "bottleneck", flows = {A(), late, C()}}, {{0, 1.5, 1.6}, {1, 2.5, 2.55}, {0, 1.5, 1.55}},
@@ -65,7 +65,7 @@ times(wt.route{net = "bottleneck", flows = {A(), late, C()}}, {{0, 1.5, 1.6}, {1
 -- time_s may exceed every finish: the busiest link (A alone, 1 us) plus the
 -- longest path (an empty flow of 10 hops, 500 ns)
 local far = {src = {0, 5}, dst = {10, 5}, bytes = 0}
-times(wt.route{flows = {A(), far}}, {{0, 1, 1.1}, {0, 0, 0.5}}, 1.5, "bottleneck time_s")
+times(wt.route{net = "bottleneck", flows = {A(), far}}, {{0, 1, 1.1}, {0, 0, 0.5}}, 1.5, "bottleneck time_s")
 times(wt.route{net = "fluid", flows = {A(), far}}, {{0, 1, 1.1}, {0, 0, 0.5}}, 1.1, "fluid time_s")
 
 -- balanced: 1 MB from 0,0 to 2,1 goes half x-first, half y-first, on
@@ -96,6 +96,6 @@ bad(with("prio", 1), "flow 2: unknown field 'prio' %(fields: src, dst, bytes, st
 bad(42, "flow 2 must be a table", "flow not a table")
 check.raises(function() wt.route{flows = {A()}, nett = "fluid"} end,
   "wt.route: unknown field 'nett' %(fields: layout, routing, net, flows%)", "top field")
-check.raises(function() wt.route{net = "flow", flows = {A()}} end, "net 'flow' is not one of bottleneck, fluid",
+check.raises(function() wt.route{net = "flow", flows = {A()}} end, "net 'flow' is not one of fluid, bottleneck",
   "unknown net")
 check.done("route_times")

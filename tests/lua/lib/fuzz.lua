@@ -124,11 +124,24 @@ function M.new(o)
   return f
 end
 
--- A new session of the same layout took over: the layout's faults, its
--- strategy; the results held from the old one stay.
-function M:restart(strategy)
+-- The layout's faults and strategy, before the next step.
+local function set_back(self, strategy)
   self:repaired()
-  self.evaluated, self.must_step, self.phases, self.dp_given = false, false, nil, entry(strategy).given
+  self.must_step, self.phases, self.dp_given = false, nil, entry(strategy).given
+end
+
+-- A new session of the same layout took over: no result yet; the results
+-- held from the old one stay.
+function M:restart(strategy)
+  set_back(self, strategy)
+  self.evaluated = false
+end
+
+-- The session was repaired and given strategy back: its last result stays
+-- until the next step, with the faults of its own.
+function M:revived(strategy)
+  set_back(self, strategy)
+  self.faulted = true
 end
 
 function M:int(lo, hi) return lo + self.rand(hi - lo + 1) - 1 end
