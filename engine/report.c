@@ -92,6 +92,7 @@ static const field top_fields[] = {
     {"max_link_util", F_DBL, R(max_link_util), {NULL}},
     {"mean_link_util", F_DBL, R(mean_link_util), {NULL}},
     {"hot_links", F_INT, R(hot_links), {NULL}},
+    {"max_peak_util", F_DBL, R(max_peak_util), {NULL}},
     {"bottleneck_phase", F_FN, 0, {f_bottleneck}},
     {"stage_time_s", F_DBL, R(stage_time_s), {NULL}},
     {"dp_time_s", F_DBL, R(dp_time_s), {NULL}},
