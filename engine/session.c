@@ -183,17 +183,16 @@ static sim_phase_tune *phase_entry(session *S, const char *phase, wt_err *e)
         wt_fail(e, "no phase '%s' (phases: %s)", phase, list);
         return NULL;
     }
-    for (int i = 0; i < S->tune.nphases; i++)
-        if (!strcmp(S->tune.phase[i].phase, phase))
-            return &S->tune.phase[i];
+    const sim_phase_tune *had = sim_tuning_find(&S->tune, phase);
+    if (had)
+        return &S->tune.phase[had - S->tune.phase];
     if (S->tune.nphases == SIM_MAX_PHASES || strlen(phase) >= sizeof S->tune.phase[0].phase) {
         wt_fail(e, "cannot tune phase '%s'", phase);
         return NULL;
     }
     sim_phase_tune *t = &S->tune.phase[S->tune.nphases++];
+    *t = (sim_phase_tune){"", -1, 1, 0};
     snprintf(t->phase, sizeof t->phase, "%s", phase);
-    t->routing = -1;
-    t->waves = 1;
     return t;
 }
 
@@ -227,19 +226,21 @@ int session_delay(session *S, const char *phase, int waves, wt_err *e)
     return WT_OK;
 }
 
-int session_set_priority(session *S, const char *phase, wt_err *e)
+int session_set_priority(session *S, const char *phase, int level, wt_err *e)
 {
-    int dp = 0;
-    if (phase && *phase) {
-        if (!strcmp(phase, "dp.allreduce"))
-            dp = 1;
-        else if (strncmp(phase, "bwd.", 4))
-            return wt_fail(e, "priority: phase '%s' overlaps no other traffic; only dp.allreduce and the "
-                              "backward phases it overlaps can go first", phase);
+    if (!phase) {
+        for (int i = 0; i < S->tune.nphases; i++)
+            S->tune.phase[i].priority = 0;
+        S->dirty = 1;
+        note(S, "priority cleared");
+        return WT_OK;
     }
-    S->tune.dp_priority = dp;
+    sim_phase_tune *t = phase_entry(S, phase, e);
+    if (!t)
+        return WT_EINPUT;
+    t->priority = level;
     S->dirty = 1;
-    note(S, "priority %s", dp ? "dp.allreduce" : "backward");
+    note(S, "priority %s %d", phase, level);
     return WT_OK;
 }
 

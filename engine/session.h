@@ -64,9 +64,10 @@ int session_set_subgroup(session *S, int wx, int wy, wt_err *e);
 int session_set_routing(session *S, const char *phase, route_mode mode, wt_err *e);
 /* Splits the phase's groups into waves (1 undoes it). */
 int session_delay(session *S, const char *phase, int waves, wt_err *e);
-/* "dp.allreduce": its traffic before the backward's it overlaps; a
- * backward phase, NULL or "": the backward first (the default). */
-int session_set_priority(session *S, const char *phase, wt_err *e);
+/* The phase's priority level where its traffic overlaps another phase's
+ * (higher first, equal levels share fairly; 0 is the default); phase NULL:
+ * every level back to 0. */
+int session_set_priority(session *S, const char *phase, int level, wt_err *e);
 int session_fail_link(session *S, int x, int y, int dir, wt_err *e);
 int session_fail_unit(session *S, int x, int y, wt_err *e);
 /* Back to the layout's own faults. */

@@ -454,6 +454,20 @@ double sim_link_util(const sim_result *r, size_t l)
     return r->link_bytes[l] * sim_link_inv_bw(r->wf, l) / r->step_time_s;
 }
 
+const sim_phase_tune *sim_tuning_find(const sim_tuning *t, const char *name)
+{
+    for (int i = 0; t && i < t->nphases; i++)
+        if (!strcmp(t->phase[i].phase, name))
+            return &t->phase[i];
+    return NULL;
+}
+
+int sim_tuning_priority(const sim_tuning *t, const char *name)
+{
+    const sim_phase_tune *pt = sim_tuning_find(t, name);
+    return pt ? pt->priority : 0;
+}
+
 int sim_phase_find(const sim_result *r, const char *name)
 {
     for (int i = 0; i < r->nphases; i++)

@@ -99,21 +99,27 @@ typedef struct sim_pattern {
 } sim_pattern;
 
 /* Run-time tuning a policy applies on top of a strategy (docs/MODEL.md,
- * "Tuning"): per phase, a routing other than the strategy's and a number of
- * waves (the phase's groups split into waves that run one after another: a
- * lower peak load, a longer phase); and whether the DP all-reduce is served
- * before the backward traffic it overlaps. */
+ * "Sessions and tuning"): per phase, a routing other than the strategy's, a
+ * number of waves (the phase's groups split into waves that run one after
+ * another: a lower peak load, a longer phase) and a priority level (where
+ * phases overlap on links, a higher level is served first; equal levels
+ * share max-min fairly). */
 typedef struct sim_phase_tune {
     char phase[24];
     int routing;              /* route_mode, or -1 for the strategy's */
     int waves;                /* 1..SIM_MAX_WAVES */
+    int priority;             /* level, 0 by default; higher first */
 } sim_phase_tune;
 
 typedef struct sim_tuning {
     int nphases;
     sim_phase_tune phase[SIM_MAX_PHASES];
-    int dp_priority;          /* 1: the DP all-reduce first where it shares links */
 } sim_tuning;
+
+/* The tuning of the phase named name in t, or NULL (t may be NULL). */
+const sim_phase_tune *sim_tuning_find(const sim_tuning *t, const char *name);
+/* The priority level of the phase named name: its tuning's, or 0. */
+int sim_tuning_priority(const sim_tuning *t, const char *name);
 
 /* One stretch of the step's timeline: a phase (index) from start_s to end_s. */
 typedef struct sim_slice {

@@ -239,22 +239,13 @@ static int resolve_op(build *b, sim_phase *ph, const sim_op *op, wt_err *e)
     return WT_OK;
 }
 
-/* The tuning of phase ph, or NULL. */
-static const sim_phase_tune *phase_tuning(const sim_tuning *t, const sim_phase *ph)
-{
-    for (int i = 0; t && i < t->nphases; i++)
-        if (!strcmp(t->phase[i].phase, ph->name))
-            return &t->phase[i];
-    return NULL;
-}
-
 int traffic_build(sim_ctx *c, sim_result *r, const sim_tuning *t, const net_model *net, wt_err *e)
 {
     int rc = sim_ctx_reserve(c, r->plan.nranks, e);
     build b = {.r = r, .c = c, .net = net};
     for (int i = 0; i < r->nphases && rc == WT_OK; i++) {
         sim_phase *ph = &r->phases[i];
-        const sim_phase_tune *pt = phase_tuning(t, ph);
+        const sim_phase_tune *pt = sim_tuning_find(t, ph->name);
         b.mode = pt && pt->routing >= 0 ? (route_mode)pt->routing : r->s.routing;
         b.waves = pt && pt->waves > 1 ? (pt->waves < SIM_MAX_WAVES ? pt->waves : SIM_MAX_WAVES) : 1;
         ph->nterms = 0;

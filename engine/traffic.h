@@ -18,8 +18,9 @@
  *     within a pipeline slot (one micro-batch's forward and backward on a
  *     stage); a step is (m + PP - 1) slots of the slowest stage;
  *   - the SIM_DP phase (gradient all-reduce) starts during the last slot's
- *     backward phases, whose traffic it overlaps (r->tune.dp_priority says
- *     which goes first on shared links); the SIM_OPTIMIZER phase runs last.
+ *     backward phases, whose traffic it overlaps (the phases' priority
+ *     levels in r->tune say which goes first on shared links); the
+ *     SIM_OPTIMIZER phase runs last.
  * Network models (net.h) turn this into time; nothing here reads a time
  * except `auto`'s comparison.
  */

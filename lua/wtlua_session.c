@@ -174,11 +174,23 @@ static int s_delay(lua_State *L)
     return done(L, session_delay(S, luaL_checkstring(L, 2), check_int(L, 3), &e), &e);
 }
 
+/* s:set_priority(nil): every level back to 0; s:set_priority(phase[,
+ * level]): the phase's level, 1 when left out, 0 when nil. */
 static int s_set_priority(lua_State *L)
 {
     session *S = check_session(L, 1);
+    const char *phase = lua_isnoneornil(L, 2) ? NULL : luaL_checkstring(L, 2);
+    int level = lua_gettop(L) < 3;
+    if (!level && !lua_isnil(L, 3)) {
+        int whole;
+        lua_Integer v = lua_tointegerx(L, 3, &whole);
+        if (lua_type(L, 3) != LUA_TNUMBER || !whole || v < INT_MIN || v > INT_MAX)
+            return luaL_error(L, "set_priority: priority must be a whole number (higher goes first), not %s",
+                              luaL_tolstring(L, 3, NULL));
+        level = (int)v;
+    }
     wt_err e;
-    return done(L, session_set_priority(S, luaL_optstring(L, 2, NULL), &e), &e);
+    return done(L, session_set_priority(S, phase, level, &e), &e);
 }
 
 static int s_fail_link(lua_State *L)

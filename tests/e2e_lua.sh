@@ -57,6 +57,10 @@ script syntax 'local x =
 expect_bad "$tmp/syntax.lua:2: unexpected symbol" run "$tmp/syntax.lua"
 script route_prio 'wt.route{flows = {{src = {0, 0}, dst = {1, 0}, bytes = 1, priority = 0.5}}}'
 expect_bad "flow 1: priority must be a whole number" run "$tmp/route_prio.lua"
+script session_prio 'local s = wt.session{strategy = "DP8,TATP16"}
+s:set_priority("dp.allreduce", 1.5)'
+expect_bad "session_prio.lua:2: set_priority: priority must be a whole number (higher goes first), not 1.5" \
+    run "$tmp/session_prio.lua"
 script traceback 'local function f() error("deep") end
 f()'
 expect_bad "stack traceback" run "$tmp/traceback.lua"

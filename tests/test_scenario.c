@@ -73,7 +73,8 @@ static void test_round_trip(void **state)
     assert_int_equal(session_fail_link(&f.S, 5, 5, WAFER_W, &e), WT_OK); /* written from its west end */
     assert_int_equal(session_set_routing(&f.S, "fwd.attn.qkv", ROUTE_YX, &e), WT_OK);
     assert_int_equal(session_delay(&f.S, "bwd.mlp.in", 3, &e), WT_OK);
-    assert_int_equal(session_set_priority(&f.S, "dp.allreduce", &e), WT_OK);
+    assert_int_equal(session_set_priority(&f.S, "bwd.mlp.in", -2, &e), WT_OK);
+    assert_int_equal(session_set_priority(&f.S, "dp.allreduce", 1, &e), WT_OK);
     assert_int_equal(scenario_save(f.path, &f.S, "default", "gpt3-6.7b", "shrink_groups", &e), WT_OK);
 
     scenario_file *sf = calloc(1, sizeof *sf);
@@ -108,14 +109,16 @@ static void test_round_trip(void **state)
         }
     assert_int_equal(faults, 2);
     assert_true(sf->has_tuning);
-    assert_int_equal(sf->tune.dp_priority, 1);
-    assert_int_equal(sf->tune.nphases, 2);
+    assert_int_equal(sf->tune.nphases, 3);
     assert_string_equal(sf->tune.phase[0].phase, "fwd.attn.qkv");
     assert_int_equal(sf->tune.phase[0].routing, ROUTE_YX);
     assert_int_equal(sf->tune.phase[0].waves, 1);
     assert_string_equal(sf->tune.phase[1].phase, "bwd.mlp.in");
     assert_int_equal(sf->tune.phase[1].routing, -1);
     assert_int_equal(sf->tune.phase[1].waves, 3);
+    assert_int_equal(sf->tune.phase[1].priority, -2);
+    assert_string_equal(sf->tune.phase[2].phase, "dp.allreduce");
+    assert_int_equal(sf->tune.phase[2].priority, 1);
 
     /* the tuning applied to a fresh session is the saved one */
     session T;
@@ -123,24 +126,26 @@ static void test_round_trip(void **state)
     session_opts o = {1, 0, 0, NULL, 0};
     assert_int_equal(session_new(&T, &f.wf, &f.S.m, &s, &o, &e), WT_OK);
     assert_int_equal(scenario_apply_tuning(sf, &T, &e), WT_OK);
-    assert_int_equal(T.tune.dp_priority, 1);
-    assert_int_equal(T.tune.nphases, 2);
+    assert_int_equal(T.tune.nphases, 3);
     assert_int_equal(T.tune.phase[0].routing, ROUTE_YX);
     assert_int_equal(T.tune.phase[1].waves, 3);
+    assert_int_equal(sim_tuning_priority(&T.tune, "bwd.mlp.in"), -2);
+    assert_int_equal(sim_tuning_priority(&T.tune, "dp.allreduce"), 1);
+    assert_int_equal(sim_tuning_priority(&T.tune, "fwd.attn.qkv"), 0);
     session_free(&T);
     free(args);
     free(sf);
     close_fixture(&f);
 }
 
-/* A priority with no phase tuned writes an empty list, which reads back. */
+/* A priority alone round-trips. */
 static void test_priority_alone(void **state)
 {
     (void)state;
     fixture f;
     open_fixture(&f);
     wt_err e;
-    assert_int_equal(session_set_priority(&f.S, "dp.allreduce", &e), WT_OK);
+    assert_int_equal(session_set_priority(&f.S, "dp.allreduce", 1, &e), WT_OK);
     assert_int_equal(scenario_save(f.path, &f.S, "default", "gpt3-6.7b", "", &e), WT_OK);
     scenario_file *sf = calloc(1, sizeof *sf);
     char *argv[] = {"--scenario=x"};
@@ -152,8 +157,8 @@ static void test_priority_alone(void **state)
     if (scenario_expand(1, argv, sf, &argc, &args, &e) != WT_OK)
         fail_msg("%s", e.msg);
     assert_true(sf->has_tuning);
-    assert_int_equal(sf->tune.dp_priority, 1);
-    assert_int_equal(sf->tune.nphases, 0);
+    assert_int_equal(sf->tune.nphases, 1);
+    assert_int_equal(sim_tuning_priority(&sf->tune, "dp.allreduce"), 1);
     assert_null(value_of(argc, args, "--policy"));
     assert_null(value_of(argc, args, "--fail"));
     free(args);
@@ -175,6 +180,10 @@ static void test_bad_files(void **state)
         {"layout: default\nmodel: x\nstrategy: DP8\nseq: 0\n", ":4:6:", "seq"},
         {"layout: default\nmodel: x\nstrategy: DP8\nnet: nosuch\n", ":4:6:", "--net: net 'nosuch' is not one of"},
         {"layout: default\nmodel: x\nstrategy: DP8\ntuning: {phases: [{phase: a, waves: 9}]}\n", ":4:37:", "waves"},
+        {"layout: default\nmodel: x\nstrategy: DP8\ntuning: {phases: [{phase: a, priority: 1.5}]}\n", ":4:40:",
+         "priority: '1.5' is not a whole number"},
+        {"layout: default\nmodel: x\nstrategy: DP8\ntuning: {priority: fwd}\n", ":4:20:",
+         "priority: 'fwd' is not one of dp.allreduce, backward"},
         {"layout: default\nstrategy: DP8\n", ":1:1:", "model"},
         /* the flag's own range, as on the command line */
         {"layout: default\nmodel: x\nstrategy: DP8\njitter: 5\n", ":4:9:", "--jitter"},
@@ -204,31 +213,63 @@ static void test_bad_files(void **state)
     rmdir(dir);
 }
 
-/* A file written before scenarios named their network model stands for
- * no --net: the command line's default. */
-static void test_no_net(void **state)
+/* The flags a scenario file of the given text stands for (an older
+ * program's file): *argc of them in *args, the file's tuning in the result;
+ * the caller frees both. */
+static scenario_file *expand_old(const char *text, int *argc, char ***args)
 {
-    (void)state;
     char dir[] = "/tmp/wt-scenario-old-XXXXXX", path[96];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/old.yaml", dir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs("layout: default\nmodel: gpt3-6.7b\nstrategy: \"DP8,TATP16\"\n", f);
+    fputs(text, f);
     fclose(f);
     scenario_file *sf = calloc(1, sizeof *sf);
     char *argv[] = {"--scenario", path};
+    wt_err e;
+    if (scenario_expand(2, argv, sf, argc, args, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    remove(path);
+    rmdir(dir);
+    return sf;
+}
+
+/* Files written before levels: `priority: dp.allreduce` is that phase at
+ * level 1, `priority: backward` the default. */
+static void test_old_priority(void **state)
+{
+    (void)state;
+    static const char *const forms[] = {"dp.allreduce", "backward"};
+    for (int i = 0; i < 2; i++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "layout: default\nmodel: gpt3-6.7b\nstrategy: \"DP8,TATP16\"\n"
+                 "tuning:\n  priority: %s\n  phases: [{phase: bwd.mlp.in, waves: 2}]\n",
+                 forms[i]);
+        int argc;
+        char **args;
+        scenario_file *sf = expand_old(text, &argc, &args);
+        assert_int_equal(sim_tuning_priority(&sf->tune, "dp.allreduce"), i == 0);
+        assert_int_equal(sim_tuning_priority(&sf->tune, "bwd.mlp.in"), 0);
+        assert_int_equal(sim_tuning_find(&sf->tune, "bwd.mlp.in")->waves, 2);
+        free(args);
+        free(sf);
+    }
+}
+
+/* A file written before scenarios named their network model stands for
+ * no --net: the command line's default. */
+static void test_no_net(void **state)
+{
+    (void)state;
     int argc;
     char **args;
-    wt_err e;
-    if (scenario_expand(2, argv, sf, &argc, &args, &e) != WT_OK)
-        fail_msg("%s", e.msg);
+    scenario_file *sf = expand_old("layout: default\nmodel: gpt3-6.7b\nstrategy: \"DP8,TATP16\"\n", &argc, &args);
     assert_int_equal(argc, 6);
     assert_null(value_of(argc, args, "--net"));
     free(args);
     free(sf);
-    remove(path);
-    rmdir(dir);
 }
 
 /* Without --scenario the words are the caller's own. */
@@ -255,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_priority_alone),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_old_priority),
         cmocka_unit_test(test_no_net),
         cmocka_unit_test(test_no_scenario),
     };

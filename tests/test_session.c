@@ -296,7 +296,9 @@ static void test_variation(void **state)
     wafer_free(&wf);
 }
 
-/* DP first helps when the DP all-reduce and the backward use other links. */
+/* Levels per phase: DP first helps when the DP all-reduce and the backward
+ * use other links (under the closed form, the default model here); levels
+ * clear one by one or all at once; a phase the setup lacks is refused. */
 static void test_priority(void **state)
 {
     (void)state;
@@ -309,12 +311,24 @@ static void test_priority(void **state)
     const sim_result *r = step(&S);
     double t0 = r->step_time_s, exposed0 = r->dp_exposed_s;
     assert_true(exposed0 > 0);
-    assert_int_equal(session_set_priority(&S, "dp.allreduce", NULL), WT_OK);
+    assert_int_equal(session_set_priority(&S, "dp.allreduce", 1, NULL), WT_OK);
     r = step(&S);
-    assert_true(r->step_time_s < t0 && r->dp_exposed_s < exposed0);
+    double t1 = r->step_time_s;
+    assert_true(t1 < t0 && r->dp_exposed_s < exposed0);
+    /* DP first only while its level is above every backward phase's */
+    assert_int_equal(session_set_priority(&S, "bwd.mlp.in", 1, NULL), WT_OK);
+    assert_true(step(&S)->step_time_s == t0);
+    assert_int_equal(session_set_priority(&S, "bwd.mlp.in", -3, NULL), WT_OK);
+    assert_true(step(&S)->step_time_s == t1);
     wt_err e;
-    assert_int_equal(session_set_priority(&S, "fwd.attn.qkv", &e), WT_EINPUT);
-    assert_int_equal(session_set_priority(&S, NULL, NULL), WT_OK);
+    assert_int_equal(session_set_priority(&S, "fwd.nosuch", 1, &e), WT_EINPUT);
+    assert_non_null(strstr(e.msg, "no phase 'fwd.nosuch' (phases: "));
+    assert_int_equal(session_set_priority(&S, "dp.allreduce", 0, NULL), WT_OK);
+    assert_true(step(&S)->step_time_s == t0);
+    assert_int_equal(session_set_priority(&S, "dp.allreduce", 2, NULL), WT_OK);
+    assert_int_equal(session_set_priority(&S, NULL, 0, NULL), WT_OK);
+    assert_int_equal(sim_tuning_priority(&S.tune, "dp.allreduce"), 0);
+    assert_int_equal(sim_tuning_priority(&S.tune, "bwd.mlp.in"), 0);
     assert_true(step(&S)->step_time_s == t0);
     session_free(&S);
     wafer_free(&wf);

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,6 +346,79 @@ static void test_fluid_dp_line_by_hand(void **state)
     assert_rel(r.step_time_s, 2 * mb + r.dp_exposed_s + opt);
     sim_free(&r);
     sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
+/* Exposed DP under the fluid model with priority levels t on SP2 over a
+ * 2x1 line (evaluated in r, freed by the caller). */
+static double fluid_sp2_exposed(const wafer *wf, const model *m, const sim_tuning *t, sim_result *r)
+{
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, wf, NULL), WT_OK);
+    sim_ctx_set_net(c, net_model_find("fluid"));
+    strategy s;
+    strategy_defaults(&s);
+    assert_int_equal(strategy_parse("SP2", &s, NULL), WT_OK);
+    assert_int_equal(sim_eval_tuned(c, r, m, &s, t, NULL), WT_OK);
+    sim_ctx_free(c);
+    return r->dp_exposed_s;
+}
+
+/* Priority levels on the fluid step, by hand. SP2 on a 2x1 line: the SP
+ * reduce-scatter of bwd.attn.core and the DP all-reduce load the same two
+ * links, one byte per byte each; no latencies. Two layers: two backward
+ * groups and two buckets of bb each. Bucket 0 starts with group 1, alone
+ * for group 1's compute before its SP pass (a = mlp.out, mlp.in,
+ * attn.proj and attn.core), then meets the pass (p) with rem = bb - a
+ * left; group 1 ends with attn.qkv's compute (d2). Bucket 1 waits for
+ * group 1 and bucket 0.
+ *   - backward first: the bucket waits out the pass; group 1 ends on time
+ *     and bucket 1 starts at max(a + rem + p, a + p + d2): exposed =
+ *     max(rem, d2) + bb - d2.
+ *   - equal levels (the default): both progress at half their speed alone
+ *     until bucket 0 ends after 2 rem, having cost the pass rem; group 1
+ *     ends rem late, then bucket 1: exposed = rem + bb. DP first costs the
+ *     pass the same rem. */
+static void test_fluid_priority_by_hand(void **state)
+{
+    (void)state;
+    wafer wf;
+    round_wafer(&wf, 2, 1);
+    wf.peak_flops = 1e13;
+    wf.link_lat = wf.link_overhead = 0;
+    model m = {"tiny", 2, 64, 4, 4, 256, MODEL_GELU, 128, 1, 1024, 8, 1};
+    sim_result r;
+    double fair = fluid_sp2_exposed(&wf, &m, NULL, &r);
+    const sim_phase *dp = phase(&r, "dp.allreduce"), *core = phase(&r, "bwd.attn.core");
+    assert_int_equal(dp->nterms, 1);
+    assert_int_equal(core->nterms, 1);
+    double bb = dp->comm_s / 2, p = core->comm_s, d2 = phase(&r, "bwd.attn.qkv")->compute_s;
+    double a = phase(&r, "bwd.mlp.out")->compute_s + phase(&r, "bwd.mlp.in")->compute_s +
+               phase(&r, "bwd.attn.proj")->compute_s + core->compute_s;
+    double rem = bb - a;
+    assert_true(rem > d2 && rem < p); /* the case the comment describes */
+    assert_rel(fair, rem + bb);
+    sim_free(&r);
+    const struct {
+        const char *phase[2];
+        int level[2];
+        double want;
+    } cases[] = {
+        {{"dp.allreduce", NULL}, {-1, 0}, fmax(rem, d2) + bb - d2},            /* backward first */
+        {{"bwd.attn.core", NULL}, {1, 0}, fmax(rem, d2) + bb - d2},            /* the same, the other way */
+        {{"dp.allreduce", "bwd.attn.core"}, {2, 1}, rem + bb},                 /* DP first */
+        {{"dp.allreduce", "bwd.attn.core"}, {1, 1}, rem + bb},                 /* a tie shares */
+        {{"dp.allreduce", "bwd.mlp.in"}, {-1, 5}, fmax(rem, d2) + bb - d2},   /* a phase with no traffic */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_tuning t = {0};
+        for (int k = 0; k < 2 && cases[i].phase[k]; k++) {
+            t.phase[t.nphases] = (sim_phase_tune){"", -1, 1, cases[i].level[k]};
+            snprintf(t.phase[t.nphases++].phase, sizeof t.phase[0].phase, "%s", cases[i].phase[k]);
+        }
+        assert_rel(fluid_sp2_exposed(&wf, &m, &t, &r), cases[i].want);
+        sim_free(&r);
+    }
     wafer_free(&wf);
 }
 
@@ -772,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_dp_line_by_hand),
         cmocka_unit_test(test_windows_brute_force),
         cmocka_unit_test(test_fluid_dp_line_by_hand),
+        cmocka_unit_test(test_fluid_priority_by_hand),
         cmocka_unit_test(test_fluid_is_closed_form_without_dp),
         cmocka_unit_test(test_tp_line_by_hand),
         cmocka_unit_test(test_invariants),

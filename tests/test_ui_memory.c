@@ -122,7 +122,8 @@ static int close_screen(void **state)
     return 0;
 }
 
-/* reroute tries its two moves in the first steps, then only judges. */
+/* reroute tries its moves on the hottest link in the first steps, then
+ * only judges. */
 static void test_reroute(void **state)
 {
     ui *u = *state = open_screen("reroute");

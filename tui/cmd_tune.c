@@ -17,7 +17,7 @@
 typedef struct tune_row {
     int step;
     char strategy[64];
-    double step_time_s, max_link_util;
+    double step_time_s, max_link_util, max_peak_util;
     int hot_links;
     char action[SESSION_LOG + 64];
 } tune_row;
@@ -33,10 +33,15 @@ static void print_rows(FILE *f, const tune_row *rows, int n, const char *format)
         if (best < 0 || rows[i].step_time_s < rows[best].step_time_s)
             best = i;
     }
-    double best_util = -1;
-    for (int i = 0; i < n; i++)
-        if (rows[i].step_time_s > 0 && (best_util < 0 || rows[i].max_link_util < best_util))
+    double best_util = -1, best_peak = -1;
+    for (int i = 0; i < n; i++) {
+        if (rows[i].step_time_s <= 0)
+            continue;
+        if (best_util < 0 || rows[i].max_link_util < best_util)
             best_util = rows[i].max_link_util;
+        if (best_peak < 0 || rows[i].max_peak_util < best_peak)
+            best_peak = rows[i].max_peak_util;
+    }
     if (!strcmp(format, "json")) {
         json_writer w;
         json_init(&w, f);
@@ -53,6 +58,8 @@ static void print_rows(FILE *f, const tune_row *rows, int n, const char *format)
             json_number(&w, rows[i].step_time_s);
             json_key(&w, "max_link_util");
             json_number(&w, rows[i].max_link_util);
+            json_key(&w, "max_peak_util");
+            json_number(&w, rows[i].max_peak_util);
             json_key(&w, "hot_links");
             json_int(&w, rows[i].hot_links);
             json_key(&w, "action");
@@ -68,28 +75,36 @@ static void print_rows(FILE *f, const tune_row *rows, int n, const char *format)
         json_number(&w, first >= 0 ? rows[first].max_link_util : 0);
         json_key(&w, "best_max_link_util");
         json_number(&w, best_util);
+        json_key(&w, "first_max_peak_util");
+        json_number(&w, first >= 0 ? rows[first].max_peak_util : 0);
+        json_key(&w, "best_max_peak_util");
+        json_number(&w, best_peak);
         json_end_object(&w);
         return;
     }
     int csv = !strcmp(format, "csv");
-    fprintf(f, csv ? "step,strategy,step_time_s,max_link_util,hot_links,action\n"
-                   : "%4s  %-24s %12s %9s %5s  %s\n",
-            "step", "strategy", "step_time_s", "link util", "hot", "action");
+    fprintf(f, csv ? "step,strategy,step_time_s,max_link_util,max_peak_util,hot_links,action\n"
+                   : "%4s  %-24s %12s %9s %9s %5s  %s\n",
+            "step", "strategy", "step_time_s", "link util", "peak", "hot", "action");
     for (int i = 0; i < n; i++) {
         const tune_row *r = &rows[i];
         if (csv)
-            fprintf(f, "%d,\"%s\",%.10g,%.10g,%d,\"%s\"\n", r->step, r->strategy, r->step_time_s, r->max_link_util,
-                    r->hot_links, r->action);
+            fprintf(f, "%d,\"%s\",%.10g,%.10g,%.10g,%d,\"%s\"\n", r->step, r->strategy, r->step_time_s,
+                    r->max_link_util, r->max_peak_util, r->hot_links, r->action);
         else
-            fprintf(f, "%4d  %-24s %12.6g %8.1f%% %5d  %s\n", r->step, r->strategy, r->step_time_s,
-                    100 * r->max_link_util, r->hot_links, r->action);
+            fprintf(f, "%4d  %-24s %12.6g %8.1f%% %8.1f%% %5d  %s\n", r->step, r->strategy, r->step_time_s,
+                    100 * r->max_link_util, 100 * r->max_peak_util, r->hot_links, r->action);
     }
     if (first < 0)
         return;
-    fprintf(f, csv ? "# first step_time_s=%.10g max_link_util=%.10g; best step_time_s=%.10g max_link_util=%.10g\n"
-                   : "\nfirst: step %.6g s, max link util %.1f%%;  best: step %.6g s, max link util %.1f%%\n",
-            rows[first].step_time_s, (csv ? 1 : 100) * rows[first].max_link_util, rows[best].step_time_s,
-            (csv ? 1 : 100) * best_util);
+    double k = csv ? 1 : 100;
+    fprintf(f,
+            csv ? "# first step_time_s=%.10g max_link_util=%.10g max_peak_util=%.10g; "
+                  "best step_time_s=%.10g max_link_util=%.10g max_peak_util=%.10g\n"
+                : "\nfirst: step %.6g s, max link util %.1f%%, peak %.1f%%;  "
+                  "best: step %.6g s, max link util %.1f%%, peak %.1f%%\n",
+            rows[first].step_time_s, k * rows[first].max_link_util, k * rows[first].max_peak_util,
+            rows[best].step_time_s, k * best_util, k * best_peak);
 }
 
 int cmd_tune(int argc, char **argv, const char *root)
@@ -146,6 +161,7 @@ int cmd_tune(int argc, char **argv, const char *root)
             strategy_format(&r->s, row->strategy, sizeof row->strategy);
             row->step_time_s = r->step_time_s;
             row->max_link_util = r->max_link_util;
+            row->max_peak_util = r->max_peak_util;
             row->hot_links = r->hot_links;
             if (policy[0] && wtlua_policy_step(L, policy, &S, r, MAX_HOT, &why) != WT_OK) {
                 /* a broken policy stops; the session goes on without it */

@@ -5,6 +5,7 @@
 #include "scenario.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,19 +61,20 @@ static void put_tuning(FILE *f, const sim_tuning *t)
 {
     int n = 0;
     for (int i = 0; i < t->nphases; i++)
-        n += t->phase[i].routing >= 0 || t->phase[i].waves > 1;
-    if (!n && !t->dp_priority)
+        n += t->phase[i].routing >= 0 || t->phase[i].waves > 1 || t->phase[i].priority;
+    if (!n)
         return;
-    fprintf(f, "tuning:\n  priority: %s\n  phases:%s\n", t->dp_priority ? "dp.allreduce" : "backward",
-            n ? "" : " []");
+    fprintf(f, "tuning:\n  phases:\n");
     for (int i = 0; i < t->nphases; i++) {
         const sim_phase_tune *p = &t->phase[i];
-        if (p->routing < 0 && p->waves <= 1)
+        if (p->routing < 0 && p->waves <= 1 && !p->priority)
             continue;
         fprintf(f, "    - {phase: ");
         put_quoted(f, p->phase);
         if (p->routing >= 0)
             fprintf(f, ", routing: %s", route_mode_name((route_mode)p->routing));
+        if (p->priority)
+            fprintf(f, ", priority: %d", p->priority);
         fprintf(f, ", waves: %d}\n", p->waves > 1 ? p->waves : 1);
     }
 }
@@ -232,22 +234,39 @@ static int on_tune_routing(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
     return rc;
 }
 
+/* A whole number from lo to hi into *out; 0 when s is not one. */
+static int whole(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
 static int on_tune_waves(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     const char *s;
     int rc = ydoc_scalar(d, v, &s, e);
-    if (rc != WT_OK)
-        return rc;
-    char *end;
-    long w = strtol(s, &end, 10);
-    if (end == s || *end || w < 1 || w > SIM_MAX_WAVES)
+    if (rc == WT_OK && !whole(s, 1, SIM_MAX_WAVES, &((sim_phase_tune *)ctx)->waves))
         return ydoc_fail(d, v, e, "waves: '%s' is not a whole number from 1 to %d", s, SIM_MAX_WAVES);
-    ((sim_phase_tune *)ctx)->waves = (int)w;
-    return WT_OK;
+    return rc;
+}
+
+static int on_tune_level(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    const char *s;
+    int rc = ydoc_scalar(d, v, &s, e);
+    if (rc == WT_OK && !whole(s, INT_MIN, INT_MAX, &((sim_phase_tune *)ctx)->priority))
+        return ydoc_fail(d, v, e, "priority: '%s' is not a whole number (higher goes first)", s);
+    return rc;
 }
 
 static const ydoc_key tune_phase_keys[] = {
-    {"phase", on_tune_phase, 1}, {"routing", on_tune_routing, 0}, {"waves", on_tune_waves, 0}, {NULL, NULL, 0}};
+    {"phase", on_tune_phase, 1},      {"routing", on_tune_routing, 0}, {"waves", on_tune_waves, 0},
+    {"priority", on_tune_level, 0}, {NULL, NULL, 0}};
 
 static int on_tune_phases(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
@@ -259,21 +278,28 @@ static int on_tune_phases(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
         if (t->nphases == SIM_MAX_PHASES)
             return ydoc_fail(d, n, e, "tuning.phases: at most %d", SIM_MAX_PHASES);
         sim_phase_tune *p = &t->phase[t->nphases++];
-        *p = (sim_phase_tune){"", -1, 1};
+        *p = (sim_phase_tune){"", -1, 1, 0};
         rc = ydoc_map_at(d, n, "tuning.phases", tune_phase_keys, p, e);
     }
     return rc;
 }
 
+/* The older form, `priority: dp.allreduce|backward`: the DP all-reduce at
+ * level 1, or the default. */
 static int on_tune_priority(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
+    sim_tuning *t = &((reader *)ctx)->f->tune;
     const char *s;
     int rc = ydoc_scalar(d, v, &s, e);
     if (rc != WT_OK)
         return rc;
     if (strcmp(s, "dp.allreduce") && strcmp(s, "backward"))
         return ydoc_fail(d, v, e, "priority: '%s' is not one of dp.allreduce, backward", s);
-    ((reader *)ctx)->f->tune.dp_priority = !strcmp(s, "dp.allreduce");
+    if (!strcmp(s, "dp.allreduce")) {
+        if (t->nphases == SIM_MAX_PHASES)
+            return ydoc_fail(d, v, e, "tuning.phases: at most %d", SIM_MAX_PHASES);
+        t->phase[t->nphases++] = (sim_phase_tune){"dp.allreduce", -1, 1, 1};
+    }
     return WT_OK;
 }
 
@@ -358,8 +384,8 @@ int scenario_apply_tuning(const scenario_file *f, session *S, wt_err *e)
             rc = session_set_routing(S, p->phase, (route_mode)p->routing, e);
         if (rc == WT_OK && p->waves > 1)
             rc = session_delay(S, p->phase, p->waves, e);
+        if (rc == WT_OK && p->priority)
+            rc = session_set_priority(S, p->phase, p->priority, e);
     }
-    if (rc == WT_OK && t->dp_priority)
-        rc = session_set_priority(S, "dp.allreduce", e);
     return rc;
 }

@@ -25,8 +25,8 @@
  *   straggler: 0
  *   policy: shrink_groups      # optional
  *   tuning:                    # optional: what policies changed at run time
- *     priority: dp.allreduce
- *     phases: [{phase: fwd.attn.qkv, routing: yx, waves: 2}]
+ *     phases: [{phase: fwd.attn.qkv, routing: yx, waves: 2}, {phase: dp.allreduce, priority: 1}]
+ *     # older files: `priority: dp.allreduce` (level 1) or `backward` (the default)
  *
  * Loading turns the file into the command-line flags it stands for, in
  * front of the user's own (which win); the tuning is applied to the session.

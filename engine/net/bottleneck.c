@@ -11,6 +11,7 @@
  * its phases in order; the step is (m + PP - 1) slots, then the part of the
  * DP all-reduce the last backward could not hide, then the optimizer.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,19 +165,26 @@ int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
     (void)e; /* the closed form allocates nothing */
     int slowest = net_closed_form_stages(c, r);
     /* The DP buckets go out during the last micro-batch's backward (B, of
-     * which Bm communicates). Backward first (the default): only its
-     * communication-free time carries them; DP first: they overlap all of
-     * B, but delay the backward where they share its links. */
+     * which Bm communicates). DP first (its level above every backward
+     * phase's): they overlap all of B, but delay the backward where they
+     * share its links. Otherwise the backward first: only its
+     * communication-free time carries them. A closed form has no fair
+     * sharing, so equal levels take the backward first too. */
     double B = 0, Bm = 0;
+    int dp_level = 0, bwd_level = INT_MIN;
     for (int i = 0; i < r->nphases; i++) {
         const sim_phase *ph = &r->phases[i];
+        int level = sim_tuning_priority(&r->tune, ph->name);
+        if (ph->role == SIM_DP)
+            dp_level = level;
         if (ph->role == SIM_BACKWARD) {
             B += (ph->count / r->micro_batches) * ph->time_s;
             Bm += (ph->count / r->micro_batches) * fmin(ph->comm_s, ph->time_s);
+            bwd_level = level > bwd_level ? level : bwd_level;
         }
     }
-    double exposed = r->tune.dp_priority ? fmax(0, r->dp_time_s - B) + fmin(r->dp_time_s, Bm) * dp_overlap(r, c)
-                                         : fmax(0, r->dp_time_s - (B - Bm));
+    double exposed = dp_level > bwd_level ? fmax(0, r->dp_time_s - B) + fmin(r->dp_time_s, Bm) * dp_overlap(r, c)
+                                          : fmax(0, r->dp_time_s - (B - Bm));
     net_finish_step(r, slowest, exposed);
     return WT_OK;
 }

@@ -16,10 +16,11 @@
  * steps after). With streaming a phase's passes run beside its compute
  * instead. A bucket of 1/G of the gradient (the DP phase's passes, a
  * bucket's full latency-bound steps each) starts when its group's backward
- * and the previous bucket are done. The backward is served first (priority
- * 1 against 0), or the buckets when a policy gives the DP all-reduce
- * priority. The exposed DP all-reduce is how much later the backward and
- * buckets end than the backward alone, both run on the timeline.
+ * and the previous bucket are done. Every class takes its phase's priority
+ * level (sim_tuning_priority: 0 unless tuned), so by default the backward
+ * and the buckets share links max-min fairly, as a network without
+ * priorities does. The exposed DP all-reduce is how much later the backward
+ * and buckets end than the backward alone, both run on the timeline.
  *
  * Merging a group's layers into one block per phase keeps the classes few
  * (what repeats is run once, longer); the links the buckets find free over
@@ -87,18 +88,18 @@ static int meets_buckets(const plan_run *p, const sim_term *t)
 /* Emits the backward time gathered so far as one class after end[], with
  * no load: what shares no link with the buckets runs as if alone, so one
  * delay stands for all of it (the run then has few events). */
-static void flush(plan_run *p, int prio, int *end, int *nend)
+static void flush(plan_run *p, int *end, int *nend)
 {
     if (p->delay <= 0)
         return;
-    end[0] = add(p, NULL, 0, 0, p->delay, prio, end, *nend);
+    end[0] = add(p, NULL, 0, 0, p->delay, 0, end, *nend);
     *nend = 1;
     p->delay = 0;
 }
 
 /* Group g of G of the slowest stage's backward, after the classes in
  * end[0..*nend); leaves the group's last classes in end. */
-static void add_group(plan_run *p, int slowest, int g, int G, int prio, int *end, int *nend)
+static void add_group(plan_run *p, int slowest, int g, int G, int *end, int *nend)
 {
     const sim_result *r = p->r;
     for (int i = 0; i < r->nphases; i++) {
@@ -120,7 +121,8 @@ static void add_group(plan_run *p, int slowest, int g, int G, int prio, int *end
             p->delay += streamed ? fmax(comp, comm_s) : comp + comm_s;
             continue;
         }
-        flush(p, prio, end, nend);
+        flush(p, end, nend);
+        int prio = sim_tuning_priority(&r->tune, ph->name);
         int start[2] = {end[0], end[1]}, nstart = *nend, last = -1;
         if (ph->compute_s > 0)
             last = add(p, NULL, 1, 1 / (times * ph->compute_s), 0, prio, start, nstart);
@@ -135,7 +137,7 @@ static void add_group(plan_run *p, int slowest, int g, int G, int prio, int *end
         if (streamed)
             end[(*nend)++] = last;
     }
-    flush(p, prio, end, nend);
+    flush(p, end, nend);
 }
 
 /* The end of the first n classes of p when no two that run at once share a
@@ -195,10 +197,10 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
             mark[pat->link[j]] = 1;
     }
     p.dp_mark = mark;
-    int bwd_prio = r->tune.dp_priority ? 0 : 1, dp_prio = 1 - bwd_prio;
+    int dp_prio = sim_tuning_priority(&r->tune, dp->name);
     int end[2] = {-1, -1}, nend = 0;
     for (int g = 0; g < G && rc == WT_OK; g++) {
-        add_group(&p, slowest, g, G, bwd_prio, end, &nend);
+        add_group(&p, slowest, g, G, end, &nend);
         group_n[g] = nend;
         group_end[2 * g] = end[0];
         group_end[2 * g + 1] = end[1];

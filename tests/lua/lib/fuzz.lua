@@ -124,24 +124,11 @@ function M.new(o)
   return f
 end
 
--- The layout's faults and strategy, before the next step.
-local function set_back(self, strategy)
-  self:repaired()
-  self.must_step, self.phases, self.dp_given = false, nil, entry(strategy).given
-end
-
--- A new session of the same layout took over: no result yet; the results
--- held from the old one stay.
+-- A new session of the same layout took over: the layout's faults, its
+-- strategy; the results held from the old one stay.
 function M:restart(strategy)
-  set_back(self, strategy)
-  self.evaluated = false
-end
-
--- The session was repaired and given strategy back: its last result stays
--- until the next step, with the faults of its own.
-function M:revived(strategy)
-  set_back(self, strategy)
-  self.faulted = true
+  self:repaired()
+  self.evaluated, self.must_step, self.phases, self.dp_given = false, false, nil, entry(strategy).given
 end
 
 function M:int(lo, hi) return lo + self.rand(hi - lo + 1) - 1 end
@@ -394,12 +381,20 @@ M.actions = {
       want
   end},
   {name = "set_priority", weight = 4, tuning = true, make = function(f, s)
-    local p -- nil: the default
-    if f:chance(0.85) then
-      p = f:pick{"dp.allreduce", "bwd.mlp.in", "bwd.attn.qkv", "", "fwd.mlp.in", "optimizer", "x"}
+    if f:chance(0.15) then return "s:set_priority(nil)", function() return s:set_priority(nil) end, "ok" end
+    local phase, known = f:phase()
+    local form = f:int(1, 3) -- no level (1), a nil level (0), or a level
+    if form < 3 then
+      local call = form == 1 and function() return s:set_priority(phase) end or
+                   function() return s:set_priority(phase, nil) end
+      return string.format("s:set_priority(%s%s)", show(phase), form == 1 and "" or ", nil"), call,
+        known == true and "ok" or known == false and "err" or nil
     end
-    local good = p == nil or p == "" or p == "dp.allreduce" or p:sub(1, 4) == "bwd."
-    return "s:set_priority(" .. show(p) .. ")", function() return s:set_priority(p) end, good and "ok" or "err"
+    local level = f:chance(0.8) and f:int(-3, 3) or f:pick{1.5, "2", math.huge, 2^40, 2.0, -(2^31)}
+    local good = type(level) == "number" and c_int(level, -(1 << 31), (1 << 31) - 1)
+    local want = not good and "err" or (known == true and "ok") or (known == false and "err") or nil
+    return string.format("s:set_priority(%s, %s)", show(phase), show(level)),
+      function() return s:set_priority(phase, level) end, want
   end},
   {name = "fail_link", weight = 4, make = function(f, s)
     local x, y = f:arg_int(-1, f.w), f:arg_int(-1, f.h)
