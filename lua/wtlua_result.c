@@ -286,6 +286,12 @@ static void set_windows(lua_State *L, const sim_result *r, const double *win, si
     lua_setfield(L, -2, "hot_s");
 }
 
+/* 1 when link slot l is a link: a slot off the mesh's edge holds none. */
+static int on_mesh(const wafer *wf, size_t l)
+{
+    return wafer_neighbor(wf, (int)(l / WAFER_NDIR), (int)(l % WAFER_NDIR)) >= 0;
+}
+
 /* r:links{phase = NAME}: every link of the mesh, over the step or over one
  * phase (then util is the share of the time that phase runs); peak_util
  * and hot_s are the step's. */
@@ -309,7 +315,7 @@ static int result_links(lua_State *L)
     lua_newtable(L);
     lua_Integer k = 0;
     for (size_t l = 0; l < nl; l++) {
-        if (wafer_neighbor(r->wf, (int)(l / WAFER_NDIR), (int)(l % WAFER_NDIR)) < 0)
+        if (!on_mesh(r->wf, l))
             continue;
         wtlua_push_link(L, r->wf, l, bytes[l], span);
         set_windows(L, r, win, l);
@@ -354,12 +360,12 @@ static int result_hot_links(lua_State *L)
     const double *win = push_windows(L, r);
     size_t nl = wafer_nlinks(r->wf), n = 0;
     for (size_t l = 0; l < nl; l++)
-        n += win[l] >= th;
+        n += win[l] >= th && on_mesh(r->wf, l);
     double *pairs = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *pairs, 0);
     n = 0;
     for (size_t l = 0; l < nl; l++) {
         double u = win[l];
-        if (u >= th) {
+        if (u >= th && on_mesh(r->wf, l)) {
             pairs[2 * n] = u;
             pairs[2 * n++ + 1] = (double)l;
         }

@@ -164,8 +164,8 @@ int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
 {
     (void)e; /* the closed form allocates nothing */
     int slowest = net_closed_form_stages(c, r);
-    /* The DP buckets go out during the last micro-batch's backward (B, of
-     * which Bm communicates). DP first (its level above every backward
+    /* The DP buckets go out during the last micro-batch's backward on the
+     * slowest stage (B, of which Bm communicates). DP first (its level above every backward
      * phase's): they overlap all of B, but delay the backward where they
      * share its links. Otherwise the backward first: only its
      * communication-free time carries them. A closed form has no fair
@@ -178,8 +178,9 @@ int net_bottleneck_time_step(sim_ctx *c, sim_result *r, wt_err *e)
         if (ph->role == SIM_DP)
             dp_level = level;
         if (ph->role == SIM_BACKWARD) {
-            B += (ph->count / r->micro_batches) * ph->time_s;
-            Bm += (ph->count / r->micro_batches) * fmin(ph->comm_s, ph->time_s);
+            double per_mb = sim_per_mb(r, ph, slowest); /* the slowest stage's, as fluid */
+            B += per_mb * ph->time_s;
+            Bm += per_mb * fmin(ph->comm_s, ph->time_s);
             bwd_level = level > bwd_level ? level : bwd_level;
         }
     }

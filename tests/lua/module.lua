@@ -42,6 +42,8 @@ check.raises(function() wt.eval{colour = 1} end, "unknown field 'colour'", "eval
 -- hot links are sorted, hottest first
 local hot = wt.eval{strategy = "DP256"}:hot_links(0)
 for i = 2, #hot do assert(hot[i - 1].peak_util >= hot[i].peak_util, "hot_links order") end
+-- at threshold 0 every link of the 16x16 mesh, and no slot off its edge
+check.eq(#hot, 2 * 2 * 16 * 15, "hot_links(0) counts the mesh's links")
 
 -- the window: 100 us by default, seconds or a time text; a busiest window is
 -- never below the step average
