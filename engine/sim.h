@@ -145,6 +145,8 @@ typedef struct sim_result {
     double window_s;
     int hot_links;
     double max_peak_util;
+    double *link_peak;         /* wafer_nlinks: each link's busiest window (peak_util), owned;
+                                  NULL until sim_window_figures fills it */
     int bottleneck;            /* phase index */
     mem_usage mem;             /* the fullest unit */
     double *stage_mem;         /* PP entries: memory total of a unit of each stage */
@@ -271,8 +273,12 @@ int sim_running_at(const sim_result *r, double t, int *out, int max);
 /* The nearest time after t (dir > 0) or before it (dir < 0) at which a phase
  * starts running (as sim_running_at lays them out), or -1 when none does. */
 double sim_start_near(const sim_result *r, double t, int dir);
-/* Fills r's windowed figures (window_s, hot_links, max_peak_util) with
- * window_s; the errors of sim_link_windows. */
+/* The first time phase runs in the step (as sim_running_at lays it out;
+ * the DP all-reduce where its hidden part begins), or -1 when it never
+ * does. */
+double sim_phase_first(const sim_result *r, int phase);
+/* Fills r's windowed figures (window_s, link_peak, hot_links,
+ * max_peak_util) with window_s; the errors of sim_link_windows. */
 int sim_window_figures(sim_result *r, double window_s, wt_err *e);
 /* Phase index by name, or -1. */
 int sim_phase_find(const sim_result *r, const char *name);

@@ -477,10 +477,11 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
-    double *peak = malloc(2 * nl * sizeof *peak);
+    double *peak = r->link_peak ? r->link_peak : malloc(nl * sizeof *peak);
     if (!peak)
         return wt_oom(e, "link windows");
-    int rc = sim_link_windows(r, window_s, SIM_HOT, peak, peak + nl, e);
+    r->link_peak = peak;
+    int rc = sim_link_windows(r, window_s, 0, peak, NULL, e);
     if (rc == WT_OK) {
         r->window_s = fmin(window_s, r->step_time_s);
         r->hot_links = 0;
@@ -490,7 +491,6 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
             r->max_peak_util = fmax(r->max_peak_util, peak[l]);
         }
     }
-    free(peak);
     return rc;
 }
 
@@ -731,4 +731,21 @@ double sim_start_near(const sim_result *r, double t, int dir)
         if (r->timeline[k].end_s > r->slot_s)
             nearer(r->timeline[k].start_s + shift, t, dir, &best);
     return isfinite(best) && best < r->step_time_s ? best : -1;
+}
+
+double sim_phase_first(const sim_result *r, int phase)
+{
+    win_plan p;
+    plan_build(r, 0, &p);
+    double pipe = r->slots * slot_len(&p), shift = tail_shift(&p, r);
+    if (phase < 0 || phase >= r->nphases)
+        return -1;
+    if (p.block[phase] >= 0 && r->slots > 0)
+        return block_at(&p, p.block[phase]) + p.at[phase];
+    if (phase == p.dp && p.hidden_s > 0)
+        return pipe - p.hidden_s;
+    for (int k = 0; k < r->ntimeline; k++)
+        if (r->timeline[k].phase == phase && r->timeline[k].end_s > r->slot_s)
+            return r->timeline[k].start_s + shift;
+    return -1;
 }

@@ -178,6 +178,10 @@ static void test_dp_line_by_hand(void **state)
     assert_string_equal(r.phases[running[0]].name, "fwd.attn.qkv");
     /* the hidden all-reduce starts at from; the optimizer at step - opt */
     assert_rel(sim_start_near(&r, from - 1e-9, 1), from);
+    assert_rel(sim_phase_first(&r, dpi), from);
+    assert_rel(sim_phase_first(&r, sim_phase_find(&r, "optimizer")), step - opt);
+    assert_true(sim_phase_first(&r, sim_phase_find(&r, "fwd.attn.qkv")) == 0);
+    assert_true(sim_phase_first(&r, -1) == -1);
     assert_rel(sim_start_near(&r, step - 1e-9, -1), step - opt);
     assert_true(sim_start_near(&r, step - 1e-9, 1) == -1);
     assert_true(sim_start_near(&r, 0, -1) == -1);
@@ -320,8 +324,8 @@ static void check_windows_brute(const sim_result *r, double w)
 }
 
 /* What runs when, against the brute force: the phases running in the
- * middle of every run, and the phase starts walked forward then back one
- * by one (a run starts where the phase changes, and where the hidden DP
+ * middle of every run, where each phase first runs, and the phase starts
+ * walked forward then back one by one (a run starts where the phase changes, and where the hidden DP
  * all-reduce begins). */
 static void check_running_brute(const sim_result *r)
 {
@@ -337,6 +341,13 @@ static void check_running_brute(const sim_result *r)
         assert_int_equal(got, 1 + (hidden > 0 && mid > from && mid < r->slots * r->slot_s));
         if (i == 0 || runs[i].phase != runs[i - 1].phase || (hidden > 0 && fabs(runs[i].t0 - from) < 1e-12 * r->step_time_s))
             starts[ns++] = runs[i].t0;
+    }
+    for (int p = 0; p < r->nphases; p++) {
+        int i = 0;
+        while (i < n && runs[i].phase != p)
+            i++;
+        double first = p == dp && hidden > 0 ? from : i < n ? runs[i].t0 : -1;
+        assert_true(fabs(sim_phase_first(r, p) - first) <= 1e-12 * r->step_time_s);
     }
     double t = -1;
     for (int i = 0; i < ns; i++) {
