@@ -18,6 +18,14 @@
  * collective are alike) share one sweep. Per link only its loaded phases are
  * emitted (the gaps between them are single zero segments), so a link that
  * carries one phase costs O(layers) whatever the number of phases.
+ *
+ * The step played in time (sim_link_window_util and what follows it) reads
+ * the same slot layout without building sequences: the seconds each phase
+ * runs inside a window are the same for every link, found from the slots'
+ * and layers' arithmetic in O(phases), and each link's busy time is its
+ * phases' utilisations weighed by them, scattered from the phases' patterns;
+ * only where the window meets the hidden DP all-reduce does the cap at 1
+ * need both utilisations of a link at once.
  */
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,8 @@
  * the window starting at the cursor (computed when the cursor or the result
  * has moved and the link view is shown, never twice for one place), or
  * their step average. The colour scale runs to the highest value shown
- * (view_mesh.c finds it), or 0-100 %. Steps come on their own clock (ui.c) and keep the cursor's time.
+ * (view_mesh.c finds it), or 0-100 %. Steps come on their own clock (ui.c)
+ * and keep the cursor's time.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ void ui_play_result(ui *u)
 int ui_play_tick(ui *u, double now)
 {
     ui_play *p = &u->play;
-    double dt = now - p->moved_at;
+    double dt = p->moved_at > 0 ? now - p->moved_at : 0; /* the first tick starts the clock */
     p->moved_at = now;
     if (!p->playing || !u->r || !(u->r->step_time_s > 0))
         return 0;
