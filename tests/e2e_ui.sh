@@ -114,7 +114,7 @@ echo "$screen" | grep -qF "step timeline" || fail "first frame: no timeline"
 top() { grep -o "\"$1\":[-0-9.e+]*" "$tmp/eval.json" | head -n 1 | cut -d: -f2; }
 phase() { grep -o "\"name\":\"$1\",[^}]*" "$tmp/eval.json" | grep -o "\"$2\":[-0-9.e+]*" | cut -d: -f2; }
 # the cursor's time and the legend's top, as shown
-cursor() { cap | sed -n 's/.* \([0-9][0-9.]*\) s of .*/\1/p'; }
+cursor() { cap | sed -n 's/.* \([0-9][0-9.]*\) of [0-9.]* s .*/\1/p'; }
 legend_max() { cap | sed -n 's/^ *link util 0% .* \([0-9.]*\)% max .*/\1/p'; }
 # near A B TOL: |A - B| <= TOL
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'; }

@@ -1000,7 +1000,7 @@ static void test_view_draw(void **state)
     view_draw(&f.c, &f.v);
     check_panel(&f.c, 26, 1, 9, 11, 15, 10, 10);
     char cursor[64];
-    snprintf(cursor, sizeof cursor, "\xe2\x96\xa0 0.000000 s of %.6f s", f.r.step_time_s);
+    snprintf(cursor, sizeof cursor, "\xe2\x96\xa0 0.000000 of %.6f s", f.r.step_time_s);
     assert_true(row_has(&f.c, 12, cursor));
     assert_true(row_has(&f.c, 14, "fwd."));
     check_cell(&f.c, 26, 16, 0x2581, TC_ACCENT, TC_BACKGROUND);
@@ -1056,7 +1056,7 @@ static void test_timeline_panel(void **state)
     char row[512], want[128], step[32];
     /* 100 us windows: a hundredth of one, 6 decimals of a second */
     snprintf(step, sizeof step, "%.6f s", f.r.step_time_s);
-    snprintf(want, sizeof want, "\xe2\x96\xb6 %.6f s of %s  2 ms/s", f.v.t, step);
+    snprintf(want, sizeof want, "\xe2\x96\xb6 %.6f of %s  2 ms/s", f.v.t, step);
     assert_true(canvas_find(&f.c, want));
     snprintf(want, sizeof want, "at %s + %s", f.r.phases[running[0]].name, f.r.phases[dp].name);
     assert_true(canvas_find(&f.c, want));

@@ -164,16 +164,15 @@ static int hot_links(canvas *c, const view_state *v, view_rect a, int y, int row
     return y + rows;
 }
 
-/* The cursor of time with enough digits to tell phase starts apart (a
- * hundredth of a window), in the step's unit: "1.234567 s". */
-static const char *cursor_time(const view_state *v, double t, char *buf, size_t n)
+/* The unit the cursor of time is shown in (the step's), and the digits
+ * that tell phase starts apart (a hundredth of a window): "1.234567 s". */
+static const char *time_unit(const view_state *v, double *unit, int *digits)
 {
-    double T = v->r->step_time_s, unit = T >= 1 ? 1 : T >= 1e-3 ? 1e-3 : T >= 1e-6 ? 1e-6 : 1e-9;
-    const char *name = unit == 1 ? "s" : unit == 1e-3 ? "ms" : unit == 1e-6 ? "us" : "ns";
-    double digits = v->window_s > 0 ? ceil(-log10(v->window_s / 100 / unit)) : 0;
-    int d = digits < 0 ? 0 : digits > 9 ? 9 : (int)digits;
-    snprintf(buf, n, "%.*f %s", d, t / unit, name);
-    return buf;
+    double T = v->r->step_time_s;
+    *unit = T >= 1 ? 1 : T >= 1e-3 ? 1e-3 : T >= 1e-6 ? 1e-6 : 1e-9;
+    double d = v->window_s > 0 ? ceil(-log10(v->window_s / 100 / *unit)) : 0;
+    *digits = d < 0 ? 0 : d > 9 ? 9 : (int)d;
+    return *unit == 1 ? "s" : *unit == 1e-3 ? "ms" : *unit == 1e-6 ? "us" : "ns";
 }
 
 /* Whether phase p runs at the cursor. */
@@ -195,12 +194,15 @@ static int running(const view_state *v, int p)
 static int timeline(canvas *c, const view_state *v, view_rect a, int y, int rows)
 {
     const sim_result *r = v->r;
-    char t1[32], t2[32], sp[32];
+    char sp[32];
+    double unit;
+    int d;
+    const char *name = time_unit(v, &unit, &d);
     y = heading(c, a, y, "step timeline   share  link");
-    int n = canvas_printf(c, a.x, y, a.w - 1, TC_ACCENT, TC_BACKGROUND, CA_BOLD, "%s %s", v->playing ? "\xe2\x96\xb6" : "\xe2\x96\xa0",
-                          cursor_time(v, v->t, t1, sizeof t1));
-    canvas_printf(c, a.x + n, y++, a.w - 1 - n, TC_TEXT, TC_BACKGROUND, 0, " of %s  %s/s",
-                  cursor_time(v, r->step_time_s, t2, sizeof t2), qty_format(v->play_speed, QTY_TIME, sp, sizeof sp));
+    int n = canvas_printf(c, a.x, y, a.w - 1, TC_ACCENT, TC_BACKGROUND, CA_BOLD, "%s %.*f",
+                          v->playing ? "\xe2\x96\xb6" : "\xe2\x96\xa0", d, v->t / unit);
+    canvas_printf(c, a.x + n, y++, a.w - 1 - n, TC_TEXT, TC_BACKGROUND, 0, " of %.*f %s  %s/s", d, r->step_time_s / unit,
+                  name, qty_format(v->play_speed, QTY_TIME, sp, sizeof sp));
     n = canvas_text(c, a.x, y, a.w - 1, "at", TC_GRID, TC_BACKGROUND, 0);
     for (int i = 0; i < v->nrunning; i++)
         n += 1 + canvas_printf(c, a.x + n + 1, y, a.w - 2 - n, TC_ACCENT, TC_BACKGROUND, 0, "%s%s",
