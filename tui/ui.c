@@ -1,8 +1,9 @@
 /*
  * ui.c - `wafertop ui` (and `wafertop` alone): the live screen. One loop:
  * take a step when one is due, move the cursor of time along the step,
- * draw a frame when something changed, wait for a key or the next tick. `--bench-frames N` draws frames into a canvas without a terminal
- * and prints their timings.
+ * draw a frame when something changed, wait for a key or the next tick.
+ * `--bench-frames N` draws frames into a canvas without a terminal and
+ * prints their timings.
  */
 #include <math.h>
 #include <stdio.h>

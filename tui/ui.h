@@ -61,8 +61,8 @@ typedef struct ui_play {
     int fixed;                        /* the colour scale is 0-100 %, else 0 .. the highest value shown */
     double t;                         /* the cursor: seconds into the step */
     int playing;                      /* the cursor plays */
-    int level;                        /* step seconds per second = ui_play_speeds[level]; -1 until a
-                                         session's first result picks it */
+    int level;                        /* the speed's entry in ui_play.c's table (step seconds per
+                                         second); -1 until a session's first result picks it */
     double moved_at;                  /* wall clock, s, of the cursor's last tick */
     char label[64];                   /* what view_state.util_label points at */
 } ui_play;
@@ -106,8 +106,6 @@ typedef struct ui {
 
 extern const double ui_speeds[];
 extern const int ui_nspeeds;
-extern const double ui_play_speeds[];
-extern const int ui_play_nspeeds;
 
 /* ui_live.c: the session and what the screen shows of it. */
 /* A screen with its defaults and no session yet (ui_load starts one), or

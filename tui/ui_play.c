@@ -17,9 +17,9 @@
 #include "ui.h"
 
 /* 1-2-5 from a microsecond to ten seconds of the step per second. */
-const double ui_play_speeds[] = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3,
-                                 5e-3, 1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1,    2,    5,    10};
-const int ui_play_nspeeds = (int)(sizeof ui_play_speeds / sizeof ui_play_speeds[0]);
+static const double ui_play_speeds[] = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3,
+                                        5e-3, 1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1,    2,    5,    10};
+static const int ui_play_nspeeds = (int)(sizeof ui_play_speeds / sizeof ui_play_speeds[0]);
 
 /* The first speed of a session plays its first step in 10 to 25 s. */
 #define UI_FIRST_PLAY_S 10
