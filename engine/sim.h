@@ -151,6 +151,8 @@ typedef struct sim_result {
     double window_s;
     int hot_links;
     double max_peak_util;
+    double *link_peak;         /* wafer_nlinks: each link's busiest window (peak_util), owned;
+                                  NULL until sim_window_figures fills it */
     int bottleneck;            /* phase index */
     mem_usage mem;             /* the fullest unit */
     double *stage_mem;         /* PP entries: memory total of a unit of each stage */
@@ -262,14 +264,36 @@ double sim_link_util(const sim_result *r, size_t l);
  * peak[wafer_nlinks] (the largest busy fraction over any window of
  * window_s in the step, 0..1, never below sim_link_util) and
  * hot_s[wafer_nlinks] (seconds of the step at utilisation >= hot_frac; 0
- * everywhere when hot_frac is 0). A window longer than the step is taken as
+ * everywhere when hot_frac is 0, and hot_s may then be NULL). A window longer than the step is taken as
  * the step (callers say so). Memory O(links + patterns' loads), freed
  * before returning; time O(sum over links of the layers x the phases they
  * carry x (window / slot + 2)). WT_EINPUT for a window that is not a
  * positive finite time, WT_EINTERNAL out of memory. */
 int sim_link_windows(const sim_result *r, double window_s, double hot_frac, double *peak, double *hot_s, wt_err *e);
-/* Fills r's windowed figures (window_s, hot_links, max_peak_util) with
- * window_s; the errors of sim_link_windows. */
+/* The step played in time (docs/MODEL.md, "Windows" and "What the screen
+ * colours"): each link's busy fraction over the window [t0, t0 + window_s]
+ * of the step, the integral of the u(t) above over the window over its
+ * length, into util[wafer_nlinks] (0..1). A window past either end of the
+ * step is moved inside it, one longer than the step is the step. Time
+ * O(links + the loads of the phases the window meets); memory O(links),
+ * taken and freed only when it meets the DP all-reduce's hidden part.
+ * WT_EINPUT for a window that is not a positive finite time or a t0 that is
+ * not finite, WT_EINTERNAL out of memory. */
+int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e);
+/* The phases running at time t of the step as the windows lay them out (a
+ * slot's phases layer by layer, the DP all-reduce's hidden part over the end
+ * of the last backward, then the tail), into out (at most max, the slot's
+ * phase first); returns how many, 0 outside the step. */
+int sim_running_at(const sim_result *r, double t, int *out, int max);
+/* The nearest time after t (dir > 0) or before it (dir < 0) at which a phase
+ * starts running (as sim_running_at lays them out), or -1 when none does. */
+double sim_start_near(const sim_result *r, double t, int dir);
+/* The first time phase runs in the step (as sim_running_at lays it out;
+ * the DP all-reduce where its hidden part begins), or -1 when it never
+ * does. */
+double sim_phase_first(const sim_result *r, int phase);
+/* Fills r's windowed figures (window_s, link_peak, hot_links,
+ * max_peak_util) with window_s; the errors of sim_link_windows. */
 int sim_window_figures(sim_result *r, double window_s, wt_err *e);
 /* Phase index by name, or -1. */
 int sim_phase_find(const sim_result *r, const char *name);

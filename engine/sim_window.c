@@ -18,6 +18,14 @@
  * collective are alike) share one sweep. Per link only its loaded phases are
  * emitted (the gaps between them are single zero segments), so a link that
  * carries one phase costs O(layers) whatever the number of phases.
+ *
+ * The step played in time (sim_link_window_util and what follows it) reads
+ * the same slot layout without building sequences: the seconds each phase
+ * runs inside a window are the same for every link, found from the slots'
+ * and layers' arithmetic in O(phases), and each link's busy time is its
+ * phases' utilisations weighed by them, scattered from the phases' patterns;
+ * only where the window meets the hidden DP all-reduce does the cap at 1
+ * need both utilisations of a link at once.
  */
 #include <math.h>
 #include <stdint.h>
@@ -281,8 +289,47 @@ static int seq_link(win_seq *s, const sim_result *r, const win_plan *p, const wi
     return 0;
 }
 
+/* Calls fn once for every link phase i loads, with the link's utilisation
+ * while the phase runs: one occurrence's busy time on it over the phase's
+ * time, its terms summed link by link in sum (zero on entry and on return). */
+typedef void (*link_fn)(void *ctx, int link, double u);
+
+static void phase_links(const sim_result *r, int i, double *sum, link_fn fn, void *ctx)
+{
+    const sim_phase *ph = &r->phases[i];
+    for (int t = 0; t < ph->nterms; t++) {
+        const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
+        for (int k = 0; k < pat->nnz; k++)
+            sum[pat->link[k]] += ph->terms[t].coef * pat->load[k];
+    }
+    for (int t = 0; t < ph->nterms; t++) {
+        const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
+        for (int k = 0; k < pat->nnz; k++) {
+            int l = pat->link[k];
+            if (sum[l] != 0) { /* once per link: the sum is whole by now */
+                fn(ctx, l, sum[l] * sim_link_inv_bw(r->wf, (size_t)l) / ph->time_s);
+                sum[l] = 0;
+            }
+        }
+    }
+}
+
+/* loads_build's fill: phase i's load of a link into its list. */
+typedef struct fill_ctx {
+    int *at;
+    win_load *ld;
+    int phase;
+} fill_ctx;
+
+static void fill_load(void *ctx, int l, double u)
+{
+    fill_ctx *f = ctx;
+    f->ld[f->at[l]++] = (win_load){f->phase, u};
+}
+
 /* Per link its loaded phases: at[l]..at[l+1] in ld, from the phases'
- * patterns (a phase's terms summed link by link in scratch). */
+ * patterns: the links a phase loads counted once each (stamp), then the
+ * lists filled (phase_links). */
 static int loads_build(const sim_result *r, int **at_out, win_load **ld_out)
 {
     size_t nl = wafer_nlinks(r->wf);
@@ -292,46 +339,27 @@ static int loads_build(const sim_result *r, int **at_out, win_load **ld_out)
     int rc = -1;
     if (!at || !stamp || !sum)
         goto out;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t l = 0; l < nl; l++)
-            stamp[l] = -1;
-        for (int i = 0; i < r->nphases; i++) {
-            const sim_phase *ph = &r->phases[i];
-            if (ph->time_s <= 0)
-                continue;
-            for (int t = 0; t < ph->nterms; t++) {
-                const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
-                for (int k = 0; k < pat->nnz; k++) {
-                    int l = pat->link[k];
-                    if (pass)
-                        sum[l] += ph->terms[t].coef * pat->load[k];
-                    else if (stamp[l] != i)
-                        at[l + 1]++;
-                    stamp[l] = i;
-                }
-            }
-            if (!pass)
-                continue;
-            for (int t = 0; t < ph->nterms; t++) {
-                const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
-                for (int k = 0; k < pat->nnz; k++) {
-                    int l = pat->link[k];
-                    if (stamp[l] != -2 - i) { /* once per link: the sum is whole by now */
-                        ld[at[l]++] = (win_load){i, sum[l] * sim_link_inv_bw(r->wf, (size_t)l) / ph->time_s};
-                        sum[l] = 0;
-                        stamp[l] = -2 - i;
-                    }
-                }
+    for (size_t l = 0; l < nl; l++)
+        stamp[l] = -1;
+    for (int i = 0; i < r->nphases; i++)
+        for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++) {
+            const sim_pattern *pat = &r->patterns[r->phases[i].terms[t].pattern];
+            for (int k = 0; k < pat->nnz; k++) {
+                int l = pat->link[k];
+                at[l + 1] += stamp[l] != i;
+                stamp[l] = i;
             }
         }
-        if (!pass) {
-            for (size_t l = 0; l < nl; l++)
-                at[l + 1] += at[l];
-            ld = malloc(sizeof *ld * (size_t)(at[nl] ? at[nl] : 1));
-            if (!ld)
-                goto out;
+    for (size_t l = 0; l < nl; l++)
+        at[l + 1] += at[l];
+    ld = malloc(sizeof *ld * (size_t)(at[nl] ? at[nl] : 1));
+    if (!ld)
+        goto out;
+    for (int i = 0; i < r->nphases; i++)
+        if (r->phases[i].time_s > 0) {
+            fill_ctx f = {at, ld, i};
+            phase_links(r, i, sum, fill_load, &f);
         }
-    }
     /* the fill advanced at[l] to where l+1 starts: shift back */
     memmove(&at[1], &at[0], nl * sizeof *at);
     at[0] = 0;
@@ -422,20 +450,23 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
     for (size_t l = 0; l < nl; l++) {
         const win_load *mine = &ld[at[l]];
         int n = at[l + 1] - at[l];
-        peak[l] = hot_s[l] = 0;
+        peak[l] = 0;
+        if (hot_s)
+            hot_s[l] = 0;
         if (!n)
             continue;
         size_t twin = loads_twin(seen, mask, at, ld, l);
         if (twin != l) {
             peak[l] = peak[twin];
-            hot_s[l] = hot_s[twin];
+            if (hot_s)
+                hot_s[l] = hot_s[twin];
         } else {
             if (seq_link(&s, r, &p, mine, n, p.kept)) {
                 rc = wt_oom(e, "link windows");
                 break;
             }
             peak[l] = seq_max_window(&s, w) / w;
-            if (hot_frac > 0)
+            if (hot_frac > 0 && hot_s)
                 hot_s[l] = seq_hot(&s, hot_frac) + dropped_hot(r, &p, mine, n, hot_frac);
         }
         /* never below the step's average: the busiest window carries at
@@ -454,10 +485,11 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
-    double *peak = malloc(2 * nl * sizeof *peak);
+    double *peak = r->link_peak ? r->link_peak : malloc(nl * sizeof *peak);
     if (!peak)
         return wt_oom(e, "link windows");
-    int rc = sim_link_windows(r, window_s, SIM_HOT, peak, peak + nl, e);
+    r->link_peak = peak;
+    int rc = sim_link_windows(r, window_s, 0, peak, NULL, e);
     if (rc == WT_OK) {
         r->window_s = fmin(window_s, r->step_time_s);
         r->hot_links = 0;
@@ -467,6 +499,261 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
             r->max_peak_util = fmax(r->max_peak_util, peak[l]);
         }
     }
-    free(peak);
     return rc;
+}
+
+/* ---- the step played in time ------------------------------------------- */
+
+/* Seconds [s, s + len) shares with [lo, hi). */
+static double overlap(double s, double len, double lo, double hi)
+{
+    double a = s > lo ? s : lo, b = s + len < hi ? s + len : hi;
+    return b > a ? b - a : 0;
+}
+
+/* Seconds of [lo, hi) phase i runs in the tooth (a slot or a layer)
+ * starting at s. */
+typedef double (*tooth_fn)(const win_plan *p, int i, double s, double lo, double hi);
+
+/* Seconds of [lo, hi) phase i runs in n teeth starting at s0, s0 + per, ...,
+ * each running it for whole seconds in all: the teeth at either end of
+ * [lo, hi) are measured, the ones between count whole. Two teeth are
+ * measured at each end, so that a floor off by one at a boundary costs
+ * nothing. */
+static double comb(const win_plan *p, int i, tooth_fn f, double s0, double per, int n, double whole, double lo,
+                   double hi)
+{
+    if (n <= 0 || !(hi > lo))
+        return 0;
+    double fa = per > 0 ? floor((lo - s0) / per) : 0, fb = per > 0 ? floor((hi - s0) / per) : 0;
+    int a = fa < 0 ? 0 : fa > n - 1 ? n - 1 : (int)fa, b = fb < 0 ? 0 : fb > n - 1 ? n - 1 : (int)fb;
+    double sum = f(p, i, s0 + a * per, lo, hi);
+    if (b > a)
+        sum += f(p, i, s0 + b * per, lo, hi);
+    if (b > a + 1)
+        sum += f(p, i, s0 + (a + 1) * per, lo, hi);
+    if (b > a + 2)
+        sum += f(p, i, s0 + (b - 1) * per, lo, hi);
+    if (b > a + 3)
+        sum += (b - a - 3) * whole;
+    return sum;
+}
+
+/* One run of phase i in a layer (or the middle) starting at s. */
+static double run_tooth(const win_plan *p, int i, double s, double lo, double hi)
+{
+    return overlap(s + p->at[i], p->len[i], lo, hi);
+}
+
+static double slot_len(const win_plan *p)
+{
+    return p->layers * (p->fwd_layer_s + p->bwd_layer_s) + p->mid_s;
+}
+
+/* Where block b of a slot starts in it, and how far apart its runs are. */
+static double block_at(const win_plan *p, int b)
+{
+    return b == 0 ? 0 : b == 1 ? p->layers * p->fwd_layer_s : p->layers * p->fwd_layer_s + p->mid_s;
+}
+
+static double block_per(const win_plan *p, int b)
+{
+    return b == 0 ? p->fwd_layer_s : b == 2 ? p->bwd_layer_s : 0;
+}
+
+/* Phase i's runs in the slot starting at s. */
+static double slot_tooth(const win_plan *p, int i, double s, double lo, double hi)
+{
+    int b = p->block[i];
+    return comb(p, i, run_tooth, s + block_at(p, b), block_per(p, b), b == 1 ? 1 : p->layers, p->len[i], lo, hi);
+}
+
+/* Seconds of [lo, hi) phase i runs in the slots (as seq_slot lays them out,
+ * none squeezed). */
+static double slots_time(const win_plan *p, const sim_result *r, int i, double lo, double hi)
+{
+    int b = p->block[i];
+    if (b < 0)
+        return 0;
+    return comb(p, i, slot_tooth, 0, slot_len(p), r->slots, p->len[i] * (b == 1 ? 1 : p->layers), lo, hi);
+}
+
+/* The tail's slices start this much later than the timeline says: the
+ * slots' end as laid out here less the timeline's. */
+static double tail_shift(const win_plan *p, const sim_result *r)
+{
+    return r->slots * slot_len(p) - r->slots * r->slot_s;
+}
+
+/* Adds phase i's utilisation of every link it loads, times k, to util. */
+static void add_phase(const sim_result *r, int i, double k, double *util)
+{
+    const sim_phase *ph = &r->phases[i];
+    if (!(k > 0) || !(ph->time_s > 0))
+        return;
+    for (int t = 0; t < ph->nterms; t++) {
+        const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
+        double c = ph->terms[t].coef * k / ph->time_s;
+        for (int j = 0; j < pat->nnz; j++)
+            util[pat->link[j]] += c * pat->load[j] * sim_link_inv_bw(r->wf, (size_t)pat->link[j]);
+    }
+}
+
+/* Under the hidden DP all-reduce a link runs at min(1, u + u_dp): what the
+ * cap takes off, times k, for the links a phase loads. */
+typedef struct cap_ctx {
+    const double *dp_u;
+    double *util;
+    double k;
+} cap_ctx;
+
+static void store_u(void *ctx, int l, double u)
+{
+    ((double *)ctx)[l] = u;
+}
+
+static void cap_u(void *ctx, int l, double u)
+{
+    cap_ctx *c = ctx;
+    double over = u + c->dp_u[l] - 1;
+    if (over > 0)
+        c->util[l] -= over * c->k;
+}
+
+int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e)
+{
+    if (!(window_s > 0) || !isfinite(window_s) || !isfinite(t0))
+        return wt_fail(e, "window %g s at %g s: must be a positive time at a finite one", window_s, t0);
+    size_t nl = wafer_nlinks(r->wf);
+    memset(util, 0, nl * sizeof *util);
+    double T = r->step_time_s, w = fmin(window_s, T);
+    if (!(w > 0))
+        return WT_OK;
+    double lo = fmin(fmax(t0, 0), T - w), hi = lo + w;
+    win_plan p;
+    plan_build(r, w, &p);
+    double pipe = r->slots * slot_len(&p), from = pipe - p.hidden_s, shift = tail_shift(&p, r);
+    double under[SIM_MAX_PHASES] = {0}; /* seconds each phase runs under the hidden DP */
+    for (int i = 0; i < r->nphases; i++) {
+        double in = slots_time(&p, r, i, lo, fmin(hi, from));
+        under[i] = slots_time(&p, r, i, fmax(lo, from), hi);
+        for (int k = 0; k < r->ntimeline; k++) {
+            const sim_slice *sl = &r->timeline[k];
+            if (sl->phase == i && sl->end_s > r->slot_s) /* the tail */
+                in += overlap(sl->start_s + shift, sl->end_s - sl->start_s, lo, hi);
+        }
+        add_phase(r, i, (in + under[i]) / w, util);
+    }
+    double dp_s = p.dp >= 0 ? overlap(from, p.hidden_s, lo, hi) : 0;
+    if (!(dp_s > 0))
+        return WT_OK;
+    add_phase(r, p.dp, dp_s / w, util);
+    double *dp_u = calloc(nl, sizeof *dp_u), *sum = calloc(nl, sizeof *sum);
+    if (!dp_u || !sum) {
+        free(dp_u);
+        free(sum);
+        return wt_oom(e, "window at a time");
+    }
+    phase_links(r, p.dp, sum, store_u, dp_u);
+    for (int i = 0; i < r->nphases; i++)
+        if (under[i] > 0 && i != p.dp) {
+            cap_ctx c = {dp_u, util, under[i] / w};
+            phase_links(r, i, sum, cap_u, &c);
+        }
+    free(dp_u);
+    free(sum);
+    return WT_OK;
+}
+
+/* The phase of the slots running at t (0 <= t < the slots' end): in its
+ * slot's block, the one whose run started last at or before t. */
+static int slot_phase_at(const win_plan *p, const sim_result *r, double t)
+{
+    double len = slot_len(p), o = t - floor(t / len) * len;
+    int b = o < block_at(p, 1) ? 0 : o < block_at(p, 2) ? 1 : 2;
+    o -= block_at(p, b);
+    if (block_per(p, b) > 0)
+        o -= floor(o / block_per(p, b)) * block_per(p, b);
+    int best = -1;
+    for (int i = 0; i < r->nphases; i++)
+        if (p->block[i] == b && p->at[i] <= o && (best < 0 || p->at[i] > p->at[best]))
+            best = i;
+    return best;
+}
+
+int sim_running_at(const sim_result *r, double t, int *out, int max)
+{
+    if (!(t >= 0 && t < r->step_time_s) || max < 1)
+        return 0;
+    win_plan p;
+    plan_build(r, 0, &p);
+    double pipe = r->slots * slot_len(&p), shift = tail_shift(&p, r);
+    int n = 0;
+    if (t < pipe) {
+        int i = slot_phase_at(&p, r, t);
+        if (i >= 0)
+            out[n++] = i;
+        if (p.dp >= 0 && t >= pipe - p.hidden_s && p.hidden_s > 0 && n < max)
+            out[n++] = p.dp;
+        return n;
+    }
+    for (int k = 0; k < r->ntimeline; k++) {
+        const sim_slice *sl = &r->timeline[k];
+        if (sl->end_s > r->slot_s && t >= sl->start_s + shift && t < sl->end_s + shift)
+            out[n++] = sl->phase;
+        if (n)
+            break;
+    }
+    return n;
+}
+
+/* Keeps s in *best when it is nearer t on the side dir than *best. */
+static void nearer(double s, double t, int dir, double *best)
+{
+    if (dir > 0 ? s > t && s < *best : s < t && s > *best)
+        *best = s;
+}
+
+double sim_start_near(const sim_result *r, double t, int dir)
+{
+    win_plan p;
+    plan_build(r, 0, &p);
+    double len = slot_len(&p), pipe = r->slots * len, shift = tail_shift(&p, r);
+    double best = dir > 0 ? INFINITY : -INFINITY;
+    /* every run's start in the slots either side of t's, enough to find
+     * the nearest: a slot starts with a run */
+    double fj = len > 0 ? fmin(fmax(floor(t / len), 0), r->slots - 1) : 0;
+    for (int d = -1; d <= 1; d++) {
+        double j = fj + d;
+        if (j < 0 || j >= r->slots)
+            continue;
+        for (int i = 0; i < r->nphases; i++) {
+            int b = p.block[i];
+            for (int k = 0; b >= 0 && k < (b == 1 ? 1 : p.layers); k++)
+                nearer(j * len + block_at(&p, b) + k * block_per(&p, b) + p.at[i], t, dir, &best);
+        }
+    }
+    if (p.dp >= 0 && p.hidden_s > 0)
+        nearer(pipe - p.hidden_s, t, dir, &best);
+    for (int k = 0; k < r->ntimeline; k++)
+        if (r->timeline[k].end_s > r->slot_s)
+            nearer(r->timeline[k].start_s + shift, t, dir, &best);
+    return isfinite(best) && best < r->step_time_s ? best : -1;
+}
+
+double sim_phase_first(const sim_result *r, int phase)
+{
+    win_plan p;
+    plan_build(r, 0, &p);
+    double pipe = r->slots * slot_len(&p), shift = tail_shift(&p, r);
+    if (phase < 0 || phase >= r->nphases)
+        return -1;
+    if (p.block[phase] >= 0 && r->slots > 0)
+        return block_at(&p, p.block[phase]) + p.at[phase];
+    if (phase == p.dp && p.hidden_s > 0)
+        return pipe - p.hidden_s;
+    for (int k = 0; k < r->ntimeline; k++)
+        if (r->timeline[k].phase == phase && r->timeline[k].end_s > r->slot_s)
+            return r->timeline[k].start_s + shift;
+    return -1;
 }

@@ -103,23 +103,81 @@ wait_for "figures" "first frame"
 screen=$(cap)
 echo "$screen" | grep -qF "▀" || fail "first frame: no half blocks of the mesh"
 echo "$screen" | grep -qF "link util 0%" || fail "first frame: no legend"
-echo "$screen" | grep -qF "100%" || fail "first frame: the legend has no 100%"
+echo "$screen" | grep -qE "link util 0% .* [0-9]+\.[0-9]% max" || fail "first frame: the legend has no max"
 echo "$screen" | grep -qE "step +5\.56 s" || fail "first frame: no step time 5.56 s"
 echo "$screen" | grep -qF "DP8,TP32" || fail "first frame: no strategy"
 echo "$screen" | grep -qF "step timeline" || fail "first frame: no timeline"
 
-# --- [ ] walk the phases (paused): the hidden DP all-reduce runs hot
-keys ' '
-i=0
-while [ $i -lt 40 ] && ! cap | head -n 1 | grep -qF "links: dp.allreduce"; do
-    keys ']'
-    sleep 0.1
-    i=$((i + 1))
-done
-wait_for "links: dp.allreduce" "] reaches the DP all-reduce"
+# --- the cursor of time, against the step's figures headless
+"$bin" eval $scenario --net bottleneck --format json >"$tmp/eval.json" || fail "eval for the cursor's checks"
+# top NAME: a figure of the step; phase NAME FIELD: a figure of a phase
+top() { grep -o "\"$1\":[-0-9.e+]*" "$tmp/eval.json" | head -n 1 | cut -d: -f2; }
+phase() { grep -o "\"name\":\"$1\",[^}]*" "$tmp/eval.json" | grep -o "\"$2\":[-0-9.e+]*" | cut -d: -f2; }
+# the cursor's time and the legend's top, as shown
+cursor() { cap | sed -n 's/.* \([0-9][0-9.]*\) of [0-9.]* s .*/\1/p'; }
+legend_max() { cap | sed -n 's/^ *link util 0% .* \([0-9.]*\)% max .*/\1/p'; }
+# near A B TOL: |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'; }
+
+# it plays: the time shown moves
+t1=$(cursor)
+sleep 0.5
+t2=$(cursor)
+[ -n "$t1" ] && [ "$t1" != "$t2" ] || fail "the cursor of time does not move: '$t1' then '$t2'"
+keys p
+wait_last "time stopped: 500 ms/s" "p stops the cursor"
+t1=$(cursor)
+sleep 0.3
+[ "$t1" = "$(cursor)" ] || fail "the stopped cursor moved from $t1 to $(cursor)"
+
+# :at PHASE, then ] to the next phase start: one backward MLP-out later
+keys ':' 'at bwd.mlp.out' Enter
+wait_for "at bwd.mlp.out" ":at bwd.mlp.out"
+t1=$(cursor)
+keys ']'
+wait_for "at bwd.mlp.in" "] to the next phase"
+t2=$(cursor)
+near "$(awk -v a="$t2" -v b="$t1" 'BEGIN { print a - b }')" "$(phase bwd.mlp.out time_s)" 1e-6 ||
+    fail "] moved the cursor from $t1 to $t2, not by bwd.mlp.out's $(phase bwd.mlp.out time_s) s"
+# a window inside bwd.mlp.in: the legend's top is its busiest link
+want=$(awk -v u="$(phase bwd.mlp.in max_link_util)" 'BEGIN { printf "%.1f", 100 * u }')
+[ "$(legend_max)" = "$want" ] || fail "the legend's max is $(legend_max)%, not bwd.mlp.in's $want%"
+keys '['
+wait_for "at bwd.mlp.out" "[ back"
+[ "$(cursor)" = "$t1" ] || fail "[ went to $(cursor), not back to $t1"
+
+# the hidden DP all-reduce: over the end of the last backward, its links full
+keys ':' 'at dp.allreduce' Enter
+wait_for "+ dp.allreduce" ":at dp.allreduce: two phases at the cursor"
+from=$(awk -v s="$(top step_time_s)" -v o="$(top optimizer_s)" -v d="$(top dp_time_s)" -v x="$(top dp_exposed_s)" \
+    'BEGIN { printf "%.9f", s - o - (d - x) }')
+near "$(cursor)" "$from" 1e-6 || fail "the hidden all-reduce starts at $from s, the cursor shows $(cursor)"
+[ "$(legend_max)" = "100.0" ] || fail "the hidden all-reduce's window: legend max $(legend_max)%, not 100.0%"
 wait_for "hidden   97%" "the timeline lists the hidden all-reduce"
-cap | grep -qE "[0-9]+,[0-9]+ +[NESW] +96\.8%" || fail "the DP all-reduce's hottest links are not at 96.8%"
-keys ' '
+cap | grep -qE "[0-9]+,[0-9]+ +[NESW] +100\.0%" || fail "the hot links' busiest windows are not at 100.0%"
+
+# the step average: its legend max is the figures' link max; c fixes 0-100 %
+keys a
+wait_for "links: step average" "a: the step average"
+avg=$(cap | sed -n 's/.*links max \([0-9.]*\)% .*/\1/p')
+[ -n "$avg" ] && [ "$(legend_max)" = "$avg" ] || fail "the step average's legend max $(legend_max)% is not the link max $avg%"
+keys c
+wait_last "link colours 0-100%" "c: a fixed scale"
+cap | grep -qE "link util 0% .* 100%  " || fail "c: the legend does not end at 100%"
+keys c a
+
+# faster, slower, and playing again
+keys '.'
+wait_last "time plays 1 s of the step per second" ". faster"
+keys ','
+wait_last "time plays 500 ms of the step per second" ", slower"
+keys p
+wait_last "time plays: 500 ms/s" "p plays"
+t1=$(cursor)
+sleep 0.3
+[ "$t1" != "$(cursor)" ] || fail "p: the cursor does not move"
+keys ':' 'at 9s' Enter
+wait_last "at: 9s is not within the step (5.56 s)" ":at past the step"
 
 # --- a Lua command shows its table in the output pane
 keys ':' 'link_util --group 4x4 --over step' Enter

@@ -325,8 +325,8 @@ static view_state links_view(const sim_result *r, const double *util, const them
     memset(&v, 0, sizeof v);
     v.r = r;
     v.link_util = util;
+    v.link_peak = util;
     v.th = th;
-    v.phase = -1;
     v.output_top = -1;
     return v;
 }
@@ -340,6 +340,7 @@ typedef struct fixture {
     theme th;
     double *util; /* wafer_nlinks(&wf) of them */
     int play[SIM_MAX_PHASES];
+    size_t hot[VIEW_HOT_ROWS];
     view_state v;
     canvas c;
 } fixture;
@@ -356,7 +357,15 @@ static void fixture_eval(fixture *f, const char *text, place_kind pl, int w, int
     for (int i = 0; i < f->r.ntimeline; i++) /* the timeline's phases play, as the screen does */
         f->play[f->v.nplay++] = f->r.timeline[i].phase;
     f->v.play = f->play;
+    f->v.hot = f->hot;
+    f->v.window_s = SIM_WINDOW_S;
     new_canvas(&f->c, w, h);
+}
+
+/* The hot links panel ranks f's util as each link's busiest window. */
+static void fixture_hot(fixture *f)
+{
+    f->v.nhot = view_hottest(&f->wf, f->util, f->hot, VIEW_HOT_ROWS);
 }
 
 /* A 4x4 wafer and gpt3-6.7b TP16 on it: every unit busy. */
@@ -806,12 +815,70 @@ static int row_has(const canvas *c, int y, const char *text)
     return strstr(canvas_row(c, y, row, sizeof row), text) != NULL;
 }
 
+/* The auto colour scale: the links' colours run to the highest value the
+ * mesh shows, which the legend names; fixed, 0-100 %; the unit views are
+ * always 0-100 %. */
+static void test_auto_scale(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 80, 5);
+    f.util[slot(&f.wf, 0, 0, WAFER_E)] = 0.2; /* grid (1, 0) */
+    f.util[slot(&f.wf, 0, 0, WAFER_S)] = 0.1; /* grid (0, 1) */
+    f.util[slot(&f.wf, 1, 0, WAFER_E)] = 0.05; /* grid (3, 0) */
+    f.util[slot(&f.wf, 3, 3, WAFER_N)] = 0.4; /* grid (6, 5): off a 3x2 area */
+    f.v.zoom = 1;
+    f.v.util_auto = 1;
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    assert_true(f.v.util_max == 0.4);
+    check_cell(&f.c, 1, 0, HALF, theme_grad(0.5), TC_BACKGROUND);
+    check_cell(&f.c, 6, 2, HALF, TC_GRID, TC_GRAD0 + 100); /* the busiest: the top of the scale */
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 4, 80, 1});
+    char row[512];
+    canvas_row(&f.c, 4, row, sizeof row);
+    assert_memory_equal(row, "link util 0% ", 13);
+    assert_non_null(strstr(row, " 40.0% max  \xe2\x9c\x95" "dead"));
+    /* 80 columns: a bar of 80 - 13 - 20 - 9 = 38 cells, the top at its end */
+    check_cell(&f.c, 13 + 37, 4, ' ', TC_TEXT, TC_GRAD0 + 100);
+    check_cell(&f.c, 13 + 38, 4, ' ', TC_TEXT, TC_BACKGROUND);
+    /* a 3x2 area shows grid columns 0-2, rows 0-3: 0.2 is the highest shown */
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 3, 2});
+    assert_true(f.v.util_max == 0.2);
+    check_cell(&f.c, 1, 0, HALF, TC_GRAD0 + 100, TC_BACKGROUND);
+    check_cell(&f.c, 0, 0, HALF, TC_GRID, TC_GRAD0 + 50);
+    /* fixed: the values as they are */
+    f.v.util_auto = 0;
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    assert_true(f.v.util_max == 1);
+    check_cell(&f.c, 1, 0, HALF, TC_GRAD0 + 20, TC_BACKGROUND);
+    check_detail_4x4(&f, 0, 0);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 4, 80, 1});
+    assert_true(row_has(&f.c, 4, " 100%  "));
+    /* nothing moves: the scale is 0 .. 0 and every link the bottom colour */
+    memset(f.util, 0, wafer_nlinks(&f.wf) * sizeof *f.util);
+    f.v.util_auto = 1;
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    assert_true(f.v.util_max == 0);
+    check_cell(&f.c, 1, 0, HALF, TC_GRAD0, TC_BACKGROUND);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 4, 80, 1});
+    assert_true(row_has(&f.c, 4, " 0.0% max  "));
+    /* the unit views keep 0-100 % */
+    f.v.mode = VIEW_COMPUTE;
+    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 7, 4});
+    assert_true(f.v.util_max == 1);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 4, 80, 1});
+    assert_true(row_has(&f.c, 4, "compute util 0% "));
+    assert_true(row_has(&f.c, 4, " 100%  "));
+    fixture_close(&f);
+}
+
 /* The panel's sections at (x, y): heading rows, and hot-link rows that read
  * "x,y D p%" from first to last. */
 static void check_panel(const canvas *c, int x, int figures, int hot, int timeline, int sparkline, int first, int last)
 {
     assert_true(row_has(c, figures, " figures "));
-    assert_true(row_has(c, hot, " hottest links "));
+    assert_true(row_has(c, hot, " hottest links (peak 100 us) "));
     if (timeline >= 0)
         assert_true(row_has(c, timeline, " step timeline "));
     else
@@ -843,6 +910,7 @@ static void test_view_draw(void **state)
     fixture_4x4(&f, 120, 40);
     for (size_t l = 0; l < wafer_nlinks(&f.wf); l++)
         f.util[l] = sim_link_util(&f.r, l);
+    fixture_hot(&f);
     f.v.history[0] = 1;
     f.v.history[1] = 2;
     f.v.nhistory = 2;
@@ -854,8 +922,8 @@ static void test_view_draw(void **state)
     assert_true(canvas_find(&f.c, " 100%  "));
     assert_true(canvas_find(&f.c, "space pause"));
     assert_false(canvas_find(&f.c, "terminal too small"));
-    /* the panel (x 77, rows 1-29): figures, 5 hot links, timeline, step time */
-    check_panel(&f.c, 77, 1, 9, 15, 27, 10, 14);
+    /* the panel (x 77, rows 1-29): figures, 4 hot links, timeline, step time */
+    check_panel(&f.c, 77, 1, 9, 14, 27, 10, 13);
     check_cell(&f.c, 77, 28, 0x2581, TC_ACCENT, TC_BACKGROUND); /* the step times 1 s and 2 s */
     check_cell(&f.c, 78, 28, 0x2588, TC_ACCENT, TC_BACKGROUND);
     assert_true(row_has(&f.c, 29, "min 1 s  max 2 s"));
@@ -931,14 +999,17 @@ static void test_view_draw(void **state)
      * the sections must not be drawn over each other */
     check_panel(&f.c, 26, 1, 9, -1, -1, 10, 13);
     assert_true(row_has(&f.c, 15, "\xe2\x94\x80 output \xe2\x94\x80"));
-    /* 60x22 (rows 1-15): one hot link, one phase, the step time */
-    assert_int_equal(canvas_resize(&f.c, 60, 22), 0);
+    /* 60x24 (rows 1-17): one hot link, the cursor of time, one phase, the step time */
+    assert_int_equal(canvas_resize(&f.c, 60, 24), 0);
     view_draw(&f.c, &f.v);
-    check_panel(&f.c, 26, 1, 9, 11, 13, 10, 10);
-    assert_true(row_has(&f.c, 12, "fwd."));
-    check_cell(&f.c, 26, 14, 0x2581, TC_ACCENT, TC_BACKGROUND);
-    assert_true(row_has(&f.c, 15, "min 1 s  max 2 s"));
-    assert_true(row_has(&f.c, 17, "\xe2\x94\x80 output \xe2\x94\x80"));
+    check_panel(&f.c, 26, 1, 9, 11, 15, 10, 10);
+    char cursor[64];
+    snprintf(cursor, sizeof cursor, "\xe2\x96\xa0 0.000000 of %.6f s", f.r.step_time_s);
+    assert_true(row_has(&f.c, 12, cursor));
+    assert_true(row_has(&f.c, 14, "fwd."));
+    check_cell(&f.c, 26, 16, 0x2581, TC_ACCENT, TC_BACKGROUND);
+    assert_true(row_has(&f.c, 17, "min 1 s  max 2 s"));
+    assert_true(row_has(&f.c, 19, "\xe2\x94\x80 output \xe2\x94\x80"));
 
     /* no result: the frame and the bare title */
     f.v.r = NULL;
@@ -951,10 +1022,12 @@ static void test_view_draw(void **state)
     fixture_close(&f);
 }
 
-/* The timeline panel: a slot's phase weighs slots times its slice, the
+/* The timeline panel: the cursor of time (where, of what step, how fast,
+ * what runs there); a slot's phase weighs slots times its slice, the
  * optimizer once, and a DP all-reduce the backward hides is listed as
- * hidden with its busiest link. Only the closed form hides one whole (the
- * fluid model's last bucket always follows the backward). */
+ * hidden with its busiest link; the phases running at the cursor are
+ * reversed. Only the closed form hides one whole (the fluid model's last
+ * bucket always follows the backward). */
 static void test_timeline_panel(void **state)
 {
     (void)state;
@@ -972,15 +1045,32 @@ static void test_timeline_panel(void **state)
     for (int i = 0; i < f.r.ntimeline; i++)
         assert_int_not_equal(f.r.timeline[i].phase, dp);
     f.play[f.v.nplay++] = dp;
-    f.v.phase = dp;
+    /* the cursor 1 us into the hidden all-reduce, playing 2 ms a second */
+    double from = sim_start_near(&f.r, f.r.step_time_s - f.r.optimizer_s, -1);
+    int running[4];
+    assert_true(from > 0);
+    f.v.t = from + 1e-6;
+    f.v.nrunning = sim_running_at(&f.r, f.v.t, running, 4);
+    f.v.running = running;
+    assert_int_equal(f.v.nrunning, 2);
+    assert_int_equal(running[1], dp);
+    f.v.playing = 1;
+    f.v.play_speed = 2e-3;
+    assert_true(f.r.step_time_s >= 1 && f.r.step_time_s < 10);
     view_draw(&f.c, &f.v);
     view_layout l;
     view_layout_for(120, 40, &l);
-    /* the playing row is the last one shown, reversed */
-    char row[512], want[64];
+    char row[512], want[128], step[32];
+    /* 100 us windows: a hundredth of one, 6 decimals of a second */
+    snprintf(step, sizeof step, "%.6f s", f.r.step_time_s);
+    snprintf(want, sizeof want, "\xe2\x96\xb6 %.6f of %s  2 ms/s", f.v.t, step);
+    assert_true(canvas_find(&f.c, want));
+    snprintf(want, sizeof want, "at %s + %s", f.r.phases[running[0]].name, f.r.phases[dp].name);
+    assert_true(canvas_find(&f.c, want));
+    /* the DP all-reduce's row is the last one shown, reversed */
     int last = -1;
     for (int y = l.panel.y; y < l.panel.y + l.panel.h; y++)
-        if (strstr(canvas_row(&f.c, y, row, sizeof row), "dp.allreduce"))
+        if (strstr(canvas_row(&f.c, y, row, sizeof row), "dp.allreduce") && !strstr(row, " + "))
             last = y;
     assert_true(last > 0);
     assert_true(row_has(&f.c, last, "hidden"));
@@ -994,10 +1084,20 @@ static void test_timeline_panel(void **state)
     snprintf(want, sizeof want, "%5.1f%%", 100 * (opt->end_s - opt->start_s) / f.r.step_time_s);
     assert_true(row_has(&f.c, last - 1, "optimizer"));
     assert_true(row_has(&f.c, last - 1, want));
+    assert_int_equal(canvas_at(&f.c, l.panel.x, last - 1)->attr, 0);
     assert_true(s->start_s < f.r.slot_s);
     snprintf(want, sizeof want, "%5.1f%%", 100 * (s->end_s - s->start_s) * f.r.slots / f.r.step_time_s);
     assert_true(row_has(&f.c, last - 2, f.r.phases[s->phase].name));
     assert_true(row_has(&f.c, last - 2, want));
+    /* the backward phase running beside it is reversed too, the others not */
+    int rows = 0;
+    for (int y = last - 9; y <= last; y++) { /* the ten phase rows of a 120x40 panel */
+        const char *name = f.r.phases[running[0]].name;
+        int on = strstr(canvas_row(&f.c, y, row, sizeof row), name) && !strstr(row, " + ");
+        rows += on;
+        assert_int_equal(canvas_at(&f.c, l.panel.x, y)->attr, on || y == last ? CA_REVERSE : 0);
+    }
+    assert_int_equal(rows, 1);
     fixture_close(&f);
 }
 
@@ -1056,7 +1156,8 @@ int main(void)
         cmocka_unit_test(test_theme_nearest),     cmocka_unit_test(test_mesh_4x4_glyphs),
         cmocka_unit_test(test_mesh_real_traffic), cmocka_unit_test(test_half_block_pairing),
         cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
-        cmocka_unit_test(test_legend),            cmocka_unit_test(test_view_draw),
+        cmocka_unit_test(test_legend),            cmocka_unit_test(test_auto_scale),
+        cmocka_unit_test(test_view_draw),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
         cmocka_unit_test(test_help_scroll),
     };

@@ -151,6 +151,50 @@ static void test_dp_line_by_hand(void **state)
     assert_int_equal(sim_window_figures(&r, 50e-6, &e), WT_OK);
     assert_int_equal(r.hot_links, 6);
     assert_rel(r.max_peak_util, u);
+    /* played in time: a window of 50 us inside the hidden all-reduce sees
+     * u, one half before it (the backward loads nothing) u / 2, the first
+     * forward nothing, the whole step the average; and what runs there */
+    double hidden = window, from = 2 * mb - hidden, util[16];
+    assert_int_equal(sim_link_window_util(&r, from + 1e-6, 50e-6, util, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_rel(util[l], r.link_bytes[l] > 0 ? u : 0);
+    assert_int_equal(sim_link_window_util(&r, from - 25e-6, 50e-6, util, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_rel(util[l], r.link_bytes[l] > 0 ? u / 2 : 0);
+    assert_int_equal(sim_link_window_util(&r, 0, 1e-7, util, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_true(util[l] == 0);
+    assert_int_equal(sim_link_window_util(&r, -5, 2 * step, util, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_rel(util[l], sim_link_util(&r, l));
+    /* a window past the end is moved inside: the optimizer's end */
+    assert_int_equal(sim_link_window_util(&r, step, opt / 2, util, &e), WT_OK);
+    for (size_t l = 0; l < nl; l++)
+        assert_true(util[l] == 0);
+    int running[4], dpi = sim_phase_find(&r, "dp.allreduce");
+    assert_int_equal(sim_running_at(&r, from + 1e-6, running, 4), 2);
+    assert_int_equal(running[1], dpi);
+    assert_int_equal(r.phases[running[0]].role, SIM_BACKWARD);
+    assert_int_equal(sim_running_at(&r, from - 1e-6, running, 4), 1);
+    assert_int_equal(sim_running_at(&r, 2 * mb + 1e-9, running, 4), 1);
+    assert_int_equal(running[0], dpi); /* the exposed part */
+    assert_int_equal(sim_running_at(&r, step - 1e-9, running, 4), 1);
+    assert_string_equal(r.phases[running[0]].name, "optimizer");
+    assert_int_equal(sim_running_at(&r, step, running, 4), 0);
+    assert_int_equal(sim_running_at(&r, 0, running, 4), 1);
+    assert_string_equal(r.phases[running[0]].name, "fwd.attn.qkv");
+    /* the hidden all-reduce starts at from; the optimizer at step - opt */
+    assert_rel(sim_start_near(&r, from - 1e-9, 1), from);
+    assert_rel(sim_phase_first(&r, dpi), from);
+    assert_rel(sim_phase_first(&r, sim_phase_find(&r, "optimizer")), step - opt);
+    assert_true(sim_phase_first(&r, sim_phase_find(&r, "fwd.attn.qkv")) == 0);
+    assert_true(sim_phase_first(&r, -1) == -1);
+    assert_rel(sim_start_near(&r, step - 1e-9, -1), step - opt);
+    assert_true(sim_start_near(&r, step - 1e-9, 1) == -1);
+    assert_true(sim_start_near(&r, 0, -1) == -1);
+    assert_true(sim_start_near(&r, -1, 1) == 0);
+    assert_int_equal(sim_link_window_util(&r, 0, 0, util, &e), WT_EINPUT);
+    assert_int_equal(sim_link_window_util(&r, NAN, 1, util, &e), WT_EINPUT);
     assert_int_equal(sim_link_windows(&r, 0, 0.9, pk, hot, &e), WT_EINPUT);
     assert_int_equal(sim_link_windows(&r, -1, 0.9, pk, hot, &e), WT_EINPUT);
     assert_int_equal(sim_link_windows(&r, NAN, 0.9, pk, hot, &e), WT_EINPUT);
@@ -187,6 +231,7 @@ static double phase_u(const sim_result *r, int p, size_t l, double *buf)
 /* A stretch of the brute-force utilisation. */
 typedef struct bf_run {
     double t0, t1, u;
+    int phase;
 } bf_run;
 
 /* Link l's utilisation over the whole step built without sim_window.c's
@@ -218,7 +263,7 @@ static int bf_runs(const sim_result *r, size_t l, bf_run *out, int max)
                     double u = phase_u(r, p, l, buf);
                     for (int k = 0; k < (int)times; k++) {
                         assert_true(n < max);
-                        out[n++] = (bf_run){t, t + ph->time_s, u};
+                        out[n++] = (bf_run){t, t + ph->time_s, u, p};
                         t += ph->time_s;
                     }
                 }
@@ -239,44 +284,105 @@ static int bf_runs(const sim_result *r, size_t l, bf_run *out, int max)
             assert_true(n < max);
             double off = pipe - r->slots * r->slot_s;
             out[n++] = (bf_run){r->timeline[i].start_s + off, r->timeline[i].end_s + off,
-                                r->timeline[i].phase == dp ? udp : 0};
+                                r->timeline[i].phase == dp ? udp : 0, r->timeline[i].phase};
         }
     free(buf);
     return n;
 }
 
-/* sim_link_windows against the brute force on every link of r: the peak
- * over windows at 1001 positions (the exact one is above by at most the
- * grid step over the window), the hot time exactly, peak >= util. */
+/* The runs' busy fraction over [a, a + w]. */
+static double bf_window(const bf_run *runs, int n, double a, double w)
+{
+    double in = 0;
+    for (int i = 0; i < n; i++)
+        in += runs[i].u * fmax(0, fmin(runs[i].t1, a + w) - fmax(runs[i].t0, a));
+    return in / w;
+}
+
+/* The windows against the brute force on every link of r: sim_link_windows'
+ * peak over windows at 1001 positions (the exact one is above by at most
+ * the grid step over the window), the hot time exactly, peak >= util; and
+ * the step played in time, sim_link_window_util at 97 of them. */
 static void check_windows_brute(const sim_result *r, double w)
 {
+    enum { PLACES = 97 };
     size_t nl = wafer_nlinks(r->wf);
     double *peak = malloc(nl * sizeof *peak), *hot = malloc(nl * sizeof *hot);
+    double *util = malloc(PLACES * nl * sizeof *util);
     bf_run *runs = malloc(20000 * sizeof *runs);
-    assert_true(peak && hot && runs);
+    assert_true(peak && hot && util && runs);
     wt_err e;
     assert_int_equal(sim_link_windows(r, w, 0.9, peak, hot, &e), WT_OK);
-    double T = r->step_time_s, W = fmin(w, T);
+    double T = r->step_time_s, W = fmin(w, T), at[PLACES];
+    for (int k = 0; k < PLACES; k++) {
+        at[k] = k * (T - W) / (PLACES - 1);
+        assert_int_equal(sim_link_window_util(r, at[k], w, util + k * nl, &e), WT_OK);
+    }
     for (size_t l = 0; l < nl; l++) {
         int n = bf_runs(r, l, runs, 20000);
         double hot_bf = 0, best = 0, grid = (T - W) / 1000;
         for (int i = 0; i < n; i++)
             hot_bf += runs[i].u >= 0.9 ? runs[i].t1 - runs[i].t0 : 0;
-        for (int k = 0; k <= 1000; k++) {
-            double a = k * grid, in = 0;
-            for (int i = 0; i < n; i++)
-                in += runs[i].u * fmax(0, fmin(runs[i].t1, a + W) - fmax(runs[i].t0, a));
-            best = fmax(best, in / W);
-        }
+        for (int k = 0; k <= 1000; k++)
+            best = fmax(best, bf_window(runs, n, k * grid, W));
         best = fmax(best, sim_link_util(r, l));
         assert_true(peak[l] >= sim_link_util(r, l));
         assert_true(peak[l] >= best - 1e-9);
         assert_true(peak[l] <= best + 2 * grid / W + 1e-9);
         assert_rel(hot[l], hot_bf);
+        for (int k = 0; k < PLACES; k++) {
+            double want = bf_window(runs, n, at[k], W);
+            if (fabs(util[k * nl + l] - want) > 1e-9)
+                fail_msg("link %zu, window %g s at %g s: %.12g, brute force %.12g", l, W, at[k], util[k * nl + l],
+                         want);
+        }
     }
     free(peak);
     free(hot);
+    free(util);
     free(runs);
+}
+
+/* What runs when, against the brute force: the phases running in the
+ * middle of every run, where each phase first runs, and the phase starts
+ * walked forward then back one by one (a run starts where the phase changes, and where the hidden DP
+ * all-reduce begins). */
+static void check_running_brute(const sim_result *r)
+{
+    bf_run *runs = malloc(20000 * sizeof *runs);
+    double *starts = malloc(20000 * sizeof *starts);
+    assert_true(runs && starts);
+    int n = bf_runs(r, 0, runs, 20000), ns = 0, running[4], dp = sim_phase_find(r, "dp.allreduce");
+    double hidden = dp >= 0 ? r->dp_time_s - r->dp_exposed_s : 0, from = r->slots * r->slot_s - hidden;
+    for (int i = 0; i < n; i++) {
+        double mid = (runs[i].t0 + runs[i].t1) / 2;
+        int got = sim_running_at(r, mid, running, 4);
+        assert_true(got >= 1 && running[0] == runs[i].phase);
+        assert_int_equal(got, 1 + (hidden > 0 && mid > from && mid < r->slots * r->slot_s));
+        if (i == 0 || runs[i].phase != runs[i - 1].phase || (hidden > 0 && fabs(runs[i].t0 - from) < 1e-12 * r->step_time_s))
+            starts[ns++] = runs[i].t0;
+    }
+    for (int p = 0; p < r->nphases; p++) {
+        int i = 0;
+        while (i < n && runs[i].phase != p)
+            i++;
+        double first = p == dp && hidden > 0 ? from : i < n ? runs[i].t0 : -1;
+        assert_true(fabs(sim_phase_first(r, p) - first) <= 1e-12 * r->step_time_s);
+    }
+    double t = -1;
+    for (int i = 0; i < ns; i++) {
+        t = sim_start_near(r, t, 1);
+        if (fabs(t - starts[i]) > 1e-12 * r->step_time_s)
+            fail_msg("start %d of %d: %.15g, brute force %.15g", i, ns, t, starts[i]);
+    }
+    assert_true(sim_start_near(r, t, 1) == -1);
+    for (int i = ns - 2; i >= 0; i--) {
+        t = sim_start_near(r, t, -1);
+        assert_true(fabs(t - starts[i]) <= 1e-12 * r->step_time_s);
+    }
+    assert_true(sim_start_near(r, t, -1) == -1);
+    free(runs);
+    free(starts);
 }
 
 static void zero_full(strategy *s)
@@ -308,6 +414,7 @@ static void test_windows_brute_force(void **state)
         double ws[] = {1e-6, r.slot_s / 40, r.slot_s / 3, 2.5 * r.slot_s, r.step_time_s / 2, 2 * r.step_time_s};
         for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++)
             check_windows_brute(&r, ws[k]);
+        check_running_brute(&r);
         sim_free(&r);
     }
     wafer_free(&wf);
@@ -501,6 +608,33 @@ static void test_tp_line_by_hand(void **state)
         assert_rel(r.link_bytes[(size_t)x * 4 + WAFER_E], per_link);
         assert_rel(r.link_bytes[(size_t)(x + 1) * 4 + WAFER_W], per_link);
     }
+    /* played in time: the first projection runs after QKV and the
+     * attention core; a window inside it sees each ring link at its busy
+     * time over the phase's; a window of 1 us from 0.5 us before its end
+     * sees 0.5 us of it, the MLP-in (no traffic) and the rest in the
+     * MLP-out (busy over its own time); the whole step the average */
+    const sim_phase *in = phase(&r, "fwd.mlp.in"), *out = phase(&r, "fwd.mlp.out");
+    double at = phase(&r, "fwd.attn.qkv")->time_s + phase(&r, "fwd.attn.core")->time_s, end = at + proj->time_s;
+    double u = sent / 1e9 / proj->time_s, u_out = sent / 1e9 / out->time_s;
+    assert_rel(sim_start_near(&r, at * (1 - 1e-9), 1), at);
+    assert_rel(sim_start_near(&r, at, 1), end);
+    assert_rel(sim_start_near(&r, end, -1), at);
+    double util[16];
+    wt_err e;
+    int running[4];
+    assert_int_equal(sim_running_at(&r, at + 1e-6, running, 4), 1);
+    assert_string_equal(r.phases[running[0]].name, "fwd.attn.proj");
+    assert_int_equal(sim_link_window_util(&r, at + 1e-6, 2e-6, util, &e), WT_OK);
+    for (size_t l = 0; l < wafer_nlinks(&wf); l++)
+        assert_rel(util[l], r.link_bytes[l] > 0 ? u : 0);
+    assert_rel(in->comm_s, 0);
+    assert_true(in->time_s < 0.5e-6);
+    assert_int_equal(sim_link_window_util(&r, end - 0.5e-6, 1e-6, util, &e), WT_OK);
+    for (size_t l = 0; l < wafer_nlinks(&wf); l++)
+        assert_rel(util[l], r.link_bytes[l] > 0 ? 0.5 * u + (0.5e-6 - in->time_s) / 1e-6 * u_out : 0);
+    assert_int_equal(sim_link_window_util(&r, 0, r.step_time_s, util, &e), WT_OK);
+    for (size_t l = 0; l < wafer_nlinks(&wf); l++)
+        assert_rel(util[l], sim_link_util(&r, l));
     sim_free(&r);
     wafer_free(&wf);
 }

@@ -75,8 +75,9 @@ typedef struct heap_marks {
     size_t start, early, late;
 } heap_marks;
 
-/* Steps the screen as its loop does (a step, the phases played in turn, a
- * frame now and then) up to STEPS. */
+/* Steps the screen as its loop does (a step, the cursor of time moved to
+ * the next phase start and its window coloured, a frame now and then) up to
+ * STEPS. */
 static void run_screen(ui *u, heap_marks *m)
 {
     assert_int_equal(canvas_resize(&u->cv, 120, 40), 0);
@@ -86,7 +87,7 @@ static void run_screen(ui *u, heap_marks *m)
     m->early = m->late = 0;
     for (int i = 2; i <= STEPS; i++) {
         ui_step(u);
-        u->slice = i;
+        ui_play_jump(u, 1);
         ui_sync_view(u);
         if (i % 100 == 0)
             view_draw(&u->cv, &u->v);

@@ -1,9 +1,9 @@
 /*
  * ui.c - `wafertop ui` (and `wafertop` alone): the live screen. One loop:
- * take a step when one is due, move the playing phase along the step's
- * timeline, draw a frame when something changed, wait for a key or the next
- * tick. `--bench-frames N` draws frames into a canvas without a terminal
- * and prints their timings.
+ * take a step when one is due, move the cursor of time along the step,
+ * draw a frame when something changed, wait for a key or the next tick.
+ * `--bench-frames N` draws frames into a canvas without a terminal and
+ * prints their timings.
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,29 +43,20 @@ static void frame(ui *u)
     term_show(&u->cv);
 }
 
-/* The slice of the step's timeline that plays now. */
-static double slice_period(const ui *u)
-{
-    int n = u->nplay ? u->nplay : 1;
-    return 1 / (ui_speeds[u->speed_level] * n);
-}
+/* Frames while the cursor of time plays: at most this often, and at most
+ * half the time spent drawing (a large mesh draws slowly). */
+#define UI_FRAME_S 0.04
 
-/* Steps and the playing phase; returns 1 when the screen changed. */
+/* Steps and the cursor of time; returns 1 when the screen changed. */
 static int tick(ui *u, double now)
 {
+    int changed = ui_play_tick(u, now);
     if (u->S && (u->step_wanted || (!u->paused && now >= u->next_step_at))) {
         ui_step(u);
         u->next_step_at = now + 1 / ui_speeds[u->speed_level];
-        u->slice = 0;
-        u->next_slice_at = now + slice_period(u);
         return 1;
     }
-    if (!u->paused && u->r && now >= u->next_slice_at && u->slice + 1 < u->nplay) {
-        u->slice++;
-        u->next_slice_at = now + slice_period(u);
-        return !u->average;
-    }
-    return 0;
+    return changed;
 }
 
 /* `/x,y`: the cursor to a unit. */
@@ -107,6 +98,7 @@ static int run_screen(ui *u, wt_err *e)
         return cmd_exit(rc, e);
     term_set_theme(&u->themes[u->theme]);
     int dirty = 1, status = 0;
+    double frame_s = 0;
     while (!u->quit) {
         double now = now_s();
         dirty |= tick(u, now);
@@ -115,10 +107,14 @@ static int run_screen(ui *u, wt_err *e)
             dirty = 1;
         }
         int theme = u->theme;
-        if (dirty)
+        if (dirty) {
             frame(u);
+            frame_s = now_s() - now;
+        }
         dirty = 0;
-        double next = u->paused ? now + 0.25 : fmin(u->next_step_at, u->next_slice_at);
+        double next = u->paused ? now + 0.25 : u->next_step_at;
+        if (u->play.playing)
+            next = fmin(next, now + fmax(UI_FRAME_S, 2 * frame_s));
         int wait = (int)((next - now_s()) * 1000);
         wait = wait < 5 ? 5 : wait > 250 ? 250 : wait;
         if (u->search.running && wait > 100)
@@ -140,8 +136,9 @@ static int run_screen(ui *u, wt_err *e)
     return status;
 }
 
-/* Draws n frames into a canvas the size of a common terminal, moving the
- * playing phase along as the screen does, and prints the timings. */
+/* Draws n frames into a canvas the size of a common terminal, the cursor
+ * of time moving along the step by 1/n of it at each (a new window every
+ * frame), and prints the timings. */
 static int bench_frames(ui *u, int n, double start)
 {
     u->ncolours = 256;
@@ -153,7 +150,7 @@ static int bench_frames(ui *u, int n, double start)
         return 1;
     for (int i = 0; i < n; i++) {
         double t0 = now_s();
-        u->slice = u->nplay ? (u->slice + 1) % u->nplay : 0;
+        u->play.t = u->r ? fmod(u->play.t + u->r->step_time_s / n, u->r->step_time_s) : 0;
         draw(u, BENCH_W, BENCH_H);
         t[i] = now_s() - t0;
     }

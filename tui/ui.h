@@ -40,6 +40,33 @@ typedef struct ui_search {
     int offered;              /* res holds a best that `y` applies */
 } ui_search;
 
+/* Phases running at one time at most: a slot's phase and the hidden DP
+ * all-reduce. */
+#define UI_MAX_RUNNING 4
+
+/* The cursor of time and what the mesh is coloured by (ui_play.c). */
+typedef struct ui_play {
+    double *avg;                      /* per link slot: utilisation over the step, owned */
+    double *window;                   /* per link slot: busy fraction in the window at the cursor, owned */
+    size_t nlinks;
+    long gen;                         /* bumped at every result */
+    long window_gen;                  /* the gen and cursor window was computed for (-1: none) */
+    double window_t;
+    size_t hot[VIEW_HOT_ROWS];        /* the links with the busiest windows, hottest first */
+    int nhot;
+    int order[SIM_MAX_PHASES];        /* the phases in the order the step plays them */
+    int norder;
+    int running[UI_MAX_RUNNING];      /* the phases running at the cursor (view_state.running) */
+    int average;                      /* colour by the step average, else by the window at the cursor */
+    int fixed;                        /* the colour scale is 0-100 %, else 0 .. the highest value shown */
+    double t;                         /* the cursor: seconds into the step */
+    int playing;                      /* the cursor plays */
+    int level;                        /* the speed's entry in ui_play.c's table (step seconds per
+                                         second); -1 until a session's first result picks it */
+    double moved_at;                  /* wall clock, s, of the cursor's last tick */
+    char label[64];                   /* what view_state.util_label points at */
+} ui_play;
+
 typedef struct ui {
     const char *root;
     cli_opts o;                       /* the options the screen started with */
@@ -50,18 +77,11 @@ typedef struct ui {
     session *S;                       /* owned */
     const sim_result *r;              /* S's current result, or NULL when the last step failed */
 
-    /* what the mesh is coloured by */
-    double *avg;                      /* per link slot: utilisation over the step */
-    double *phase_util;               /* per link slot: utilisation while v.phase plays */
-    size_t nlinks;
-    int average;                      /* show the step average, else the playing phase */
-    int play[SIM_MAX_PHASES];         /* the phases played in turn (see view_state.play) */
-    int nplay;
-    int slice;                        /* the entry of play playing */
+    ui_play play;                     /* the cursor of time, what the mesh is coloured by */
 
-    /* time */
+    /* steps */
     int paused, speed_level;          /* steps per second = ui_speeds[speed_level] */
-    double next_step_at, next_slice_at;
+    double next_step_at;
     int step_wanted;                  /* take a step now (after an action) */
 
     /* screen */
@@ -128,6 +148,30 @@ void ui_lua_out(void *ud, const char *s, size_t n);
 int ui_set_policy(ui *u, const char *name_or_path, wt_err *e);
 /* The unit and links under the cursor, into the output pane. */
 void ui_inspect(ui *u);
+
+/* ui_play.c: the cursor of time. ui_play_links makes a fresh p's link
+ * arrays (0, or -1 out of memory, p then empty); ui_play_start moves
+ * fresh's arrays into p for a new session (the cursor at 0, the speed
+ * picked again; the colouring choices stay), ui_play_free frees them. */
+int ui_play_links(ui_play *p, size_t nlinks);
+void ui_play_start(ui_play *p, ui_play *fresh);
+void ui_play_free(ui_play *p);
+/* The step's result u->r is new (or NULL): the averages, the hottest
+ * links, the playing order. */
+void ui_play_result(ui *u);
+/* Moves the cursor to the wall clock now when it plays; 1 when it moved. */
+int ui_play_tick(ui *u, double now);
+/* p: play or stop; , .: slower or faster; [ ]: the previous or next phase
+ * start (stops the cursor, leaves the step average). */
+void ui_play_toggle(ui *u);
+void ui_play_speed(ui *u, int faster);
+void ui_play_jump(ui *u, int dir);
+/* `:at PHASE|TIME`: the cursor to where the phase first runs, or to a time
+ * of the step ("2.5s", "300us"); stops it. Errors start with "at:". */
+int ui_play_at(ui *u, const char *what, wt_err *e);
+/* Points u->v at the cursor and the colours (links: the links are shown or
+ * read, so the window at the cursor must be current). */
+void ui_play_view(ui *u, int links);
 
 /* ui_keys.c: a key in the main view (not the command line). */
 void ui_key(ui *u, const key_event *ev);

@@ -112,6 +112,12 @@ static int cmd_save(ui *u, int argc, char **argv, wt_err *e)
     return rc;
 }
 
+static int cmd_at(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    return ui_play_at(u, argv[0], e);
+}
+
 static int cmd_quit(ui *u, int argc, char **argv, wt_err *e)
 {
     (void)argc;
@@ -132,6 +138,8 @@ static const ui_cmd cmds[] = {
     {"fail", "fail x,y[,DIR]                    fail a unit, or its link towards DIR", 1, 1, cmd_fail},
     {"repair", "repair                            back to the layout's own faults", 0, 0, cmd_repair},
     {"save", "save FILE                         write the scenario as YAML", 1, 1, cmd_save},
+    {"at", "at PHASE|TIME                     the cursor of time to where PHASE first runs, or to TIME", 1, 1,
+     cmd_at},
     {"quit", "quit", 0, 0, cmd_quit},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])

@@ -83,7 +83,11 @@ static void toggle_key(ui *u, int key)
         u->v.mode = (u->v.mode + 1) % VIEW_NMODES;
         break;
     case 'a':
-        u->average = !u->average;
+        u->play.average = !u->play.average;
+        break;
+    case 'c':
+        u->play.fixed = !u->play.fixed;
+        ui_status(u, 0, "link colours %s", u->play.fixed ? "0-100%" : "0 .. the highest value shown");
         break;
     case ' ':
         u->paused = !u->paused;
@@ -118,15 +122,16 @@ static void speed_key(ui *u, int key)
     ui_status(u, 0, "%g steps per second", ui_speeds[u->speed_level]);
 }
 
-/* [ ]: the previous or next phase of the step's timeline (pauses). */
-static void phase_key(ui *u, int key)
+/* The cursor of time: p plays or stops it, , . slower or faster, [ ] the
+ * previous or next phase start. */
+static void time_key(ui *u, int key)
 {
-    if (!u->nplay)
-        return;
-    int n = u->nplay;
-    u->paused = 1;
-    u->average = 0;
-    u->slice = (u->slice + (key == ']' ? 1 : n - 1)) % n;
+    if (key == 'p')
+        ui_play_toggle(u);
+    else if (key == ',' || key == '.')
+        ui_play_speed(u, key == '.');
+    else
+        ui_play_jump(u, key == ']' ? 1 : -1);
 }
 
 static void scroll_key(ui *u, int key)
@@ -173,7 +178,9 @@ static const key_binding keys[] = {
     {'+', zoom_key},       {'-', zoom_key},        {'=', zoom_key},     {'x', toggle_key},
     {'v', toggle_key},     {'a', toggle_key},      {' ', toggle_key},   {'t', toggle_key},
     {'m', toggle_key},     {'?', toggle_key},      {TK_F1, toggle_key}, {'n', step_key},
-    {'<', speed_key},      {'>', speed_key},       {'[', phase_key},    {']', phase_key},       {TK_PGUP, scroll_key}, {TK_PGDN, scroll_key},
+    {'<', speed_key},      {'>', speed_key},       {'p', time_key},     {',', time_key},
+    {'.', time_key},       {'[', time_key},        {']', time_key},     {'c', toggle_key},
+    {TK_PGUP, scroll_key}, {TK_PGDN, scroll_key},
     {TK_END, scroll_key},  {':', open_key},        {'/', open_key},     {TK_ENTER, inspect_key},
     {'q', quit_key},       {TK_F10, quit_key},     {'y', apply_key},
 };

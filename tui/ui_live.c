@@ -1,8 +1,8 @@
 /*
  * ui_live.c - the live session behind the screen: loading a scenario,
- * stepping it with the policy acting between steps, and what the mesh is
- * coloured by (the step average of every link, or its utilisation while the
- * playing phase runs). Also the output pane and the status line.
+ * stepping it with the policy acting between steps, and what the next
+ * frame shows of it (the colours are ui_play.c's). Also the output pane and
+ * the status line.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -83,7 +83,9 @@ ui *ui_new(const char *root)
     u->root = root;
     u->speed_level = 1;
     u->v.output_top = -1;
-    u->v.phase = -1;
+    u->play.level = -1;
+    u->play.playing = 1;
+    u->play.window_gen = -1;
     cmdline_init(&u->cmd, ':', ui_complete_words, u);
     cmdline_init(&u->find, '/', NULL, NULL);
     return u;
@@ -109,9 +111,7 @@ void ui_free_session(ui *u)
         u->S = NULL;
     }
     u->r = NULL;
-    free(u->avg);
-    free(u->phase_util);
-    u->avg = u->phase_util = NULL;
+    ui_play_free(&u->play);
 }
 
 int ui_set_policy(ui *u, const char *name_or_path, wt_err *e)
@@ -168,11 +168,8 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     wafer_free(&wf);
     if (rc != WT_OK)
         goto fail;
-    size_t nl = wafer_nlinks(&S->wf);
-    double *avg = calloc(nl, sizeof *avg), *phase = calloc(nl, sizeof *phase);
-    if (!avg || !phase) {
-        free(avg);
-        free(phase);
+    ui_play fresh;
+    if (ui_play_links(&fresh, wafer_nlinks(&S->wf)) != 0) {
         session_free(S);
         rc = wt_oom(e, "link colours");
         goto fail;
@@ -182,9 +179,7 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     ui_free_session(u);
     u->L = L;
     u->S = S;
-    u->avg = avg;
-    u->phase_util = phase;
-    u->nlinks = nl;
+    ui_play_start(&u->play, &fresh);
     u->v.nhistory = 0;
     snprintf(u->layout, sizeof u->layout, "%s", layout);
     snprintf(u->model, sizeof u->model, "%s", model_name);
@@ -237,31 +232,6 @@ int ui_parse_strategy(ui *u, wtlua *L, int argc, char **argv, const wafer *wf, c
     return cli_load_strategy(&o, &L, wf, m, s, e);
 }
 
-/* The utilisation of every link while phase p plays: its bytes of one
- * occurrence over the link's bandwidth, over the occurrence's time. */
-static void colour_phase(ui *u, int p)
-{
-    const sim_result *r = u->r;
-    const sim_phase *ph = &r->phases[p];
-    sim_phase_link_bytes(r, p, u->phase_util);
-    double per = ph->count > 0 && ph->time_s > 0 ? 1 / (ph->count * ph->time_s) : 0;
-    for (size_t l = 0; l < u->nlinks; l++)
-        if (u->phase_util[l] != 0) /* most links carry none of a phase */
-            u->phase_util[l] *= sim_link_inv_bw(r->wf, l) * per;
-    u->v.phase = p;
-}
-
-/* The step average of every link, and what plays: the timeline's phases,
- * then any phase with traffic it has no slice for (a DP all-reduce hidden
- * behind the backward pass). */
-static void colour_step(ui *u)
-{
-    const sim_result *r = u->r;
-    for (size_t l = 0; l < u->nlinks; l++)
-        u->avg[l] = sim_link_util(r, l);
-    u->nplay = sim_play_order(r, u->play, SIM_MAX_PHASES);
-}
-
 void ui_step(ui *u)
 {
     session *S = u->S;
@@ -288,10 +258,7 @@ void ui_step(ui *u)
     }
     /* the last step that succeeded (a fault the policy made shows at the next step) */
     u->r = S->evaluated ? &S->res : NULL;
-    u->nplay = 0;
-    if (u->r)
-        colour_step(u);
-    u->v.phase = -1;
+    ui_play_result(u);
 }
 
 void ui_sync_view(ui *u)
@@ -318,20 +285,7 @@ void ui_sync_view(ui *u)
         v->link_util = NULL;
         return;
     }
-    const sim_result *r = u->r;
-    v->play = u->play;
-    v->nplay = u->nplay;
-    if (u->average || !u->nplay) {
-        v->link_util = u->avg;
-        v->util_label = "step average";
-        v->phase = -1;
-        return;
-    }
-    int p = u->play[u->slice % u->nplay];
-    if (v->phase != p)
-        colour_phase(u, p);
-    v->link_util = u->phase_util;
-    v->util_label = r->phases[p].name;
+    ui_play_view(u, v->mode == VIEW_LINKS);
 }
 
 void ui_inspect(ui *u)
@@ -341,6 +295,7 @@ void ui_inspect(ui *u)
         ui_status(u, 1, "nothing to inspect: the last step failed");
         return;
     }
+    ui_play_view(u, 1);
     const wafer *wf = r->wf;
     int x = u->v.cx, y = u->v.cy;
     if (x < 0 || y < 0 || x >= wf->w || y >= wf->h) {
@@ -368,7 +323,7 @@ void ui_inspect(ui *u)
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c dead", wafer_dir_char(d));
         else
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c %.1f%% avg %.1f%% (%s)", wafer_dir_char(d),
-                          100 * u->v.link_util[l], 100 * u->avg[l],
+                          100 * u->v.link_util[l], 100 * u->play.avg[l],
                           qty_format(r->link_bytes[l], QTY_BYTES, s1, sizeof s1));
     }
     ui_print(u, line);

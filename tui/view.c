@@ -17,11 +17,14 @@ const char *const view_help_lines[] = {
     "  + - =           zoom in, out (blocks of units), fit the window",
     "  x               blocks show max or mean",
     "  v               next view: links, compute, memory",
-    "  a               step average or the playing phase",
-    "  [ ]             the previous or next phase (pauses)",
-    "  space           pause or run",
+    "  a               links: the window at the cursor of time or the step average",
+    "  c               link colours: 0 .. the highest shown, or 0-100%",
+    "  p               the cursor of time: play or stop",
+    "  , .             the cursor plays slower, faster",
+    "  [ ]             the cursor to the previous or next phase start (stops it)",
+    "  space           steps: pause or run",
     "  n               one step",
-    "  < >             slower, faster",
+    "  < >             fewer, more steps per second",
     "  Enter           inspect the unit and links under the cursor",
     "  /               find a unit: x,y",
     "  t               next theme",
@@ -36,6 +39,7 @@ const char *const view_help_lines[] = {
     "  strategy S [--opt V]   layout NAME [S]   model NAME [S]",
     "  policy NAME|off        search [--fix ..] [--only ..] | search stop",
     "  fail x,y[,DIR]         repair            save FILE         quit",
+    "  at PHASE|TIME          the cursor of time to where PHASE first runs, or to TIME",
     NULL,
 };
 
@@ -118,17 +122,14 @@ static int figures(canvas *c, const view_state *v, view_rect a, int y)
     return y;
 }
 
-#define MAX_HOT_ROWS 64
-
-/* The rows hottest usable links by the colouring values, hottest first (ties
- * by slot), in one pass that keeps them sorted. */
-static int hottest(const view_state *v, size_t *top, double *val, int rows)
+int view_hottest(const wafer *wf, const double *peak, size_t *top, int rows)
 {
-    const wafer *wf = v->r->wf;
     size_t nl = wafer_nlinks(wf);
+    double val[VIEW_HOT_ROWS];
     int n = 0;
-    for (size_t l = 0; l < nl; l++) {
-        double u = v->link_util[l];
+    rows = rows < VIEW_HOT_ROWS ? rows : VIEW_HOT_ROWS;
+    for (size_t l = 0; l < nl && rows > 0; l++) {
+        double u = peak[l];
         if (u <= 0 || (n == rows && u <= val[n - 1]) || sim_link_inv_bw(wf, l) <= 0)
             continue;
         int at = n < rows ? n++ : rows - 1;
@@ -142,44 +143,79 @@ static int hottest(const view_state *v, size_t *top, double *val, int rows)
     return n;
 }
 
+/* The hottest links by their busiest window in the step. */
 static int hot_links(canvas *c, const view_state *v, view_rect a, int y, int rows)
 {
     const wafer *wf = v->r->wf;
-    y = heading(c, a, y, "hottest links");
-    size_t top[MAX_HOT_ROWS];
-    double val[MAX_HOT_ROWS];
-    int n = hottest(v, top, val, rows < MAX_HOT_ROWS ? rows : MAX_HOT_ROWS);
+    char s[32], text[64];
+    snprintf(text, sizeof text, "hottest links (peak %s)", qty_format(v->window_s, QTY_TIME, s, sizeof s));
+    y = heading(c, a, y, text);
+    int n = v->nhot < rows ? v->nhot : rows;
     for (int i = 0; i < n; i++) {
-        int u = (int)(top[i] / WAFER_NDIR);
-        canvas_printf(c, a.x, y + i, a.w - 1, val[i] >= SIM_HOT ? TC_HOT : TC_TEXT, TC_BACKGROUND, 0,
-                      "%3d,%-3d %c %5.1f%%", wafer_x(wf, u), wafer_y(wf, u), wafer_dir_char((int)(top[i] % WAFER_NDIR)),
-                      100 * val[i]);
-        bar(c, a.x + 17, y + i, a.w - 18, val[i], theme_grad(val[i]));
+        int u = (int)(v->hot[i] / WAFER_NDIR);
+        double val = v->link_peak[v->hot[i]];
+        canvas_printf(c, a.x, y + i, a.w - 1, val >= SIM_HOT ? TC_HOT : TC_TEXT, TC_BACKGROUND, 0,
+                      "%3d,%-3d %c %5.1f%%", wafer_x(wf, u), wafer_y(wf, u), wafer_dir_char((int)(v->hot[i] % WAFER_NDIR)),
+                      100 * val);
+        bar(c, a.x + 17, y + i, a.w - 18, val, theme_grad(val));
     }
     if (!n)
         canvas_text(c, a.x, y, a.w - 1, "(no traffic)", TC_GRID, TC_BACKGROUND, 0);
     return y + rows;
 }
 
-/* The phases the screen plays (a slot's phases, repeated for every
- * micro-batch, then the exposed DP all-reduce and the optimizer), each with
- * its share of the step and its busiest link. Scrolls to keep the playing
- * phase shown. */
+/* The unit the cursor of time is shown in (the step's), and the digits
+ * that tell phase starts apart (a hundredth of a window): "1.234567 s". */
+static const char *time_unit(const view_state *v, double *unit, int *digits)
+{
+    double T = v->r->step_time_s;
+    *unit = T >= 1 ? 1 : T >= 1e-3 ? 1e-3 : T >= 1e-6 ? 1e-6 : 1e-9;
+    double d = v->window_s > 0 ? ceil(-log10(v->window_s / 100 / *unit)) : 0;
+    *digits = d < 0 ? 0 : d > 9 ? 9 : (int)d;
+    return *unit == 1 ? "s" : *unit == 1e-3 ? "ms" : *unit == 1e-6 ? "us" : "ns";
+}
+
+/* Whether phase p runs at the cursor. */
+static int running(const view_state *v, int p)
+{
+    for (int i = 0; i < v->nrunning; i++)
+        if (v->running[i] == p)
+            return 1;
+    return 0;
+}
+
+/* The cursor of time (where it is in the step, how fast it plays, what
+ * runs there), then the phases in the order the step plays them (a slot's
+ * phases, repeated for every micro-batch, then the exposed DP all-reduce and
+ * the optimizer), each with its share of the step and its busiest link,
+ * those running at the cursor reversed, in rows rows below the cursor's
+ * two. Scrolls to keep the last of them shown (the hidden DP all-reduce
+ * plays last, a few rows below the backward it lies over). */
 static int timeline(canvas *c, const view_state *v, view_rect a, int y, int rows)
 {
     const sim_result *r = v->r;
+    char sp[32];
+    double unit;
+    int d;
+    const char *name = time_unit(v, &unit, &d);
     y = heading(c, a, y, "step timeline   share  link");
-    int playing = 0;
+    int n = canvas_printf(c, a.x, y, a.w - 1, TC_ACCENT, TC_BACKGROUND, CA_BOLD, "%s %.*f",
+                          v->playing ? "\xe2\x96\xb6" : "\xe2\x96\xa0", d, v->t / unit);
+    canvas_printf(c, a.x + n, y++, a.w - 1 - n, TC_TEXT, TC_BACKGROUND, 0, " of %.*f %s  %s/s", d, r->step_time_s / unit,
+                  name, qty_format(v->play_speed, QTY_TIME, sp, sizeof sp));
+    n = canvas_text(c, a.x, y, a.w - 1, "at", TC_GRID, TC_BACKGROUND, 0);
+    for (int i = 0; i < v->nrunning; i++)
+        n += 1 + canvas_printf(c, a.x + n + 1, y, a.w - 2 - n, TC_ACCENT, TC_BACKGROUND, 0, "%s%s",
+                               r->phases[v->running[i]].name, i + 1 < v->nrunning ? " +" : "");
+    y++;
+    int first = 0;
     for (int i = 0; i < v->nplay; i++)
-        if (v->play[i] == v->phase) {
-            playing = i;
-            break;
-        }
-    int first = playing >= rows ? playing - rows + 1 : 0;
+        if (running(v, v->play[i]))
+            first = i >= rows ? i - rows + 1 : 0;
     for (int i = first; i < v->nplay && i < first + rows; i++) {
         const sim_phase *ph = &r->phases[v->play[i]];
         double share = ph->share;
-        int on = v->play[i] == v->phase, row = y + i - first;
+        int on = running(v, v->play[i]), row = y + i - first;
         canvas_printf(c, a.x, row, 17, on ? TC_ACCENT : TC_TEXT, TC_BACKGROUND, on ? CA_REVERSE : 0, "%-16s",
                       ph->name);
         bar(c, a.x + 17, row, a.w - 30, fmin(1, fmax(0, share)), on ? TC_ACCENT : TC_GRID);
@@ -216,7 +252,7 @@ static void sparkline(canvas *c, const view_state *v, view_rect a, int y)
 static void panel(canvas *c, const view_state *v, view_rect a)
 {
     int y = figures(c, v, a, a.y);
-    int rest = a.y + a.h - y - 3 /* sparkline */ - 2 /* headings */;
+    int rest = a.y + a.h - y - 3 /* sparkline */ - 2 /* headings */ - 2 /* the cursor of time */;
     if (rest < 2) { /* a short panel (60x20): the sections would overlap, keep the hottest links */
         hot_links(c, v, a, y, a.y + a.h - y - 1);
         return;

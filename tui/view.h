@@ -1,7 +1,8 @@
 /*
  * view.h - what the screen shows, drawn into a canvas from a view_state
  * (no terminal, no simulation): the mesh heatmap with its legend, the
- * panels (figures, hot links, the phase timeline, the step-time history),
+ * panels (figures, hot links, the step's timeline with the cursor of time,
+ * the step-time history),
  * the output pane, the status or command line, and the help overlay.
  */
 #ifndef WT_VIEW_H
@@ -14,15 +15,26 @@
 enum view_mode { VIEW_LINKS = 0, VIEW_COMPUTE, VIEW_MEMORY, VIEW_NMODES };
 
 #define VIEW_HISTORY 120
+#define VIEW_HOT_ROWS 64
 #define VIEW_OUTPUT 200
 
 typedef struct view_state {
     const sim_result *r;       /* the step shown, or NULL (then only the frame) */
     const double *link_util;   /* per link slot: what the links are coloured by */
-    const char *util_label;    /* "step average" or the playing phase's name */
-    int phase;                 /* the playing phase, -1 for none */
-    const int *play;           /* the phases the screen plays, in order: the timeline's, then */
-    int nplay;                 /* those it has no slice for (an overlapped DP all-reduce) */
+    int util_auto;             /* the links' colour scale runs to the highest value shown, else 0-100 % */
+    double util_max;           /* what its top stands for (set by view_draw_mesh: 1 or that value) */
+    const char *util_label;    /* "step average" or "100 us window" */
+    const double *link_peak;   /* per link slot: the step's busiest window (the result's) */
+    const size_t *hot;         /* the links by link_peak, hottest first (view_hottest) */
+    int nhot;
+    double window_s;           /* the window of link_peak and of the cursor's colours, s */
+    double t;                  /* the cursor of time: seconds into the step */
+    int playing;               /* the cursor plays */
+    double play_speed;         /* at step seconds per second */
+    const int *running;        /* the phases running at the cursor */
+    int nrunning;
+    const int *play;           /* the phases in the order the step plays them: the timeline's, */
+    int nplay;                 /* then those it has no slice for (an overlapped DP all-reduce) */
     const theme *th;
     int mono;                  /* glyph density instead of colour */
     int mode;                  /* enum view_mode */
@@ -88,6 +100,11 @@ int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int 
 /* Parts of view_draw (view_mesh.c). */
 void view_draw_mesh(canvas *c, view_state *v, view_rect a);
 void view_draw_legend(canvas *c, const view_state *v, view_rect a);
+
+/* The rows usable links with the busiest windows (peak, per link slot),
+ * hottest first (ties by slot), into top; returns how many (those with a
+ * peak above 0). */
+int view_hottest(const wafer *wf, const double *peak, size_t *top, int rows);
 
 /* The help text, one line per key or command (NULL-terminated). */
 extern const char *const view_help_lines[];

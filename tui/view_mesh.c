@@ -8,6 +8,9 @@
  * or one row as a glyph of density in mono.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "view.h"
 
@@ -102,7 +105,7 @@ static double block_value(const view_state *v, int bx, int by, int *dead)
             if (v->mode != VIEW_LINKS) {
                 double val = unit_value(v, u);
                 sum += val;
-                max = fmax(max, val);
+                max = val > max ? val : max;
                 n++;
                 continue;
             }
@@ -111,7 +114,7 @@ static double block_value(const view_state *v, int bx, int by, int *dead)
                     continue;
                 double val = v->link_util[(size_t)u * WAFER_NDIR + (size_t)d];
                 sum += val;
-                max = fmax(max, val);
+                max = val > max ? val : max; /* not fmax: a libm call per link */
                 n++;
             }
         }
@@ -126,28 +129,48 @@ double view_cell_value(const view_state *v, int gx, int gy, int *dead)
     return v->zoom <= 1 ? detail_value(v, gx, gy, dead) : block_value(v, gx, gy, dead);
 }
 
-/* The colour of a value: background, a neutral unit, dead, or the gradient. */
-static uint8_t value_colour(double val, int dead)
+/* A pixel's code: view_cell_value's value, DEAD for a dead cell, OFF past
+ * the mesh's edge. */
+#define PIX_DEAD (-3.0)
+#define PIX_OFF (-4.0)
+
+/* Where a value lies on the colour scale: a link's util over the scale's top
+ * (the highest value shown, or 1), the units' values as they are. */
+static double on_scale(const view_state *v, double val)
 {
-    if (dead)
-        return TC_DEAD;
-    if (val == -2)
-        return TC_GRID;
-    if (val < 0)
-        return TC_BACKGROUND;
-    return theme_grad(val);
+    if (v->mode != VIEW_LINKS || v->util_max == 1)
+        return val;
+    return v->util_max > 0 ? fmin(1, val / v->util_max) : 0;
 }
 
-static uint32_t value_glyph(double val, int dead)
+/* The density glyph of a value in [0, 1]. */
+static uint32_t density_glyph(double val)
 {
-    if (dead)
-        return 'x';
-    if (val == -2)
-        return '+';
-    if (val < 0)
-        return ' ';
     int level = (int)(val * 4 + 0.5);
     return density[level < 0 ? 0 : level > 4 ? 4 : level];
+}
+
+/* The colour of a pixel: background, a neutral unit, dead, or the gradient. */
+static uint8_t pixel_colour(const view_state *v, double code)
+{
+    if (code == PIX_DEAD)
+        return TC_DEAD;
+    if (code == -2)
+        return TC_GRID;
+    if (code < 0)
+        return TC_BACKGROUND;
+    return theme_grad(on_scale(v, code));
+}
+
+static uint32_t pixel_glyph(const view_state *v, double code)
+{
+    if (code == PIX_DEAD)
+        return 'x';
+    if (code == -2)
+        return '+';
+    if (code < 0)
+        return ' ';
+    return density_glyph(on_scale(v, code));
 }
 
 /* At zoom 1 a unit is scale x scale pixels and a link one pixel between two
@@ -215,33 +238,34 @@ void view_draw_mesh(canvas *c, view_state *v, view_rect a)
         v->cx = wf->w - 1;
     if (v->cy >= wf->h)
         v->cy = wf->h - 1;
-    int pw = pixels(v, wf->w), ph = pixels(v, wf->h);
-    follow_cursor(v, pw, ph, a.w, a.h * per);
-    for (int row = 0; row < a.h; row++) {
-        int py = v->oy + row * per;
-        if (py >= ph)
-            break;
-        int gy = pixel_grid(v, py), gy2 = py + 1 < ph ? pixel_grid(v, py + 1) : -1;
-        for (int col = 0; col < a.w; col++) {
-            int px = v->ox + col;
-            if (px >= pw)
-                break;
-            int gx = pixel_grid(v, px), dead;
-            double top = view_cell_value(v, gx, gy, &dead);
-            if (v->mono) {
-                canvas_put(c, a.x + col, a.y + row, value_glyph(top, dead), dead ? TC_DEAD : TC_TEXT, TC_BACKGROUND,
-                           0);
-                continue;
-            }
-            uint8_t fg = value_colour(top, dead), bg = TC_BACKGROUND;
-            if (gy2 >= 0) {
-                int dead2;
-                double low = view_cell_value(v, gx, gy2, &dead2);
-                bg = value_colour(low, dead2);
-            }
-            canvas_put(c, a.x + col, a.y + row, HALF_BLOCK, fg, bg, 0);
+    int pw = pixels(v, wf->w), ph = pixels(v, wf->h), rows = a.h * per;
+    follow_cursor(v, pw, ph, a.w, rows);
+    /* every pixel's value first: the auto scale runs to the highest shown */
+    double *pix = a.w > 0 && a.h > 0 ? malloc((size_t)a.w * (size_t)rows * sizeof *pix) : NULL, max = 0;
+    if (!pix)
+        return; /* out of memory (or no area): the mesh stays blank until a frame has it */
+    for (int y = 0; y < rows; y++) {
+        int py = v->oy + y, gy = py < ph ? pixel_grid(v, py) : -1;
+        for (int x = 0; x < a.w; x++) {
+            int px = v->ox + x, dead = 0;
+            double val = gy >= 0 && px < pw ? view_cell_value(v, pixel_grid(v, px), gy, &dead) : PIX_OFF;
+            pix[(size_t)y * (size_t)a.w + (size_t)x] = dead ? PIX_DEAD : val;
+            max = !dead && val > max ? val : max;
         }
     }
+    v->util_max = v->mode == VIEW_LINKS && v->util_auto ? max : 1;
+    for (int row = 0; row < a.h; row++)
+        for (int col = 0; col < a.w; col++) {
+            const double *p = &pix[(size_t)(row * per) * (size_t)a.w + (size_t)col];
+            if (p[0] == PIX_OFF)
+                continue;
+            if (v->mono)
+                canvas_put(c, a.x + col, a.y + row, pixel_glyph(v, p[0]), p[0] == PIX_DEAD ? TC_DEAD : TC_TEXT,
+                           TC_BACKGROUND, 0);
+            else
+                canvas_put(c, a.x + col, a.y + row, HALF_BLOCK, pixel_colour(v, p[0]), pixel_colour(v, p[a.w]), 0);
+        }
+    free(pix);
     /* the cursor: the rows and columns of its unit */
     int size = v->zoom > 1 ? 1 : v->scale, px = unit_pixel(v, v->cx) - v->ox, py = unit_pixel(v, v->cy) - v->oy;
     int row0 = py / per, row1 = (py + size - 1) / per;
@@ -265,18 +289,21 @@ int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int 
 void view_draw_legend(canvas *c, const view_state *v, view_rect a)
 {
     static const char *const what[] = {"link util", "compute util", "memory fill"};
+    char top[32] = "100%";
+    if (v->mode == VIEW_LINKS && v->util_auto)
+        snprintf(top, sizeof top, "%.1f%% max", 100 * v->util_max);
     int x = a.x + canvas_printf(c, a.x, a.y, a.w, TC_TEXT, TC_BACKGROUND, 0, "%s 0%% ", what[v->mode]);
-    int bar = a.w - (x - a.x) - 24;
+    int bar = a.w - (x - a.x) - 20 - (int)strlen(top);
     bar = bar > 40 ? 40 : bar;
     for (int i = 0; i < bar; i++) {
         double val = bar > 1 ? (double)i / (bar - 1) : 1;
         if (v->mono)
-            canvas_put(c, x + i, a.y, value_glyph(val, 0), TC_TEXT, TC_BACKGROUND, 0);
+            canvas_put(c, x + i, a.y, density_glyph(val), TC_TEXT, TC_BACKGROUND, 0);
         else
             canvas_put(c, x + i, a.y, ' ', TC_TEXT, theme_grad(val), 0);
     }
     x += bar > 0 ? bar : 0;
-    x += canvas_printf(c, x, a.y, a.x + a.w - x, TC_TEXT, TC_BACKGROUND, 0, " 100%%  ");
+    x += canvas_printf(c, x, a.y, a.x + a.w - x, TC_TEXT, TC_BACKGROUND, 0, " %s  ", top);
     canvas_put(c, x, a.y, v->mono ? 'x' : DEAD_MARK, TC_DEAD, TC_BACKGROUND, 0);
     x += 1 + canvas_text(c, x + 1, a.y, a.x + a.w - x - 1, "dead", TC_TEXT, TC_BACKGROUND, 0);
     if (v->zoom > 1)

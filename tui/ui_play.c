@@ -1,0 +1,202 @@
+/*
+ * ui_play.c - the cursor of time and what the mesh is coloured by
+ * (docs/MODEL.md, "What the screen colours"). The cursor plays the current
+ * step in proportion to time, at a speed in step seconds per second of the
+ * screen, and wraps at the step's end; the links show their busy fraction in
+ * the window starting at the cursor (computed when the cursor or the result
+ * has moved and the link view is shown, never twice for one place), or
+ * their step average. The colour scale runs to the highest value shown
+ * (view_mesh.c finds it), or 0-100 %. Steps come on their own clock (ui.c)
+ * and keep the cursor's time.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qty.h"
+#include "ui.h"
+
+/* 1-2-5 from a microsecond to ten seconds of the step per second. */
+static const double ui_play_speeds[] = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3,
+                                        5e-3, 1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1,    2,    5,    10};
+static const int ui_play_nspeeds = (int)(sizeof ui_play_speeds / sizeof ui_play_speeds[0]);
+
+/* The first speed of a session plays its first step in 10 to 25 s. */
+#define UI_FIRST_PLAY_S 10
+
+int ui_play_links(ui_play *p, size_t nlinks)
+{
+    memset(p, 0, sizeof *p);
+    p->avg = calloc(nlinks, sizeof *p->avg);
+    p->window = calloc(nlinks, sizeof *p->window);
+    p->nlinks = nlinks;
+    if (p->avg && p->window)
+        return 0;
+    ui_play_free(p);
+    return -1;
+}
+
+void ui_play_free(ui_play *p)
+{
+    free(p->avg);
+    free(p->window);
+    p->avg = p->window = NULL;
+    p->nlinks = 0;
+}
+
+void ui_play_start(ui_play *p, ui_play *fresh)
+{
+    ui_play_free(p);
+    p->avg = fresh->avg;
+    p->window = fresh->window;
+    p->nlinks = fresh->nlinks;
+    p->gen++;
+    p->window_gen = -1;
+    p->norder = 0;
+    p->t = 0;
+    p->level = -1;
+    memset(fresh, 0, sizeof *fresh);
+}
+
+/* The window the cursor's colours are over: --window, within the step. */
+static double window_s(const ui *u)
+{
+    return fmin(u->o.window, u->r->step_time_s);
+}
+
+void ui_play_result(ui *u)
+{
+    ui_play *p = &u->play;
+    const sim_result *r = u->r;
+    p->gen++;
+    p->norder = 0;
+    p->nhot = 0;
+    if (!r)
+        return;
+    for (size_t l = 0; l < p->nlinks; l++)
+        p->avg[l] = sim_link_util(r, l);
+    if (r->link_peak)
+        p->nhot = view_hottest(r->wf, r->link_peak, p->hot, VIEW_HOT_ROWS);
+    p->norder = sim_play_order(r, p->order, SIM_MAX_PHASES);
+    if (p->t >= r->step_time_s)
+        p->t = 0;
+    if (p->level < 0) {
+        p->level = 0;
+        while (p->level + 1 < ui_play_nspeeds && ui_play_speeds[p->level + 1] * UI_FIRST_PLAY_S <= r->step_time_s)
+            p->level++;
+    }
+}
+
+int ui_play_tick(ui *u, double now)
+{
+    ui_play *p = &u->play;
+    double dt = p->moved_at > 0 ? now - p->moved_at : 0; /* the first tick starts the clock */
+    p->moved_at = now;
+    if (!p->playing || !u->r || !(u->r->step_time_s > 0))
+        return 0;
+    p->t = fmod(p->t + dt * ui_play_speeds[p->level], u->r->step_time_s);
+    return !p->average;
+}
+
+void ui_play_toggle(ui *u)
+{
+    ui_play *p = &u->play;
+    p->playing = !p->playing;
+    p->average = 0;
+    char s[32];
+    ui_status(u, 0, "time %s: %s/s", p->playing ? "plays" : "stopped",
+              qty_format(ui_play_speeds[p->level < 0 ? 0 : p->level], QTY_TIME, s, sizeof s));
+}
+
+void ui_play_speed(ui *u, int faster)
+{
+    ui_play *p = &u->play;
+    int s = (p->level < 0 ? 0 : p->level) + (faster ? 1 : -1);
+    p->level = s < 0 ? 0 : s >= ui_play_nspeeds ? ui_play_nspeeds - 1 : s;
+    char text[32];
+    ui_status(u, 0, "time plays %s of the step per second",
+              qty_format(ui_play_speeds[p->level], QTY_TIME, text, sizeof text));
+}
+
+void ui_play_jump(ui *u, int dir)
+{
+    ui_play *p = &u->play;
+    const sim_result *r = u->r;
+    if (!r)
+        return;
+    p->playing = 0;
+    p->average = 0;
+    double t = sim_start_near(r, p->t, dir);
+    if (t < 0) /* past the last start or before the first: around the step */
+        t = sim_start_near(r, dir > 0 ? -1 : r->step_time_s, dir);
+    p->t = t < 0 ? 0 : t;
+}
+
+int ui_play_at(ui *u, const char *what, wt_err *e)
+{
+    const sim_result *r = u->r;
+    if (!r)
+        return wt_fail(e, "at: no step to play (the last one failed)");
+    int phase = sim_phase_find(r, what);
+    double t;
+    char why[128], s[32];
+    if (phase >= 0) {
+        t = sim_phase_first(r, phase);
+        if (t < 0)
+            return wt_fail(e, "at: %s does not run in this step", what);
+    } else if (qty_parse(what, QTY_TIME, &t, why, sizeof why) != 0) {
+        return wt_fail(e, "at: '%s' is neither a phase nor a time (%s)", what, why);
+    } else if (!(t >= 0 && t < r->step_time_s)) {
+        return wt_fail(e, "at: %s is not within the step (%s)", what,
+                       qty_format(r->step_time_s, QTY_TIME, s, sizeof s));
+    }
+    u->play.t = t;
+    u->play.playing = 0;
+    u->play.average = 0;
+    return WT_OK;
+}
+
+/* The window at the cursor, unless it holds it already. */
+static void colour_window(ui *u)
+{
+    ui_play *p = &u->play;
+    if (p->window_gen == p->gen && p->window_t == p->t)
+        return;
+    wt_err e;
+    if (sim_link_window_util(u->r, p->t, window_s(u), p->window, &e) != WT_OK) {
+        ui_status(u, 1, "window at %g s: %s", p->t, e.msg);
+        memset(p->window, 0, p->nlinks * sizeof *p->window);
+    }
+    p->window_gen = p->gen;
+    p->window_t = p->t;
+}
+
+void ui_play_view(ui *u, int links)
+{
+    ui_play *p = &u->play;
+    view_state *v = &u->v;
+    const sim_result *r = u->r;
+    v->play = p->order;
+    v->nplay = p->norder;
+    v->t = p->t;
+    v->playing = p->playing;
+    v->play_speed = ui_play_speeds[p->level < 0 ? 0 : p->level];
+    v->window_s = window_s(u);
+    v->link_peak = r->link_peak;
+    v->hot = p->hot;
+    v->nhot = p->nhot;
+    v->nrunning = sim_running_at(r, p->t, p->running, UI_MAX_RUNNING);
+    v->running = p->running;
+    v->util_auto = !p->fixed;
+    if (p->average) {
+        v->link_util = p->avg;
+        v->util_label = "step average";
+        return;
+    }
+    if (links)
+        colour_window(u);
+    char s[32];
+    snprintf(p->label, sizeof p->label, "%s window", qty_format(v->window_s, QTY_TIME, s, sizeof s));
+    v->link_util = p->window;
+    v->util_label = p->label;
+}
