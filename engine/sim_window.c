@@ -465,7 +465,7 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
                 rc = wt_oom(e, "link windows");
                 break;
             }
-            peak[l] = seq_max_window(&s, w) / w;
+            peak[l] = fmin(1, seq_max_window(&s, w) / w); /* a busy fraction: rounding may pass 1 */
             if (hot_frac > 0 && hot_s)
                 hot_s[l] = seq_hot(&s, hot_frac) + dropped_hot(r, &p, mine, n, hot_frac);
         }
