@@ -120,7 +120,7 @@ static void phase_busiest(const sim_result *r, sim_phase *ph, const sim_ctx *c, 
             }
         }
     }
-    ph->max_link_util = ph->time_s > 0 ? best / ph->time_s : 0;
+    ph->max_link_util = ph->time_s > 0 ? best / fmax(ph->time_s, ph->comm_s) : 0;
 }
 
 int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)

@@ -39,6 +39,10 @@ int sim_stage_layers(const sim_result *r, int k);
 double sim_per_mb(const sim_result *r, const sim_phase *ph, int k);
 /* Memory total of a unit of every stage, into totals[PP]. */
 void sim_stage_memory(const sim_result *r, double *totals);
+/* 1 when a layer phase's collectives all run over the DP group (the ZeRO
+ * gathers): it needs nothing of its layer's activations, so the layer
+ * before can run beside it (the fluid model prefetches it there). */
+int sim_prefetched(const sim_phase *ph);
 /* Time a phase spends beyond its FLOPs: the optimizer's DRAM spill. */
 double sim_fixed_s(const sim_result *r, const sim_phase *ph);
 

@@ -152,6 +152,16 @@ double sim_per_mb(const sim_result *r, const sim_phase *ph, int k)
     }
 }
 
+int sim_prefetched(const sim_phase *ph)
+{
+    if (ph->scope != SIM_LAYER || ph->flops > 0 || !ph->nops)
+        return 0;
+    for (int i = 0; i < ph->nops; i++)
+        if (ph->ops[i].kind != CG_DP)
+            return 0;
+    return 1;
+}
+
 /* Occurrences of a phase per step on the first stage (the most layers). */
 static double phase_count(const sim_result *r, const sim_phase *ph)
 {
@@ -261,24 +271,38 @@ static double phase_time(const sim_result *r, double comp, double comm, double s
     return comp + comm;
 }
 
+/* A block of L layers whose chain (a layer's phases but its prefetched
+ * gathers) takes a and whose gathers take g: the first layer waits for its
+ * gathers, each later one for the longer of its chain and the gathers run
+ * beside the chain before it. Under the closed form, which runs them in
+ * turn, L (a + g) is more. */
+static double layers_s(double a, double g, int L)
+{
+    return L > 0 ? a + g + (L - 1) * fmax(a, g) : 0;
+}
+
 void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
 {
     const wafer *wf = r->wf;
     int multi = wf->wafers_x * wf->wafers_y > 1;
     double peak = wf->peak_flops * wf->efficiency;
     double step_s = wf->link_overhead + (multi ? fmin(wf->link_lat, wf->iw_lat) : wf->link_lat);
-    /* Stage k takes layers_k * A + C, plus B on the last stage. */
-    double A[COLL_NALGOS] = {0}, B[COLL_NALGOS] = {0}, C[COLL_NALGOS] = {0}, opt = 0;
+    /* Stage k takes layers_s of its forward and backward layers, plus C,
+     * plus B on the last stage: A[role] the chain's part per layer,
+     * G[role] the prefetched gathers'. */
+    double A[2][COLL_NALGOS] = {{0}}, G[2][COLL_NALGOS] = {{0}}, B[COLL_NALGOS] = {0}, C[COLL_NALGOS] = {0};
+    double opt = 0;
     for (int i = 0; i < r->nphases; i++) {
         const sim_phase *ph = &r->phases[i];
         double comp = ph->flops / peak + sim_fixed_s(r, ph);
         comm_need c = comm_needs(r, ph, multi);
+        int bwd = ph->role == SIM_BACKWARD;
         for (int a = 0; a < COLL_NALGOS; a++) {
             double bytes = c.total - 2 * c.one_way, per_link = bytes / coll_algo_partners((coll_algo)a) + c.one_way;
             double comm = per_link / link_bw + c.steps[a] * step_s;
             double t = phase_time(r, comp, c.total > 0 ? comm : 0, c.total);
             if (ph->scope == SIM_LAYER)
-                A[a] += ph->rep * t;
+                (sim_prefetched(ph) ? G : A)[bwd][a] += ph->rep * t;
             else if (ph->scope == SIM_LAST)
                 B[a] += t;
             else if (ph->scope == SIM_MB)
@@ -289,7 +313,9 @@ void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
     }
     int pp = r->s.pp, first = sim_stage_layers(r, 0), last = sim_stage_layers(r, pp - 1);
     for (int a = 0; a < COLL_NALGOS; a++) {
-        double stage = fmax(first * A[a] + C[a] + (pp == 1 ? B[a] : 0), last * A[a] + B[a] + C[a]);
+        double lf = layers_s(A[0][a], G[0][a], first) + layers_s(A[1][a], G[1][a], first);
+        double ll = layers_s(A[0][a], G[0][a], last) + layers_s(A[1][a], G[1][a], last);
+        double stage = fmax(lf + C[a] + (pp == 1 ? B[a] : 0), ll + B[a] + C[a]);
         /* the exposed DP all-reduce is at least 0 */
         out[a] = (r->micro_batches + pp - 1) * stage + opt;
     }

@@ -119,18 +119,30 @@ static void fill_timeline(sim_result *r, int slowest)
     r->ntimeline = n;
 }
 
-int net_closed_form_stages(sim_ctx *c, sim_result *r)
+void net_closed_form_phases(sim_ctx *c, sim_result *r)
 {
-    for (int i = 0; i < r->nphases; i++)
-        time_phase(r, &r->phases[i], c->inj_bw);
+    r->dp_time_s = r->optimizer_s = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        sim_phase *ph = &r->phases[i];
+        time_phase(r, ph, c->inj_bw);
+        if (ph->role == SIM_DP)
+            r->dp_time_s = ph->time_s;
+        if (ph->role == SIM_OPTIMIZER)
+            r->optimizer_s = ph->time_s;
+    }
+}
+
+int net_stages(sim_result *r, const double *first_s)
+{
     int pp = r->s.pp, slowest = 0;
     double stage_max = 0;
     for (int k = 0; k < pp; k++) {
         double t = 0, busy = 0;
+        int blocks = sim_stage_layers(r, k) > 0;
         for (int i = 0; i < r->nphases; i++) {
             const sim_phase *ph = &r->phases[i];
             double per_mb = sim_per_mb(r, ph, k);
-            t += per_mb * ph->time_s;
+            t += per_mb * ph->time_s + (first_s && ph->scope == SIM_LAYER ? blocks * ph->rep * first_s[i] : 0);
             busy += per_mb * ph->compute_s;
         }
         r->stage_busy[k] = busy * r->micro_batches;
@@ -140,15 +152,13 @@ int net_closed_form_stages(sim_ctx *c, sim_result *r)
         }
     }
     r->stage_time_s = stage_max;
-    r->dp_time_s = r->optimizer_s = 0;
-    for (int i = 0; i < r->nphases; i++) {
-        const sim_phase *ph = &r->phases[i];
-        if (ph->role == SIM_DP)
-            r->dp_time_s = ph->time_s;
-        if (ph->role == SIM_OPTIMIZER)
-            r->optimizer_s = ph->time_s;
-    }
     return slowest;
+}
+
+int net_closed_form_stages(sim_ctx *c, sim_result *r)
+{
+    net_closed_form_phases(c, r);
+    return net_stages(r, NULL);
 }
 
 void net_finish_step(sim_result *r, int slowest, double dp_exposed_s)

@@ -6,7 +6,8 @@
  * alone takes exactly its closed-form time on a max-min timeline, so a slot
  * whose activities run one after another is the same under both). What
  * overlaps is run on a flow timeline (flow.h): the DP all-reduce's gradient
- * buckets beside the last micro-batch's backward on the slowest stage.
+ * buckets beside the last micro-batch's backward on the slowest stage, and
+ * each ZeRO gather (sim_prefetched) beside the layer before it.
  *
  * The backward is cut into FLUID_BUCKETS groups of its layers (fewer when
  * the stage has fewer layers); a group runs each backward phase, in index
@@ -25,6 +26,13 @@
  * Merging a group's layers into one block per phase keeps the classes few
  * (what repeats is run once, longer); the links the buckets find free over
  * a group are the same in total.
+ *
+ * A ZeRO gather needs nothing of the layer before, so it runs beside it.
+ * The layers of a block are alike: one steady layer is run (its other
+ * phases of the gather's role, and from the same start the gather), and
+ * x, how much later both end than the layer alone, is what each layer but
+ * the first of a block exposes; the first waits for the whole gather. The
+ * gather's time_s becomes its mean over the slowest stage's occurrences.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -45,11 +53,44 @@ typedef struct plan_run {
     flow_class *cls;
     int *pred;
     double *alone_s;     /* each class's time alone: its closed form */
+    flow_time *t;        /* the run's times */
+    double *fin;         /* chain_end's finishes */
     int n, cap;
     const sim_result *r;
-    const double *dp_mark; /* per link slot: nonzero where the buckets load it */
-    double delay;        /* backward time gathered and not yet emitted, s */
+    const double *mark;  /* per link slot: nonzero where the overlapping activity loads it */
+    double delay;        /* chain time gathered and not yet emitted, s */
 } plan_run;
+
+/* Room for cap classes of r's run beside the activity on the links marked
+ * nonzero in mark. Returns WT_OK or an out-of-memory error; plan_free frees
+ * it either way. */
+static int plan_alloc(plan_run *p, const sim_result *r, const double *mark, int cap, wt_err *e)
+{
+    size_t n = (size_t)cap;
+    *p = (plan_run){.cls = malloc(sizeof *p->cls * n), .pred = malloc(sizeof *p->pred * PRED_MAX * n),
+                    .alone_s = malloc(sizeof *p->alone_s * n), .t = malloc(sizeof *p->t * n),
+                    .fin = malloc(sizeof *p->fin * n), .cap = cap, .r = r, .mark = mark};
+    return p->cls && p->pred && p->alone_s && p->t && p->fin ? WT_OK : wt_oom(e, "fluid timeline");
+}
+
+static void plan_free(plan_run *p)
+{
+    free(p->cls);
+    free(p->pred);
+    free(p->alone_s);
+    free(p->t);
+    free(p->fin);
+}
+
+/* Sets mark[l] = value on every link phase ph loads. */
+static void mark_phase(const sim_result *r, const sim_phase *ph, double *mark, double value)
+{
+    for (int k = 0; k < ph->nterms; k++) {
+        const sim_pattern *pat = &r->patterns[ph->terms[k].pattern];
+        for (int j = 0; j < pat->nnz; j++)
+            mark[pat->link[j]] = value;
+    }
+}
 
 /* Appends a class after the npred classes in after[]; returns its index. */
 static int add(plan_run *p, const sim_pattern *pat, double work, double max_rate, double latency_s, int prio,
@@ -75,18 +116,18 @@ static int add_term(plan_run *p, const sim_term *t, double share, double runs, i
     return add(p, pat, share * t->coef, 0, latency, prio, after, npred);
 }
 
-/* 1 when term t loads a link the buckets load. */
-static int meets_buckets(const plan_run *p, const sim_term *t)
+/* 1 when term t loads a link the overlapping activity loads. */
+static int meets_mark(const plan_run *p, const sim_term *t)
 {
     const sim_pattern *pat = &p->r->patterns[t->pattern];
     for (int k = 0; k < pat->nnz; k++)
-        if (p->dp_mark[pat->link[k]])
+        if (p->mark[pat->link[k]])
             return 1;
     return 0;
 }
 
-/* Emits the backward time gathered so far as one class after end[], with
- * no load: what shares no link with the buckets runs as if alone, so one
+/* Emits the chain time gathered so far as one class after end[], with
+ * no load: what shares no link with the overlapping activity runs as if alone, so one
  * delay stands for all of it (the run then has few events). */
 static void flush(plan_run *p, int *end, int *nend)
 {
@@ -95,6 +136,41 @@ static void flush(plan_run *p, int *end, int *nend)
     end[0] = add(p, NULL, 0, 0, p->delay, 0, end, *nend);
     *nend = 1;
     p->delay = 0;
+}
+
+/* `times` occurrences of phase ph after the classes in end[0..*nend): a
+ * compute block, then its passes (beside it when streamed); leaves its last
+ * classes in end. A phase that meets no marked link only adds to the
+ * pending delay. */
+static void add_phase(plan_run *p, const sim_phase *ph, double times, int *end, int *nend)
+{
+    const sim_result *r = p->r;
+    int streamed = r->s.chunk > 0 && ph->compute_s > 0, meets = 0;
+    double comm_s = 0;
+    for (int t = 0; t < ph->nterms; t++) {
+        comm_s += times * net_bottleneck_passes_s(r, &ph->terms[t], 1); /* alone: the closed form */
+        meets |= meets_mark(p, &ph->terms[t]);
+    }
+    if (!meets) {
+        double comp = times * ph->compute_s;
+        p->delay += streamed ? fmax(comp, comm_s) : comp + comm_s;
+        return;
+    }
+    flush(p, end, nend);
+    int prio = sim_tuning_priority(&r->tune, ph->name);
+    int start[2] = {end[0], end[1]}, nstart = *nend, last = -1;
+    if (ph->compute_s > 0)
+        last = add(p, NULL, 1, 1 / (times * ph->compute_s), 0, prio, start, nstart);
+    int comm = -1;
+    for (int t = 0; t < ph->nterms; t++) {
+        int prev = comm >= 0 ? comm : streamed || last < 0 ? -1 : last;
+        comm = prev >= 0 ? add_term(p, &ph->terms[t], times, times, prio, &prev, 1)
+                         : add_term(p, &ph->terms[t], times, times, prio, start, nstart);
+    }
+    *nend = 0;
+    end[(*nend)++] = comm;
+    if (streamed)
+        end[(*nend)++] = last;
 }
 
 /* Group g of G of the slowest stage's backward, after the classes in
@@ -108,34 +184,8 @@ static void add_group(plan_run *p, int slowest, int g, int G, int *end, int *nen
             continue;
         double per_mb = sim_per_mb(r, ph, slowest);
         double times = ph->scope == SIM_LAYER ? per_mb / G : g == 0 ? per_mb : 0;
-        if (times <= 0)
-            continue;
-        int streamed = r->s.chunk > 0 && ph->compute_s > 0, meets = 0;
-        double comm_s = 0;
-        for (int t = 0; t < ph->nterms; t++) {
-            comm_s += times * net_bottleneck_passes_s(r, &ph->terms[t], 1); /* alone: the closed form */
-            meets |= meets_buckets(p, &ph->terms[t]);
-        }
-        if (!meets) {
-            double comp = times * ph->compute_s;
-            p->delay += streamed ? fmax(comp, comm_s) : comp + comm_s;
-            continue;
-        }
-        flush(p, end, nend);
-        int prio = sim_tuning_priority(&r->tune, ph->name);
-        int start[2] = {end[0], end[1]}, nstart = *nend, last = -1;
-        if (ph->compute_s > 0)
-            last = add(p, NULL, 1, 1 / (times * ph->compute_s), 0, prio, start, nstart);
-        int comm = -1;
-        for (int t = 0; t < ph->nterms; t++) {
-            int prev = comm >= 0 ? comm : streamed || last < 0 ? -1 : last;
-            comm = prev >= 0 ? add_term(p, &ph->terms[t], times, times, prio, &prev, 1)
-                             : add_term(p, &ph->terms[t], times, times, prio, start, nstart);
-        }
-        *nend = 0;
-        end[(*nend)++] = comm;
-        if (streamed)
-            end[(*nend)++] = last;
+        if (times > 0)
+            add_phase(p, ph, times, end, nend);
     }
     flush(p, end, nend);
 }
@@ -158,6 +208,12 @@ static double chain_end(const plan_run *p, int n, double *fin)
     return end;
 }
 
+/* The context's flow scratch, made on first use. */
+static int flow_ctx_made(sim_ctx *c, wt_err *e)
+{
+    return c->flow ? WT_OK : flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
+}
+
 /* How much later the last backward ends with the DP buckets beside it. */
 static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, wt_err *e)
 {
@@ -175,28 +231,17 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
         return WT_OK;
     int G = layers < FLUID_BUCKETS ? (layers > 0 ? layers : 1) : FLUID_BUCKETS;
     nclasses = G * (nclasses + 1 + dp->nterms);
-    if (!c->flow) {
-        int rc = flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
-        if (rc != WT_OK)
-            return rc;
-    }
-    plan_run p = {.cls = malloc(sizeof *p.cls * (size_t)nclasses),
-                  .pred = malloc(sizeof *p.pred * PRED_MAX * (size_t)nclasses),
-                  .alone_s = malloc(sizeof *p.alone_s * (size_t)nclasses), .cap = nclasses, .r = r};
-    flow_time *t = malloc(sizeof *t * (size_t)nclasses);
-    double *fin = malloc(sizeof *fin * (size_t)nclasses);
-    int *group_end = malloc(sizeof *group_end * 2 * (size_t)G), *group_n = malloc(sizeof *group_n * (size_t)G);
-    int rc = p.cls && p.pred && p.alone_s && t && fin && group_end && group_n ? WT_OK
-                                                                                : wt_oom(e, "fluid timeline");
+    int rc = flow_ctx_made(c, e);
+    if (rc != WT_OK)
+        return rc;
     /* the links the buckets load, marked in the context's scratch (zero
      * again on the way out) */
-    double *mark = c->scratch;
-    for (int k = 0; k < dp->nterms; k++) {
-        const sim_pattern *pat = &r->patterns[dp->terms[k].pattern];
-        for (int j = 0; j < pat->nnz; j++)
-            mark[pat->link[j]] = 1;
-    }
-    p.dp_mark = mark;
+    mark_phase(r, dp, c->scratch, 1);
+    plan_run p;
+    int *group_end = malloc(sizeof *group_end * 2 * (size_t)G), *group_n = malloc(sizeof *group_n * (size_t)G);
+    rc = plan_alloc(&p, r, c->scratch, nclasses, e);
+    if (rc == WT_OK && !(group_end && group_n))
+        rc = wt_oom(e, "fluid timeline");
     int dp_prio = sim_tuning_priority(&r->tune, dp->name);
     int end[2] = {-1, -1}, nend = 0;
     for (int g = 0; g < G && rc == WT_OK; g++) {
@@ -220,37 +265,119 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
             bucket_end = add_term(&p, &dp->terms[k], 1.0 / G, 1, dp_prio, after, n); /* a bucket: every step */
         }
     }
-    for (int k = 0; k < dp->nterms; k++) {
-        const sim_pattern *pat = &r->patterns[dp->terms[k].pattern];
-        for (int j = 0; j < pat->nnz; j++)
-            mark[pat->link[j]] = 0;
-    }
+    mark_phase(r, dp, c->scratch, 0);
     flow_run_out out;
-    if (rc == WT_OK) {
-        rc = flow_run(c->flow, p.cls, p.n, &times_only, t, &out, e);
-    }
     if (rc == WT_OK)
-        *exposed = fmax(0, out.end_s - chain_end(&p, nbwd, fin));
-    free(p.cls);
-    free(p.pred);
-    free(p.alone_s);
-    free(t);
-    free(fin);
+        rc = flow_run(c->flow, p.cls, p.n, &times_only, p.t, &out, e);
+    if (rc == WT_OK)
+        *exposed = fmax(0, out.end_s - chain_end(&p, nbwd, p.fin));
+    plan_free(&p);
     free(group_end);
     free(group_n);
     return rc;
 }
 
-int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e)
+/* How much later a steady layer of gather g's block (forward or backward)
+ * ends with the next layer's gather beside it: the layer's other phases of
+ * g's role, ph->rep / g->rep occurrences each in index order, and from the
+ * same start g's passes (work coef, their latency-bound steps after), on
+ * the flow timeline, less those phases alone. Into *x. */
+static int gather_exposed(sim_ctx *c, sim_result *r, const sim_phase *g, double *x, wt_err *e)
 {
-    int slowest = net_closed_form_stages(c, r);
-    /* Without what the DP all-reduce exposes the step is already longer
-     * than the cutoff: the timeline cannot make it shorter. */
-    double exposed = 0;
-    double least = (r->micro_batches + r->s.pp - 1) * r->stage_time_s + r->optimizer_s;
-    int rc = least > c->cutoff_s ? WT_OK : dp_exposed(c, r, slowest, &exposed, e);
+    int n = 1 + g->nterms; /* the last delay, the gather's passes */
+    for (int i = 0; i < r->nphases; i++) {
+        const sim_phase *ph = &r->phases[i];
+        if (ph->role == g->role && ph->scope == SIM_LAYER && !sim_prefetched(ph))
+            n += 2 + ph->nterms;
+    }
+    int rc = flow_ctx_made(c, e);
     if (rc != WT_OK)
         return rc;
+    mark_phase(r, g, c->scratch, 1);
+    plan_run p;
+    rc = plan_alloc(&p, r, c->scratch, n, e);
+    int end[2] = {-1, -1}, nend = 0;
+    for (int i = 0; i < r->nphases && rc == WT_OK; i++) {
+        const sim_phase *ph = &r->phases[i];
+        if (ph->role == g->role && ph->scope == SIM_LAYER && !sim_prefetched(ph))
+            add_phase(&p, ph, ph->rep / g->rep, end, &nend);
+    }
+    mark_phase(r, g, c->scratch, 0);
+    flow_run_out out;
+    if (rc == WT_OK) {
+        flush(&p, end, &nend);
+        int nchain = p.n, prev = -1, prio = sim_tuning_priority(&r->tune, g->name);
+        for (int k = 0; k < g->nterms; k++)
+            prev = add_term(&p, &g->terms[k], 1, 1, prio, &prev, prev >= 0);
+        rc = flow_run(c->flow, p.cls, p.n, &times_only, p.t, &out, e);
+        if (rc == WT_OK)
+            *x = fmax(0, out.end_s - chain_end(&p, nchain, p.fin));
+    }
+    plan_free(&p);
+    return rc;
+}
+
+/* The closed-form time of one layer's phases of g's role beside one
+ * gather g: what gather_exposed runs g beside, timed alone. */
+static double chain_s(const sim_result *r, const sim_phase *g)
+{
+    double s = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        const sim_phase *ph = &r->phases[i];
+        if (ph->role == g->role && ph->scope == SIM_LAYER && !sim_prefetched(ph))
+            s += ph->rep / g->rep * ph->time_s;
+    }
+    return s;
+}
+
+/* Times the prefetched gathers (sim_prefetched): each's time_s becomes x,
+ * what a steady layer gets longer by, and first_s[i] the rest of its time
+ * alone, which the first layer of a block waits for. With run 0, x is the
+ * least the timeline can give without running it: the gather alone (never
+ * faster beside anything) less the chain's closed form (never shorter than
+ * the timeline's chain alone). With run 1, gather_exposed's, at most the
+ * gather alone (the two can always run in turn). */
+static int prefetch(sim_ctx *c, sim_result *r, int run, double *first_s, wt_err *e)
+{
+    for (int i = 0; i < r->nphases; i++) {
+        sim_phase *g = &r->phases[i];
+        if (!sim_prefetched(g))
+            continue;
+        double x = fmax(0, g->comm_s - chain_s(r, g));
+        int rc = run ? gather_exposed(c, r, g, &x, e) : WT_OK;
+        if (rc != WT_OK)
+            return rc;
+        g->time_s = fmin(x, g->comm_s);
+        first_s[i] = g->comm_s - g->time_s;
+    }
+    return WT_OK;
+}
+
+int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e)
+{
+    double first_s[SIM_MAX_PHASES] = {0};
+    net_closed_form_phases(c, r);
+    int rc = prefetch(c, r, 0, first_s, e), slowest = net_stages(r, first_s);
+    /* With the least the gathers can expose and without what the DP
+     * all-reduce exposes the step is already longer than the cutoff: the
+     * timeline cannot make it shorter. */
+    double exposed = 0;
+    double least = (r->micro_batches + r->s.pp - 1) * r->stage_time_s + r->optimizer_s;
+    if (rc == WT_OK && least <= c->cutoff_s) {
+        rc = prefetch(c, r, 1, first_s, e);
+        slowest = net_stages(r, first_s);
+        if (rc == WT_OK)
+            rc = dp_exposed(c, r, slowest, &exposed, e);
+    }
+    if (rc != WT_OK)
+        return rc;
+    /* the first layers' waits spread over the slowest stage's occurrences,
+     * so its slot's slices add up to its time */
+    for (int i = 0; i < r->nphases; i++) {
+        double per_mb = sim_per_mb(r, &r->phases[i], slowest);
+        if (first_s[i] > 0 && per_mb > 0)
+            r->phases[i].time_s += r->phases[i].rep * first_s[i] / per_mb;
+    }
     net_finish_step(r, slowest, exposed);
     return WT_OK;
 }

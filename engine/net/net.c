@@ -8,7 +8,7 @@
 #include "net_int.h"
 
 static const net_model net_models[] = {
-    {{"fluid", 0}, "traffic that runs at once shares links max-min: the DP all-reduce's buckets beside the backward",
+    {{"fluid", 0}, "traffic that runs at once shares links max-min: the DP all-reduce's buckets beside the backward, ZeRO gathers beside the layer before",
      net_bottleneck_passes_s, net_fluid_time_step, net_fluid_flows_time},
     {{"bottleneck", 0}, "each pass takes its busiest link's load over its bandwidth; phases run one after another",
      net_bottleneck_passes_s, net_bottleneck_time_step, net_bottleneck_flows_time},

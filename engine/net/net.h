@@ -32,12 +32,13 @@
  *
  * What a model must never do: report a step shorter than sim_bounds (sim.h)
  * assumes, that is compute at peak efficiency and each pass's bytes over
- * the fastest link. The search prunes with those bounds whichever model
+ * the fastest link, passes in turn but for a ZeRO gather beside its layer. The search prunes with those bounds whichever model
  * times its candidates, so a model beneath them would lose it its best.
  *
  * Models (net_models[] in net.c, the default first):
  *   fluid       the closed form below, with the DP all-reduce's gradient
- *               buckets run beside the last backward on a max-min fair
+ *               buckets run beside the last backward, and each ZeRO
+ *               gather beside the layer before it, on a max-min fair
  *               flow timeline (flow.h, fluid.c). Custom flows: one
  *               flow_run.
  *   bottleneck  the closed form of docs/MODEL.md section 9: a pass takes its
