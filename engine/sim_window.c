@@ -42,6 +42,10 @@ typedef struct win_plan {
     double mid_s;         /* the slot phases between them (logits, pipeline) */
     double at[SIM_MAX_PHASES];  /* a phase's start in its block (a layer's, or the middle) */
     double len[SIM_MAX_PHASES]; /* one run of it there: rep occurrences, or per_mb */
+    /* the time one run's bytes take, ending with the run: len, or longer
+     * for a ZeRO gather the fluid model prefetched beside the layer before
+     * (its time is what it exposes, its comm what it takes alone) */
+    double span[SIM_MAX_PHASES];
     int block[SIM_MAX_PHASES];  /* 0 forward layer, 1 middle, 2 backward layer, -1 not in the slot */
     double pipe_s;        /* slots x slot */
     double hidden_s;      /* the DP all-reduce's part laid over the last backward */
@@ -134,11 +138,13 @@ static void plan_build(const sim_result *r, double window_s, win_plan *p)
             p->block[i] = ph->role == SIM_BACKWARD ? 2 : 0;
             p->at[i] = *block_s;
             p->len[i] = ph->rep * ph->time_s;
+            p->span[i] = ph->rep * fmax(ph->time_s, ph->comm_s);
             *block_s += p->len[i];
         } else {
             p->block[i] = 1;
             p->at[i] = p->mid_s;
             p->len[i] = per_mb * ph->time_s;
+            p->span[i] = p->len[i];
             p->mid_s += p->len[i];
         }
     }
@@ -159,6 +165,30 @@ typedef struct win_load {
     double u;
 } win_load;
 
+/* Lays u over [end - len, end) of the sequence (the hidden DP all-reduce,
+ * a prefetched gather), adding to what runs there and capping at 1. */
+static int seq_overlay(win_seq *s, double end, double len, double u)
+{
+    double from = fmax(0, end - len);
+    if (!(len > 0 && u > 0))
+        return 0;
+    if (seq_add(s, end, end, 0) || seq_grow(s, s->n + 2))
+        return -1;
+    int i = s->n - 1; /* the stretch holding from: near the end */
+    while (i > 0 && s->x[i] > from)
+        i--;
+    if (s->x[i] < from) { /* split the stretch the overlay starts in */
+        memmove(&s->x[i + 2], &s->x[i + 1], sizeof *s->x * (size_t)(s->n - i));
+        memmove(&s->u[i + 1], &s->u[i], sizeof *s->u * (size_t)(s->n - i));
+        s->x[i + 1] = from;
+        s->n++;
+        i++;
+    }
+    for (; i < s->n && s->x[i] < end; i++)
+        s->u[i] = s->u[i] + u < 1 ? s->u[i] + u : 1;
+    return 0;
+}
+
 /* Appends one slot starting at t0 for a link with loads ld[0..n), its
  * forward and backward blocks squeezed to keep_fwd / keep_bwd layers (or
  * whole: nf, nb = layers); returns the slot's end in *end. */
@@ -176,36 +206,15 @@ static int seq_slot(win_seq *s, const win_plan *p, const win_load *ld, int n, do
                 int ph = ld[k].phase;
                 if (p->block[ph] != b)
                     continue;
-                double from = base + j * step + p->at[ph];
-                if (seq_add(s, from, from + p->len[ph], ld[k].u))
+                double from = base + j * step + p->at[ph], len = p->len[ph], span = p->span[ph];
+                /* a prefetched gather: its bytes over the time it takes,
+                 * laid over what ran before it */
+                if (span > len ? seq_overlay(s, from + len, span, ld[k].u * len / span)
+                               : seq_add(s, from, from + len, ld[k].u))
                     return -1;
             }
     }
     return seq_add(s, *end, *end, 0);
-}
-
-/* Lays the DP all-reduce (utilisation u) over [end - len, end) of the
- * sequence, adding to what runs there and capping at 1. */
-static int seq_overlay(win_seq *s, double end, double len, double u)
-{
-    double from = fmax(0, end - len);
-    if (!(len > 0 && u > 0))
-        return 0;
-    if (seq_add(s, end, end, 0) || seq_grow(s, s->n + 2))
-        return -1;
-    int i = 0;
-    while (i < s->n && s->x[i + 1] <= from)
-        i++;
-    if (s->x[i] < from) { /* split the stretch the overlay starts in */
-        memmove(&s->x[i + 2], &s->x[i + 1], sizeof *s->x * (size_t)(s->n - i));
-        memmove(&s->u[i + 1], &s->u[i], sizeof *s->u * (size_t)(s->n - i));
-        s->x[i + 1] = from;
-        s->n++;
-        i++;
-    }
-    for (; i < s->n && s->x[i] < end; i++)
-        s->u[i] = s->u[i] + u < 1 ? s->u[i] + u : 1;
-    return 0;
 }
 
 /* The largest integral of the sequence over a window of w (w <= its
@@ -387,13 +396,14 @@ static double dropped_hot(const sim_result *r, const win_plan *p, const win_load
     int squeezed_bwd = (p->kept - p->over) * (p->layers - p->keep_bwd);
     double hot = 0;
     for (int k = 0; k < n; k++) {
-        int b = p->block[ld[k].phase];
-        if (b < 0 || ld[k].u < frac * (1 - 1e-12))
+        int ph = ld[k].phase, b = p->block[ph];
+        double span = p->span[ph]; /* a run's bytes take that long, at u len / span */
+        if (b < 0 || ld[k].u * p->len[ph] / span < frac * (1 - 1e-12))
             continue;
-        double per_slot = p->len[ld[k].phase] * (b == 1 ? 1 : p->layers);
+        double per_slot = span * (b == 1 ? 1 : p->layers);
         hot += (r->slots - p->kept) * per_slot;
         if (b != 1)
-            hot += p->len[ld[k].phase] * (b == 0 ? squeezed_fwd : squeezed_bwd);
+            hot += span * (b == 0 ? squeezed_fwd : squeezed_bwd);
     }
     return hot;
 }
@@ -519,7 +529,7 @@ typedef double (*tooth_fn)(const win_plan *p, int i, double s, double lo, double
  * each running it for whole seconds in all: the teeth at either end of
  * [lo, hi) are measured, the ones between count whole. Two teeth are
  * measured at each end, so that a floor off by one at a boundary costs
- * nothing. */
+ * nothing, and the one after, whose span may reach back into [lo, hi). */
 static double comb(const win_plan *p, int i, tooth_fn f, double s0, double per, int n, double whole, double lo,
                    double hi)
 {
@@ -536,13 +546,16 @@ static double comb(const win_plan *p, int i, tooth_fn f, double s0, double per, 
         sum += f(p, i, s0 + (b - 1) * per, lo, hi);
     if (b > a + 3)
         sum += (b - a - 3) * whole;
+    if (b + 1 < n) /* a span reaches back from the tooth after (a prefetched gather) */
+        sum += f(p, i, s0 + (b + 1) * per, lo, hi);
     return sum;
 }
 
-/* One run of phase i in a layer (or the middle) starting at s. */
+/* One run of phase i in a layer (or the middle) starting at s: its span,
+ * which ends with the run. */
 static double run_tooth(const win_plan *p, int i, double s, double lo, double hi)
 {
-    return overlap(s + p->at[i], p->len[i], lo, hi);
+    return overlap(s + p->at[i] + p->len[i] - p->span[i], p->span[i], lo, hi);
 }
 
 static double slot_len(const win_plan *p)
@@ -565,7 +578,7 @@ static double block_per(const win_plan *p, int b)
 static double slot_tooth(const win_plan *p, int i, double s, double lo, double hi)
 {
     int b = p->block[i];
-    return comb(p, i, run_tooth, s + block_at(p, b), block_per(p, b), b == 1 ? 1 : p->layers, p->len[i], lo, hi);
+    return comb(p, i, run_tooth, s + block_at(p, b), block_per(p, b), b == 1 ? 1 : p->layers, p->span[i], lo, hi);
 }
 
 /* Seconds of [lo, hi) phase i runs in the slots (as seq_slot lays them out,
@@ -575,7 +588,7 @@ static double slots_time(const win_plan *p, const sim_result *r, int i, double l
     int b = p->block[i];
     if (b < 0)
         return 0;
-    return comb(p, i, slot_tooth, 0, slot_len(p), r->slots, p->len[i] * (b == 1 ? 1 : p->layers), lo, hi);
+    return comb(p, i, slot_tooth, 0, slot_len(p), r->slots, p->span[i] * (b == 1 ? 1 : p->layers), lo, hi);
 }
 
 /* The tail's slices start this much later than the timeline says: the
@@ -605,6 +618,7 @@ typedef struct cap_ctx {
     const double *dp_u;
     double *util;
     double k;
+    double thin;    /* the phase's share of its utilisation while it runs (prefetched gathers) */
 } cap_ctx;
 
 static void store_u(void *ctx, int l, double u)
@@ -615,9 +629,34 @@ static void store_u(void *ctx, int l, double u)
 static void cap_u(void *ctx, int l, double u)
 {
     cap_ctx *c = ctx;
-    double over = u + c->dp_u[l] - 1;
+    double over = u * c->thin + c->dp_u[l] - 1;
     if (over > 0)
         c->util[l] -= over * c->k;
+}
+
+/* Adds the hidden DP all-reduce (phase dp, k of the window) to util, and
+ * takes off what the cap at 1 takes from each phase it lies over (under[i]
+ * seconds of the window w, thin[i] of its utilisation). */
+static int add_hidden_dp(const sim_result *r, int dp, double k, const double *under, const double *thin, double w,
+                         double *util, wt_err *e)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    add_phase(r, dp, k, util);
+    double *dp_u = calloc(nl, sizeof *dp_u), *sum = calloc(nl, sizeof *sum);
+    if (!dp_u || !sum) {
+        free(dp_u);
+        free(sum);
+        return wt_oom(e, "window at a time");
+    }
+    phase_links(r, dp, sum, store_u, dp_u);
+    for (int i = 0; i < r->nphases; i++)
+        if (under[i] > 0 && i != dp) {
+            cap_ctx c = {dp_u, util, under[i] / w, thin[i]};
+            phase_links(r, i, sum, cap_u, &c);
+        }
+    free(dp_u);
+    free(sum);
+    return WT_OK;
 }
 
 int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e)
@@ -634,6 +673,8 @@ int sim_link_window_util(const sim_result *r, double t0, double window_s, double
     plan_build(r, w, &p);
     double pipe = r->slots * slot_len(&p), from = pipe - p.hidden_s, shift = tail_shift(&p, r);
     double under[SIM_MAX_PHASES] = {0}; /* seconds each phase runs under the hidden DP */
+    double thin[SIM_MAX_PHASES];
+    int stretched = 0;
     for (int i = 0; i < r->nphases; i++) {
         double in = slots_time(&p, r, i, lo, fmin(hi, from));
         under[i] = slots_time(&p, r, i, fmax(lo, from), hi);
@@ -642,27 +683,19 @@ int sim_link_window_util(const sim_result *r, double t0, double window_s, double
             if (sl->phase == i && sl->end_s > r->slot_s) /* the tail */
                 in += overlap(sl->start_s + shift, sl->end_s - sl->start_s, lo, hi);
         }
-        add_phase(r, i, (in + under[i]) / w, util);
+        /* a prefetched gather's bytes take its span, at len / span of its
+         * utilisation over its own slice */
+        thin[i] = p.span[i] > p.len[i] ? p.len[i] / p.span[i] : 1;
+        stretched |= thin[i] < 1;
+        add_phase(r, i, (in + under[i]) / w * thin[i], util);
     }
     double dp_s = p.dp >= 0 ? overlap(from, p.hidden_s, lo, hi) : 0;
-    if (!(dp_s > 0))
-        return WT_OK;
-    add_phase(r, p.dp, dp_s / w, util);
-    double *dp_u = calloc(nl, sizeof *dp_u), *sum = calloc(nl, sizeof *sum);
-    if (!dp_u || !sum) {
-        free(dp_u);
-        free(sum);
-        return wt_oom(e, "window at a time");
-    }
-    phase_links(r, p.dp, sum, store_u, dp_u);
-    for (int i = 0; i < r->nphases; i++)
-        if (under[i] > 0 && i != p.dp) {
-            cap_ctx c = {dp_u, util, under[i] / w};
-            phase_links(r, i, sum, cap_u, &c);
-        }
-    free(dp_u);
-    free(sum);
-    return WT_OK;
+    int rc = dp_s > 0 ? add_hidden_dp(r, p.dp, dp_s / w, under, thin, w, util, e) : WT_OK;
+    /* beside the layer before, a link carries at most its bandwidth: the
+     * cap on the window's average, at least the average of the capped sum */
+    for (size_t l = 0; stretched && l < nl; l++)
+        util[l] = fmin(util[l], 1);
+    return rc;
 }
 
 /* The phase of the slots running at t (0 <= t < the slots' end): in its

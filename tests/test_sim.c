@@ -234,12 +234,37 @@ typedef struct bf_run {
     int phase;
 } bf_run;
 
+/* Adds u over [from, to) to the runs out[0..n) (which end at to or
+ * before), splitting the one from falls in and capping at 1; returns the
+ * new count. From the end back: what is laid over is recent. */
+static int bf_overlay(bf_run *out, int n, int max, double from, double to, double u, int cap)
+{
+    from = fmax(0, from);
+    for (int i = n - 1; i >= 0 && out[i].t1 > from; i--) {
+        if (out[i].t0 >= to)
+            continue;
+        if (out[i].t0 < from) { /* split at the overlay's start */
+            assert_true(n < max);
+            memmove(&out[i + 1], &out[i], (size_t)(n - i) * sizeof *out);
+            n++;
+            out[i].t1 = out[i + 1].t0 = from;
+            out[i + 1].u = cap ? fmin(1, out[i + 1].u + u) : out[i + 1].u + u;
+            break;
+        }
+        out[i].u = cap ? fmin(1, out[i].u + u) : out[i].u + u;
+    }
+    return n;
+}
+
 /* Link l's utilisation over the whole step built without sim_window.c's
  * compression: every slot played occurrence by occurrence, layer by layer
  * (forward layer phases, the slot's other phases, backward layer phases),
- * then the timeline's tail; the DP all-reduce's hidden part added over the
- * end of the last slot, capped at 1. Returns the number of runs in out. */
-static int bf_runs(const sim_result *r, size_t l, bf_run *out, int max)
+ * the rep occurrences of a ZeRO gather the fluid model prefetched laid at
+ * their utilisation alone over the time they take alone, ending with them
+ * (over what ran before, capped at 1), then the timeline's tail; the DP
+ * all-reduce's hidden part added over the end of the last slot, capped at 1.
+ * Returns the number of runs in out. Without cap, nothing is capped. */
+static int bf_runs(const sim_result *r, size_t l, bf_run *out, int max, int cap)
 {
     double *buf = malloc(wafer_nlinks(r->wf) * sizeof *buf);
     assert_non_null(buf);
@@ -261,24 +286,18 @@ static int bf_runs(const sim_result *r, size_t l, bf_run *out, int max)
                         continue;
                     double times = in == 1 ? sim_per_mb(r, ph, r->slot_stage) : ph->rep;
                     double u = phase_u(r, p, l, buf);
+                    int thin = ph->comm_s > ph->time_s; /* a prefetched gather */
                     for (int k = 0; k < (int)times; k++) {
                         assert_true(n < max);
-                        out[n++] = (bf_run){t, t + ph->time_s, u, p};
+                        out[n++] = (bf_run){t, t + ph->time_s, thin ? 0 : u, p};
                         t += ph->time_s;
                     }
+                    if (thin) /* the run's occurrences, one after another alone */
+                        n = bf_overlay(out, n, max, t - (int)times * ph->comm_s, t, u * ph->time_s / ph->comm_s, cap);
                 }
     double pipe = t, hidden = dp >= 0 ? r->dp_time_s - r->dp_exposed_s : 0;
-    for (int i = 0; i < n && hidden > 0; i++)
-        if (out[i].t1 > pipe - hidden) {
-            if (out[i].t0 < pipe - hidden) { /* split at the overlay's start */
-                assert_true(n < max);
-                memmove(&out[i + 1], &out[i], (size_t)(n - i) * sizeof *out);
-                n++;
-                out[i].t1 = out[i + 1].t0 = pipe - hidden;
-                continue;
-            }
-            out[i].u = fmin(1, out[i].u + udp);
-        }
+    if (hidden > 0)
+        n = bf_overlay(out, n, max, pipe - hidden, pipe, udp, cap);
     for (int i = 0; i < r->ntimeline; i++)
         if (r->timeline[i].end_s > r->slot_s) {
             assert_true(n < max);
@@ -302,15 +321,23 @@ static double bf_window(const bf_run *runs, int n, double a, double w)
 /* The windows against the brute force on every link of r: sim_link_windows'
  * peak over windows at 1001 positions (the exact one is above by at most
  * the grid step over the window), the hot time exactly, peak >= util; and
- * the step played in time, sim_link_window_util at 97 of them. */
+ * the step played in time, sim_link_window_util at 97 of them. Where a
+ * prefetched gather lies over the phases before it, the step played in
+ * time caps the window's average, not each instant: it lies between the
+ * brute force capped and not capped; and the hot time of the slots and
+ * layers the sweep does not hold counts the gather and those phases apart
+ * (within 5 %). */
 static void check_windows_brute(const sim_result *r, double w)
 {
     enum { PLACES = 97 };
     size_t nl = wafer_nlinks(r->wf);
     double *peak = malloc(nl * sizeof *peak), *hot = malloc(nl * sizeof *hot);
     double *util = malloc(PLACES * nl * sizeof *util);
-    bf_run *runs = malloc(20000 * sizeof *runs);
-    assert_true(peak && hot && util && runs);
+    bf_run *runs = malloc(20000 * sizeof *runs), *raw = malloc(20000 * sizeof *raw);
+    assert_true(peak && hot && util && runs && raw);
+    int stretched = 0;
+    for (int p = 0; p < r->nphases; p++)
+        stretched |= r->phases[p].comm_s > r->phases[p].time_s;
     wt_err e;
     assert_int_equal(sim_link_windows(r, w, 0.9, peak, hot, &e), WT_OK);
     double T = r->step_time_s, W = fmin(w, T), at[PLACES];
@@ -319,7 +346,7 @@ static void check_windows_brute(const sim_result *r, double w)
         assert_int_equal(sim_link_window_util(r, at[k], w, util + k * nl, &e), WT_OK);
     }
     for (size_t l = 0; l < nl; l++) {
-        int n = bf_runs(r, l, runs, 20000);
+        int n = bf_runs(r, l, runs, 20000, 1), nraw = bf_runs(r, l, raw, 20000, 0);
         double hot_bf = 0, best = 0, grid = (T - W) / 1000;
         for (int i = 0; i < n; i++)
             hot_bf += runs[i].u >= 0.9 ? runs[i].t1 - runs[i].t0 : 0;
@@ -329,10 +356,14 @@ static void check_windows_brute(const sim_result *r, double w)
         assert_true(peak[l] >= sim_link_util(r, l));
         assert_true(peak[l] >= best - 1e-9);
         assert_true(peak[l] <= best + 2 * grid / W + 1e-9);
-        assert_rel(hot[l], hot_bf);
+        if (stretched)
+            assert_true(fabs(hot[l] - hot_bf) <= 0.05 * hot_bf);
+        else
+            assert_rel(hot[l], hot_bf);
         for (int k = 0; k < PLACES; k++) {
-            double want = bf_window(runs, n, at[k], W);
-            if (fabs(util[k * nl + l] - want) > 1e-9)
+            double want = bf_window(runs, n, at[k], W), most = bf_window(raw, nraw, at[k], W);
+            double got = util[k * nl + l];
+            if (stretched ? !(got >= want - 1e-9 && got <= fmin(1, most) + 1e-9) : fabs(got - want) > 1e-9)
                 fail_msg("link %zu, window %g s at %g s: %.12g, brute force %.12g", l, W, at[k], util[k * nl + l],
                          want);
         }
@@ -341,6 +372,7 @@ static void check_windows_brute(const sim_result *r, double w)
     free(hot);
     free(util);
     free(runs);
+    free(raw);
 }
 
 /* What runs when, against the brute force: the phases running in the
@@ -352,7 +384,7 @@ static void check_running_brute(const sim_result *r)
     bf_run *runs = malloc(20000 * sizeof *runs);
     double *starts = malloc(20000 * sizeof *starts);
     assert_true(runs && starts);
-    int n = bf_runs(r, 0, runs, 20000), ns = 0, running[4], dp = sim_phase_find(r, "dp.allreduce");
+    int n = bf_runs(r, 0, runs, 20000, 1), ns = 0, running[4], dp = sim_phase_find(r, "dp.allreduce");
     double hidden = dp >= 0 ? r->dp_time_s - r->dp_exposed_s : 0, from = r->slots * r->slot_s - hidden;
     for (int i = 0; i < n; i++) {
         double mid = (runs[i].t0 + runs[i].t1) / 2;
@@ -752,18 +784,12 @@ static void test_tp_line_by_hand(void **state)
 static void check_invariants(const sim_result *r)
 {
     size_t nl = wafer_nlinks(r->wf);
-    /* a prefetched gather shorter than alone: the window playback
-     * (sim_window.c) still lays its bytes in its own slice, not beside the
-     * layer before, so its links' windows may read above 1 */
-    int squeezed = 0;
-    for (int p = 0; p < r->nphases; p++)
-        squeezed |= sim_prefetched(&r->phases[p]) && r->phases[p].time_s < r->phases[p].comm_s;
     /* the busiest window never below the step's average, nor above 1 */
     double *peak = malloc(2 * nl * sizeof *peak);
     wt_err e;
     assert_int_equal(sim_link_windows(r, SIM_WINDOW_S, SIM_HOT, peak, peak + nl, &e), WT_OK);
     for (size_t l = 0; l < nl; l++)
-        assert_true(peak[l] >= sim_link_util(r, l) && (squeezed || peak[l] <= 1 + 1e-9) &&
+        assert_true(peak[l] >= sim_link_util(r, l) && peak[l] <= 1 + 1e-9 &&
                     peak[nl + l] <= r->step_time_s);
     free(peak);
     double *sum = calloc(nl, sizeof *sum), *one = malloc(nl * sizeof *one);
