@@ -552,6 +552,12 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
             unsigned ok = wafer_usable_mask(wf, x, y);
             for (int d = 0; d < WAFER_NDIR && !rc; d++) {
                 size_t l = (size_t)u * WAFER_NDIR + (size_t)d;
+                if (!cls[l]) { /* no timed phase loads it: nothing to sweep */
+                    peak[l] = 0;
+                    if (hot_s)
+                        hot_s[l] = 0;
+                    continue;
+                }
                 double inv = (ok >> d) & 1u ? 1 / wafer_link_bw(wf, u, d) : 0;
                 if (cls[l] != from || memcmp(&inv, &inv_at, sizeof inv)) {
                     from = cls[l];
@@ -584,7 +590,8 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
         r->max_peak_util = 0;
         for (size_t l = 0; l < nl; l++) {
             r->hot_links += peak[l] >= SIM_HOT;
-            r->max_peak_util = fmax(r->max_peak_util, peak[l]);
+            if (peak[l] > r->max_peak_util) /* not fmax: a libm call per link */
+                r->max_peak_util = peak[l];
         }
     }
     return rc;
