@@ -323,67 +323,153 @@ static void phase_links(const sim_result *r, int i, double *sum, link_fn fn, voi
     }
 }
 
-/* loads_build's fill: phase i's load of a link into its list. */
-typedef struct fill_ctx {
-    int *at;
-    win_load *ld;
-    int phase;
-} fill_ctx;
+/* Links loaded alike share one sweep. A link's class is the chain of the
+ * (pattern, load) pairs the timed phases' patterns give it, in pattern
+ * order, closed by its 1 / bandwidth: equal chains are one node of an
+ * interning table, so the links of alike groups meet one class, found in
+ * O(1) per pattern entry and per link, and each class is swept once. */
+typedef struct win_node {
+    int parent;       /* the chain before this pair; node 0 is the empty chain */
+    int pattern;      /* -1: the node closes a chain, val the link's 1 / bandwidth */
+    double val;       /* the pattern's bytes on the link, or 1 / bandwidth (s/B) */
+    int swept;        /* a closed chain's figures below are filled */
+    int loaded;       /* it carries some timed phase */
+    double peak, hot; /* its busiest window (fraction) and hot time (s) */
+} win_node;
 
-static void fill_load(void *ctx, int l, double u)
+typedef struct win_classes {
+    win_node *node; /* n of cap; node 0 the empty chain */
+    int n, cap;
+    int *slot;      /* mask + 1 node indices, -1 empty */
+    size_t mask;
+} win_classes;
+
+static size_t node_hash(int parent, int pattern, double val)
 {
-    fill_ctx *f = ctx;
-    f->ld[f->at[l]++] = (win_load){f->phase, u};
+    uint64_t bits;
+    memcpy(&bits, &val, sizeof bits);
+    uint64_t h = ((uint64_t)(unsigned)parent * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(unsigned)(pattern + 1) << 40) ^ bits;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9u;
+    return (size_t)(h ^ h >> 32);
 }
 
-/* Per link its loaded phases: at[l]..at[l+1] in ld, from the phases'
- * patterns: the links a phase loads counted once each (stamp), then the
- * lists filled (phase_links). */
-static int loads_build(const sim_result *r, int **at_out, win_load **ld_out)
+static int classes_init(win_classes *cl)
 {
-    size_t nl = wafer_nlinks(r->wf);
-    int *at = calloc(nl + 1, sizeof *at), *stamp = malloc(nl * sizeof *stamp);
-    double *sum = calloc(nl, sizeof *sum);
-    win_load *ld = NULL;
-    int rc = -1;
-    if (!at || !stamp || !sum)
-        goto out;
-    for (size_t l = 0; l < nl; l++)
-        stamp[l] = -1;
-    for (int i = 0; i < r->nphases; i++)
-        for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++) {
-            const sim_pattern *pat = &r->patterns[r->phases[i].terms[t].pattern];
-            for (int k = 0; k < pat->nnz; k++) {
-                int l = pat->link[k];
-                at[l + 1] += stamp[l] != i;
-                stamp[l] = i;
-            }
-        }
-    for (size_t l = 0; l < nl; l++)
-        at[l + 1] += at[l];
-    ld = malloc(sizeof *ld * (size_t)(at[nl] ? at[nl] : 1));
-    if (!ld)
-        goto out;
-    for (int i = 0; i < r->nphases; i++)
-        if (r->phases[i].time_s > 0) {
-            fill_ctx f = {at, ld, i};
-            phase_links(r, i, sum, fill_load, &f);
-        }
-    /* the fill advanced at[l] to where l+1 starts: shift back */
-    memmove(&at[1], &at[0], nl * sizeof *at);
-    at[0] = 0;
-    rc = 0;
-out:
-    free(stamp);
-    free(sum);
-    if (rc) {
-        free(at);
-        free(ld);
-        return rc;
-    }
-    *at_out = at;
-    *ld_out = ld;
+    memset(cl, 0, sizeof *cl);
+    cl->mask = 1023;
+    cl->cap = 256;
+    cl->node = malloc(sizeof *cl->node * (size_t)cl->cap);
+    cl->slot = malloc(sizeof *cl->slot * (cl->mask + 1));
+    if (!cl->node || !cl->slot)
+        return -1;
+    memset(cl->slot, -1, sizeof *cl->slot * (cl->mask + 1));
+    cl->node[0] = (win_node){.parent = -1, .pattern = -1};
+    cl->n = 1;
     return 0;
+}
+
+static void classes_free(win_classes *cl)
+{
+    free(cl->node);
+    free(cl->slot);
+}
+
+/* Doubles the table and enters the nodes again. */
+static int classes_grow(win_classes *cl)
+{
+    size_t mask = 2 * cl->mask + 1;
+    int *slot = malloc(sizeof *slot * (mask + 1));
+    if (!slot)
+        return -1;
+    memset(slot, -1, sizeof *slot * (mask + 1));
+    for (int k = 1; k < cl->n; k++) {
+        const win_node *o = &cl->node[k];
+        size_t i = node_hash(o->parent, o->pattern, o->val) & mask;
+        while (slot[i] >= 0)
+            i = (i + 1) & mask;
+        slot[i] = k;
+    }
+    free(cl->slot);
+    cl->slot = slot;
+    cl->mask = mask;
+    return 0;
+}
+
+/* The node (parent, pattern, val), entered when new; -1 out of memory. */
+static int classes_get(win_classes *cl, int parent, int pattern, double val)
+{
+    size_t i = node_hash(parent, pattern, val) & cl->mask;
+    for (; cl->slot[i] >= 0; i = (i + 1) & cl->mask) {
+        const win_node *o = &cl->node[cl->slot[i]];
+        if (o->parent == parent && o->pattern == pattern && !memcmp(&o->val, &val, sizeof val))
+            return cl->slot[i];
+    }
+    if (cl->n == cl->cap) {
+        win_node *grown = realloc(cl->node, sizeof *grown * 2 * (size_t)cl->cap);
+        if (!grown)
+            return -1;
+        cl->node = grown;
+        cl->cap *= 2;
+    }
+    if (2 * (size_t)cl->n >= cl->mask) {
+        if (classes_grow(cl))
+            return -1;
+        return classes_get(cl, parent, pattern, val);
+    }
+    cl->node[cl->n] = (win_node){.parent = parent, .pattern = pattern, .val = val};
+    cl->slot[i] = cl->n;
+    return cl->n++;
+}
+
+/* Every link's open chain in cls[nl] (zero on entry): the patterns that
+ * timed phases use (mark[p] = 0 on entry, -1 for the others), in pattern
+ * order, each appending its bytes on the links it loads. Consecutive
+ * entries often extend one chain alike: the last step is kept. */
+static int classes_chain(const sim_result *r, win_classes *cl, const int *mark, int *cls)
+{
+    for (int p = 0; p < r->npatterns; p++) {
+        const sim_pattern *pat = &r->patterns[p];
+        int from = -1, to = -1;
+        double val = 0;
+        for (int k = 0; k < pat->nnz && !mark[p]; k++) {
+            int l = pat->link[k];
+            if (cls[l] != from || memcmp(&pat->load[k], &val, sizeof val)) {
+                from = cls[l];
+                val = pat->load[k];
+                to = classes_get(cl, from, p, val);
+                if (to < 0)
+                    return -1;
+            }
+            cls[l] = to;
+        }
+    }
+    return 0;
+}
+
+/* The loaded phases of closed chain f, as phase_links finds them for its
+ * links: each timed phase's terms summed in order over the patterns the
+ * chain holds (mark and bytes: npatterns of scratch). Returns their
+ * number. */
+static int classes_loads(const sim_result *r, const win_classes *cl, int f, int *mark, double *bytes, win_load *ld)
+{
+    for (int k = cl->node[f].parent; k > 0; k = cl->node[k].parent) {
+        mark[cl->node[k].pattern] = f;
+        bytes[cl->node[k].pattern] = cl->node[k].val;
+    }
+    int n = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        const sim_phase *ph = &r->phases[i];
+        if (!(ph->time_s > 0))
+            continue;
+        double sum = 0;
+        for (int t = 0; t < ph->nterms; t++)
+            if (mark[ph->terms[t].pattern] == f)
+                sum += ph->terms[t].coef * bytes[ph->terms[t].pattern];
+        if (sum != 0)
+            ld[n++] = (win_load){i, sum * cl->node[f].val / ph->time_s};
+    }
+    return n;
 }
 
 /* Hot time of a link outside its sequence: the slots it drops (whole,
@@ -408,88 +494,96 @@ static double dropped_hot(const sim_result *r, const win_plan *p, const win_load
     return hot;
 }
 
-/* A hash of a link's loads, equal for equal lists. */
-static size_t loads_hash(const win_load *ld, int n)
-{
-    uint64_t h = 1469598103934665603u;
-    for (int k = 0; k < n; k++) {
-        uint64_t bits;
-        memcpy(&bits, &ld[k].u, sizeof bits);
-        h = (h ^ (uint64_t)ld[k].phase) * 1099511628211u;
-        h = (h ^ bits) * 1099511628211u;
-    }
-    return (size_t)h;
-}
+/* One link's figures in peak[l] and hot_s[l] (when not NULL): those of its
+ * class, swept on first need, never below the step's average when it is
+ * loaded (the busiest window carries at least that, where the timeline's
+ * slots or the cap at 1 hold fewer bytes than the step moves). */
+typedef struct win_sweep {
+    const sim_result *r;
+    const win_plan *p;
+    win_classes cl;
+    win_seq s;
+    int *mark;      /* npatterns: see classes_chain and classes_loads */
+    double *bytes;  /* npatterns */
+    double w, hot_frac;
+} win_sweep;
 
-/* The first link with the same loads as l, found or entered in the open
- * table seen[mask + 1] (-1 empty): links of symmetric groups repeat, and
- * share one sweep. */
-static size_t loads_twin(int *seen, size_t mask, const int *at, const win_load *ld, size_t l)
+static int sweep_link(win_sweep *sw, int f, size_t l, double inv, double *peak, double *hot_s)
 {
-    int n = at[l + 1] - at[l];
-    for (size_t i = loads_hash(&ld[at[l]], n) & mask;; i = (i + 1) & mask) {
-        if (seen[i] < 0) {
-            seen[i] = (int)l;
-            return l;
+    win_node *c = &sw->cl.node[f];
+    if (!c->swept) {
+        win_load ld[SIM_MAX_PHASES];
+        int n = classes_loads(sw->r, &sw->cl, f, sw->mark, sw->bytes, ld);
+        c->swept = 1;
+        c->loaded = n > 0;
+        if (n) {
+            if (seq_link(&sw->s, sw->r, sw->p, ld, n, sw->p->kept))
+                return -1;
+            c->peak = fmin(1, seq_max_window(&sw->s, sw->w) / sw->w); /* a busy fraction: rounding may pass 1 */
+            if (sw->hot_frac > 0 && hot_s)
+                c->hot = seq_hot(&sw->s, sw->hot_frac) + dropped_hot(sw->r, sw->p, ld, n, sw->hot_frac);
         }
-        size_t o = (size_t)seen[i];
-        if (at[o + 1] - at[o] == n && !memcmp(&ld[at[o]], &ld[at[l]], (size_t)n * sizeof *ld))
-            return o;
     }
+    peak[l] = c->peak;
+    if (hot_s)
+        hot_s[l] = c->hot;
+    if (c->loaded && sw->r->step_time_s > 0) /* as sim_link_util */
+        peak[l] = fmax(peak[l], sw->r->link_bytes[l] * inv / sw->r->step_time_s);
+    return 0;
 }
 
 int sim_link_windows(const sim_result *r, double window_s, double hot_frac, double *peak, double *hot_s, wt_err *e)
 {
     if (!(window_s > 0) || !isfinite(window_s))
         return wt_fail(e, "window %g s: must be a positive time", window_s);
-    double w = fmin(window_s, r->step_time_s);
-    size_t nl = wafer_nlinks(r->wf), mask = 1;
-    while (mask < 2 * nl)
-        mask <<= 1;
+    const wafer *wf = r->wf;
     win_plan p;
-    plan_build(r, w, &p);
-    int *at, *seen = malloc(mask-- * sizeof *seen);
-    win_load *ld;
-    if (!seen || loads_build(r, &at, &ld)) {
-        free(seen);
-        return wt_oom(e, "link windows");
+    win_sweep sw = {.r = r, .p = &p, .w = fmin(window_s, r->step_time_s), .hot_frac = hot_frac};
+    plan_build(r, sw.w, &p);
+    size_t np = (size_t)r->npatterns + 1;
+    int *cls = calloc(wafer_nlinks(wf), sizeof *cls);
+    sw.mark = malloc(np * sizeof *sw.mark);
+    sw.bytes = malloc(np * sizeof *sw.bytes);
+    int rc = !cls || !sw.mark || !sw.bytes || classes_init(&sw.cl) ? -1 : 0;
+    if (!rc) {
+        for (int q = 0; q < r->npatterns; q++)
+            sw.mark[q] = -1;
+        for (int i = 0; i < r->nphases; i++)
+            for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++)
+                sw.mark[r->phases[i].terms[t].pattern] = 0;
+        rc = classes_chain(r, &sw.cl, sw.mark, cls);
     }
-    memset(seen, -1, (mask + 1) * sizeof *seen);
-    win_seq s = {0};
-    int rc = WT_OK;
-    for (size_t l = 0; l < nl; l++) {
-        const win_load *mine = &ld[at[l]];
-        int n = at[l + 1] - at[l];
-        peak[l] = 0;
-        if (hot_s)
-            hot_s[l] = 0;
-        if (!n)
-            continue;
-        size_t twin = loads_twin(seen, mask, at, ld, l);
-        if (twin != l) {
-            peak[l] = peak[twin];
-            if (hot_s)
-                hot_s[l] = hot_s[twin];
-        } else {
-            if (seq_link(&s, r, &p, mine, n, p.kept)) {
-                rc = wt_oom(e, "link windows");
-                break;
+    /* each link closes its chain with its 1 / bandwidth (as sim_link_inv_bw) */
+    int from = -1, f = -1;
+    double inv_at = 0;
+    for (int y = 0; y < wf->h && !rc; y++)
+        for (int x = 0; x < wf->w && !rc; x++) {
+            int u = wafer_unit(wf, x, y);
+            unsigned ok = wafer_usable_mask(wf, x, y);
+            for (int d = 0; d < WAFER_NDIR && !rc; d++) {
+                size_t l = (size_t)u * WAFER_NDIR + (size_t)d;
+                if (!cls[l]) { /* no timed phase loads it: nothing to sweep */
+                    peak[l] = 0;
+                    if (hot_s)
+                        hot_s[l] = 0;
+                    continue;
+                }
+                double inv = (ok >> d) & 1u ? 1 / wafer_link_bw(wf, u, d) : 0;
+                if (cls[l] != from || memcmp(&inv, &inv_at, sizeof inv)) {
+                    from = cls[l];
+                    inv_at = inv;
+                    f = classes_get(&sw.cl, from, -1, inv);
+                }
+                rc = f < 0 || sweep_link(&sw, f, l, inv, peak, hot_s);
             }
-            peak[l] = fmin(1, seq_max_window(&s, w) / w); /* a busy fraction: rounding may pass 1 */
-            if (hot_frac > 0 && hot_s)
-                hot_s[l] = seq_hot(&s, hot_frac) + dropped_hot(r, &p, mine, n, hot_frac);
         }
-        /* never below the step's average: the busiest window carries at
-         * least that, where the timeline's slots or the cap at 1 hold fewer
-         * bytes than the step moves (twins may differ in bandwidth) */
-        peak[l] = fmax(peak[l], sim_link_util(r, l));
-    }
-    free(s.x);
-    free(s.u);
-    free(seen);
-    free(at);
-    free(ld);
-    return rc;
+    free(sw.s.x);
+    free(sw.s.u);
+    free(sw.mark);
+    free(sw.bytes);
+    free(cls);
+    classes_free(&sw.cl);
+    return rc ? wt_oom(e, "link windows") : WT_OK;
 }
 
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
@@ -506,7 +600,8 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
         r->max_peak_util = 0;
         for (size_t l = 0; l < nl; l++) {
             r->hot_links += peak[l] >= SIM_HOT;
-            r->max_peak_util = fmax(r->max_peak_util, peak[l]);
+            if (peak[l] > r->max_peak_util) /* not fmax: a libm call per link */
+                r->max_peak_util = peak[l];
         }
     }
     return rc;

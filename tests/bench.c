@@ -37,10 +37,11 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Times n evaluations with network model net (NULL: the default), reusing
- * one context (as the search and the screen do) or making one per call;
- * returns the sorted durations in t[]. */
-static int time_evals(const wafer *wf, const net_model *net, const model *m, const strategy *s, int reuse, int n,
-                      double *t)
+ * one context (as the search and the screen do) or making one per call,
+ * with each link's busiest window of window_s (as `eval` prints them) when
+ * window_s > 0; returns the sorted durations in t[]. */
+static int time_evals(const wafer *wf, const net_model *net, const model *m, const strategy *s, int reuse,
+                      double window_s, int n, double *t)
 {
     sim_ctx *c = NULL;
     wt_err e;
@@ -54,6 +55,8 @@ static int time_evals(const wafer *wf, const net_model *net, const model *m, con
         sim_result r;
         double t0 = now_s();
         int rc = reuse ? sim_eval_ctx(c, &r, m, s, &e) : sim_eval_net(&r, wf, net, m, s, &e);
+        if (rc == WT_OK && window_s > 0 && (rc = sim_window_figures(&r, window_s, &e)) != WT_OK)
+            sim_free(&r);
         t[i] = now_s() - t0;
         if (rc != WT_OK) {
             fprintf(stderr, "bench: %s\n", e.msg);
@@ -143,16 +146,16 @@ int main(void)
     strategy s = parsed("DP8,TATP16");
     enum { N = 2000 };
     static double t[N];
-    /* the default model warm and cold, then fluid warm, then fluid warm
-     * with ZeRO (its gathers prefetched on the flow timeline) */
-    static const char *const runs[] = {"", "_cold", "_fluid", "_fluid_zero"};
+    /* the default model (fluid) warm and cold, the closed form warm, then
+     * fluid warm with ZeRO (its gathers prefetched on the flow timeline) */
+    static const char *const runs[] = {"", "_cold", "_bottleneck", "_zero"};
     for (int i = 0; i < 4; i++) {
         int reuse = i != 1;
-        const net_model *net = i >= 2 ? net_model_find("fluid") : NULL;
+        const net_model *net = i == 2 ? net_model_find("bottleneck") : NULL;
         strategy si = s;
         if (i == 3)
             si.mem = MEM_ZERO;
-        if (time_evals(&wf, net, &m, &si, reuse, N, t) != WT_OK)
+        if (time_evals(&wf, net, &m, &si, reuse, 0, N, t) != WT_OK)
             return 1;
         printf("bench eval_default_6.7b_DP8_TATP16%s %.1f us median p10=%.1f p90=%.1f n=%d target<100 %s\n", runs[i],
                t[N / 2] * 1e6, t[N / 10] * 1e6, t[N * 9 / 10] * 1e6, N, mark(t[N / 2], 100e-6));
@@ -243,13 +246,33 @@ int main(void)
     strategy bs = parsed("DP1024,TATP1024");
     enum { NB = 5 };
     double tb[NB];
-    if (time_evals(&big, NULL, &m, &bs, 0, NB, tb) != WT_OK)
-        return 1;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("bench eval_1024x1024_DP1024_TATP1024 %.1f ms median min=%.1f n=%d links=%zu peak_rss=%.0f MB "
-           "target<250 %s\n",
-           tb[NB / 2] * 1e3, tb[0] * 1e3, NB, wafer_nlinks(&big), ru.ru_maxrss / 1024.0, mark(tb[NB / 2], 0.25));
+    for (int windows = 0; windows <= 1; windows++) {
+        if (time_evals(&big, NULL, &m, &bs, 0, windows ? SIM_WINDOW_S : 0, NB, tb) != WT_OK)
+            return 1;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("bench eval_1024x1024_DP1024_TATP1024%s %.1f ms median min=%.1f n=%d links=%zu peak_rss=%.0f MB "
+               "target<150 %s\n",
+               windows ? "_windows" : "", tb[NB / 2] * 1e3, tb[0] * 1e3, NB, wafer_nlinks(&big),
+               ru.ru_maxrss / 1024.0, mark(tb[NB / 2], 0.15));
+    }
     wafer_free(&big);
+
+    /* wse3 and wse2 as `eval` computes them: the default strategy, each
+     * link's busiest window included. */
+    const char *wse[] = {"wse3", "wse2"};
+    for (int i = 0; i < 2; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "layouts/%s.yaml", wse[i]);
+        if (layout_load(path, &big, &e) != WT_OK) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            return 1;
+        }
+        if (time_evals(&big, NULL, &m, &s, 0, SIM_WINDOW_S, NB, tb) != WT_OK)
+            return 1;
+        printf("bench eval_%s_6.7b_DP8_TATP16_windows %.1f ms median min=%.1f n=%d links=%zu target<100 %s\n", wse[i],
+               tb[NB / 2] * 1e3, tb[0] * 1e3, NB, wafer_nlinks(&big), mark(tb[NB / 2], 0.1));
+        wafer_free(&big);
+    }
     return 0;
 }
