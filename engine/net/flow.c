@@ -9,7 +9,10 @@
  * freezes every class through a link now full or at its cap. The link or
  * class that set the step is frozen by force, so each iteration freezes one
  * class at least whatever the rounding. A link counts as full when what is
- * left of it is within FLOW_EPS of its bandwidth.
+ * left of it is within FLOW_EPS of its bandwidth. Each iteration walks every
+ * unfrozen class's loads, so what no later step reads is skipped: a set of
+ * one class is solved in one walk, the last level's last class leaves rem[]
+ * as it is, and sum[] is not kept once no class is left.
  *
  * A run keeps every interval of constant rates (its ends and the memoized
  * solution of its active set), so the window peaks are one sweep after the
@@ -75,6 +78,7 @@ struct flow_ctx {
     int cap_cls;
     flow_key *keys;        /* a solve's classes by priority */
     int *ulist;            /* a level's unfrozen classes */
+    int *flist;            /* the classes an iteration froze */
     int *act;              /* a run's active set, ascending */
     int *succ_off;         /* cap_cls + 1: successors of c at succ[succ_off[c]..] */
     flow_state *st;
@@ -116,12 +120,13 @@ static void free_classes(flow_ctx *fc)
 {
     free(fc->keys);
     free(fc->ulist);
+    free(fc->flist);
     free(fc->act);
     free(fc->succ_off);
     free(fc->st);
     free(fc->rate);
     fc->keys = NULL;
-    fc->ulist = fc->act = fc->succ_off = NULL;
+    fc->ulist = fc->flist = fc->act = fc->succ_off = NULL;
     fc->st = NULL;
     fc->rate = NULL;
     fc->cap_cls = 0;
@@ -184,11 +189,12 @@ static int ensure_classes(flow_ctx *fc, int n, wt_err *e)
     size_t m = (size_t)n;
     fc->keys = malloc(m * sizeof *fc->keys);
     fc->ulist = malloc(m * sizeof *fc->ulist);
+    fc->flist = malloc(m * sizeof *fc->flist);
     fc->act = malloc(m * sizeof *fc->act);
     fc->succ_off = malloc((m + 1) * sizeof *fc->succ_off);
     fc->st = malloc(m * sizeof *fc->st);
     fc->rate = malloc(m * sizeof *fc->rate);
-    if (!fc->keys || !fc->ulist || !fc->act || !fc->succ_off || !fc->st || !fc->rate) {
+    if (!fc->keys || !fc->ulist || !fc->flist || !fc->act || !fc->succ_off || !fc->st || !fc->rate) {
         free_classes(fc);
         return wt_oom(e, "flow classes");
     }
@@ -204,8 +210,9 @@ static int cmp_key(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Fills one priority level: classes lv[0..n) share what is left in rem[]. */
-static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, int n, double *rate)
+/* Fills one priority level: classes lv[0..n) share what is left in rem[].
+ * The last level leaves rem[] stale: no level reads it after. */
+static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, int n, int last, double *rate)
 {
     int nu = 0;
     for (int i = 0; i < n; i++) {
@@ -249,6 +256,12 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         }
         delta = fmax(delta, 0);
         t += delta;
+        if (nu == 1 && last) {
+            /* what set the step is the class's own link or cap */
+            const flow_class *c = &cls[fc->ulist[0]];
+            rate[fc->ulist[0]] = c->max_rate > 0 ? fmin(t, c->max_rate) : t;
+            return;
+        }
         for (int i = 0; i < nu; i++) {
             const flow_class *c = &cls[fc->ulist[i]];
             for (int k = 0; k < c->nnz; k++)
@@ -256,7 +269,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         }
         if (arg_link >= 0)
             fc->rem[arg_link] = 0;
-        int kept = 0;
+        int kept = 0, nfrozen = 0;
         for (int i = 0; i < nu; i++) {
             int ci = fc->ulist[i];
             const flow_class *c = &cls[ci];
@@ -268,6 +281,11 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
                 continue;
             }
             rate[ci] = c->max_rate > 0 ? fmin(t, c->max_rate) : t;
+            fc->flist[nfrozen++] = ci;
+        }
+        /* sum[] matters only while some class is left */
+        for (int i = 0; i < nfrozen && kept > 0; i++) {
+            const flow_class *c = &cls[fc->flist[i]];
             for (int k = 0; k < c->nnz; k++)
                 fc->sum[c->link[k]] -= c->load[k];
         }
@@ -275,9 +293,38 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
     }
 }
 
+/* The rate of class ci alone on free links into rate[ci]: fill_level's
+ * arithmetic in one walk, without its per-link scratch. */
+static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate, wt_err *e)
+{
+    const flow_class *c = &cls[ci];
+    double delta = c->max_rate > 0 ? c->max_rate : INFINITY;
+    int loads = 0;
+    for (int k = 0; k < c->nnz; k++) {
+        int l = c->link[k];
+        if (l < 0 || (size_t)l >= fc->nlinks) {
+            wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", ci, l, fc->nlinks);
+            return WT_EINTERNAL;
+        }
+        if (c->load[k] > 0) {
+            double rem = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
+            loads = 1;
+            if (rem < delta * c->load[k])
+                delta = rem / c->load[k];
+        }
+    }
+    if (!loads)
+        rate[ci] = c->max_rate > 0 ? c->max_rate : INFINITY;
+    else
+        rate[ci] = c->max_rate > 0 ? fmin(fmax(delta, 0), c->max_rate) : fmax(delta, 0);
+    return WT_OK;
+}
+
 /* The rates of classes idx[0..m) active together into rate[class]. */
 static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate, wt_err *e)
 {
+    if (m == 1)
+        return solve_alone(fc, cls, idx[0], rate, e);
     int rc = WT_OK;
     for (int i = 0; i < m; i++) {
         const flow_class *c = &cls[idx[i]];
@@ -300,7 +347,7 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
     for (int lo = 0, hi; lo < m; lo = hi) {
         for (hi = lo + 1; hi < m && fc->keys[hi].prio == fc->keys[lo].prio; hi++)
             ;
-        fill_level(fc, cls, fc->keys + lo, hi - lo, rate);
+        fill_level(fc, cls, fc->keys + lo, hi - lo, hi == m, rate);
     }
 out:
     for (size_t i = 0; i < fc->ntouched; i++)
