@@ -49,21 +49,6 @@ static int disjoint_pair(const sim_result *r, unsigned char *ov, int a, int b)
     return *o == 1;
 }
 
-/* The link of pattern p with the largest load / bandwidth. */
-static int pattern_busiest(const sim_pattern *p, const double *inv_bw)
-{
-    int best = -1;
-    double most = -1;
-    for (int i = 0; i < p->nnz; i++) {
-        double busy = p->load[i] * inv_bw[p->link[i]];
-        if (busy > most) {
-            most = busy;
-            best = p->link[i];
-        }
-    }
-    return best;
-}
-
 /* Busiest link of a phase (its terms summed link by link): its slot into
  * ph->busiest_link and its busy time over the phase's into
  * ph->max_link_util. Terms on patterns that share no link peak separately;
@@ -99,7 +84,7 @@ static void phase_busiest(const sim_result *r, sim_phase *ph, const sim_ctx *c, 
                 best = coef[k] * r->patterns[pat[k]].max_busy;
                 top = k;
             }
-        ph->busiest_link = pattern_busiest(&r->patterns[pat[top]], c->inv_bw);
+        ph->busiest_link = r->patterns[pat[top]].busiest;
     } else {
         double *scratch = c->scratch;
         for (int k = 0; k < n; k++) {

@@ -92,6 +92,7 @@ typedef struct sim_pattern {
     int *link;            /* nnz link slots, ascending, owned */
     double *load;         /* nnz loads: bytes per byte of coef, owned */
     double max_busy;      /* max over links of load / bandwidth, s per byte */
+    int busiest;          /* the first link slot with max_busy, -1 without links */
     double max_lat;       /* largest path latency, s */
     int max_hops;
     double send_factor;   /* links each member sends on (2 for bidir and shift) */

@@ -137,10 +137,13 @@ static int pattern_get(build *b, int kind, int pass, route_mode mode, int wave, 
     p->link = sp.link;
     p->load = sp.load;
     p->nnz = (int)sp.n;
+    p->busiest = -1;
     for (int k = 0; k < p->nnz; k++) {
         double busy = p->load[k] * c->inv_bw[p->link[k]];
-        if (busy > p->max_busy)
+        if (busy > p->max_busy || k == 0) {
             p->max_busy = busy;
+            p->busiest = p->link[k];
+        }
     }
     p->kind = kind;
     p->pass = pass;
