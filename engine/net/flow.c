@@ -10,9 +10,10 @@
  * class that set the step is frozen by force, so each iteration freezes one
  * class at least whatever the rounding. A link counts as full when what is
  * left of it is within FLOW_EPS of its bandwidth. Each iteration walks every
- * unfrozen class's loads, so what no later step reads is skipped: a set of
- * one class is solved in one walk, the last level's last class leaves rem[]
- * as it is, and sum[] is not kept once no class is left.
+ * unfrozen class's loads, so what no later step reads is skipped: a set
+ * where one class at most loads links is solved in one walk of it, the
+ * last level's last class leaves rem[] as it is, and sum[] is not kept
+ * once no class is left.
  *
  * A run keeps every interval of constant rates (its ends and the memoized
  * solution of its active set), so the window peaks are one sweep after the
@@ -323,8 +324,15 @@ static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate
 /* The rates of classes idx[0..m) active together into rate[class]. */
 static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate, wt_err *e)
 {
-    if (m == 1)
-        return solve_alone(fc, cls, idx[0], rate, e);
+    int loading = 0;
+    for (int i = 0; i < m; i++)
+        loading += cls[idx[i]].nnz > 0;
+    /* With one class on the links at most, each has them to itself. */
+    for (int i = 0; i < m && loading <= 1; i++) {
+        int rc = solve_alone(fc, cls, idx[i], rate, e);
+        if (rc != WT_OK || i == m - 1)
+            return rc;
+    }
     int rc = WT_OK;
     for (int i = 0; i < m; i++) {
         const flow_class *c = &cls[idx[i]];
