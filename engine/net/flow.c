@@ -490,9 +490,9 @@ static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, 
             int l = c->link[k];
             if (c->load[k] <= 0)
                 continue;
-            fc->util[l] += r * c->load[k] * fc->inv_bw[l];
-            if (peaks)
-                fc->stats[fc->slot[l]].peak = fmax(fc->stats[fc->slot[l]].peak, fc->util[l]);
+            double u = fc->util[l] += r * c->load[k] * fc->inv_bw[l];
+            if (peaks && u > fc->stats[fc->slot[l]].peak) /* not fmax: a libm call per link */
+                fc->stats[fc->slot[l]].peak = u;
             if (!fc->on[l]) {
                 fc->on[l] = 1;
                 fc->touched[fc->ntouched++] = l;
