@@ -6,6 +6,8 @@
  *   wtlua_module.c  the `wafertop` module: layout, model, strategy, eval,
  *                   route, command, policy, print
  *   wtlua_result.c  the layout and result userdata and their methods
+ *   wtlua_views.c   a result's aggregated views (tiles, top links and
+ *                   units, unit counts), computed in C for large meshes
  */
 #ifndef WT_WTLUA_INT_H
 #define WT_WTLUA_INT_H
@@ -128,6 +130,21 @@ double wtlua_window_field(lua_State *L, int t);
  * span_s > 0. */
 void wtlua_push_link(lua_State *L, const wafer *wf, size_t l, double bytes, double span_s);
 
+/* The result userdata at idx; raises when it is gone. */
+const sim_result *wtlua_check_result(lua_State *L, int idx);
+/* Every link's busiest window and hot time over r's window (the default
+ * when r has none), peak[0..nl) then hot_s[0..nl), in a userdata left on
+ * the stack. */
+const double *wtlua_push_windows(lua_State *L, const sim_result *r);
+/* Adds peak_util and hot_s of link l (win from wtlua_push_windows) to the
+ * link table on top. */
+void wtlua_set_windows(lua_State *L, const sim_result *r, const double *win, size_t l);
+/* 1 when link slot l is a link: a slot off the mesh's edge holds none. */
+int wtlua_on_mesh(const wafer *wf, size_t l);
+/* One unit record {x, y, used, dead, rank, stage, compute_util, memory}. */
+void wtlua_push_unit(lua_State *L, const sim_result *r, int u);
+/* The methods of wtlua_views.c, looked up after the result's own. */
+extern const luaL_Reg wtlua_result_views[];
 /* Models and strategies between Lua and C. The check functions raise a Lua
  * error with the engine's message. A model is a preset name, a path or a
  * table of the model's fields; a strategy is a string ("DP8,TATP16") or a

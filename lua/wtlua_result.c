@@ -177,7 +177,7 @@ void wtlua_push_borrowed_result(lua_State *L, const sim_result *r)
     luaL_setmetatable(L, WTLUA_RESULT);
 }
 
-static const sim_result *check_result(lua_State *L, int idx)
+const sim_result *wtlua_check_result(lua_State *L, int idx)
 {
     wtlua_result *ud = luaL_checkudata(L, idx, WTLUA_RESULT);
     if (!ud->r)
@@ -264,10 +264,7 @@ void wtlua_push_link(lua_State *L, const wafer *wf, size_t l, double bytes, doub
     lua_setfield(L, -2, "dead");
 }
 
-/* Every link's busiest window and hot time over r's window (the default
- * when r has none), peak[0..nl) then hot_s[0..nl), in a userdata left on
- * the stack. */
-static const double *push_windows(lua_State *L, const sim_result *r)
+const double *wtlua_push_windows(lua_State *L, const sim_result *r)
 {
     size_t nl = wafer_nlinks(r->wf);
     double *peak = lua_newuserdatauv(L, 2 * nl * sizeof *peak, 0);
@@ -277,8 +274,7 @@ static const double *push_windows(lua_State *L, const sim_result *r)
     return peak;
 }
 
-/* Adds peak_util and hot_s of link l to the link table on top. */
-static void set_windows(lua_State *L, const sim_result *r, const double *win, size_t l)
+void wtlua_set_windows(lua_State *L, const sim_result *r, const double *win, size_t l)
 {
     lua_pushnumber(L, win[l]);
     lua_setfield(L, -2, "peak_util");
@@ -286,8 +282,7 @@ static void set_windows(lua_State *L, const sim_result *r, const double *win, si
     lua_setfield(L, -2, "hot_s");
 }
 
-/* 1 when link slot l is a link: a slot off the mesh's edge holds none. */
-static int on_mesh(const wafer *wf, size_t l)
+int wtlua_on_mesh(const wafer *wf, size_t l)
 {
     return wafer_neighbor(wf, (int)(l / WAFER_NDIR), (int)(l % WAFER_NDIR)) >= 0;
 }
@@ -297,8 +292,8 @@ static int on_mesh(const wafer *wf, size_t l)
  * and hot_s are the step's. */
 static int result_links(lua_State *L)
 {
-    const sim_result *r = check_result(L, 1);
-    const double *win = push_windows(L, r);
+    const sim_result *r = wtlua_check_result(L, 1);
+    const double *win = wtlua_push_windows(L, r);
     const double *bytes = r->link_bytes;
     double span = r->step_time_s;
     size_t nl = wafer_nlinks(r->wf);
@@ -315,10 +310,10 @@ static int result_links(lua_State *L)
     lua_newtable(L);
     lua_Integer k = 0;
     for (size_t l = 0; l < nl; l++) {
-        if (!on_mesh(r->wf, l))
+        if (!wtlua_on_mesh(r->wf, l))
             continue;
         wtlua_push_link(L, r->wf, l, bytes[l], span);
-        set_windows(L, r, win, l);
+        wtlua_set_windows(L, r, win, l);
         lua_rawseti(L, -2, ++k);
     }
     return 1;
@@ -327,7 +322,7 @@ static int result_links(lua_State *L)
 /* r:link(x, y, dir): one link, or nil when it leaves the mesh. */
 static int result_link(lua_State *L)
 {
-    const sim_result *r = check_result(L, 1);
+    const sim_result *r = wtlua_check_result(L, 1);
     lua_Integer x = luaL_checkinteger(L, 2), y = luaL_checkinteger(L, 3);
     int dir = wafer_dir_parse(*luaL_checkstring(L, 4));
     luaL_argcheck(L, dir >= 0, 4, "a direction is E, W, N or S");
@@ -337,9 +332,9 @@ static int result_link(lua_State *L)
         return 1;
     }
     size_t l = (size_t)wafer_unit(r->wf, (int)x, (int)y) * WAFER_NDIR + (size_t)dir;
-    const double *win = push_windows(L, r);
+    const double *win = wtlua_push_windows(L, r);
     wtlua_push_link(L, r->wf, l, r->link_bytes[l], r->step_time_s);
-    set_windows(L, r, win, l);
+    wtlua_set_windows(L, r, win, l);
     return 1;
 }
 
@@ -351,62 +346,75 @@ static int cmp_util_desc(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* r:hot_links(threshold): links whose busiest window is at or above it
- * (default wt.hot, SIM_HOT), busiest first. */
+/* r:hot_links(threshold[, {limit = N}]): links whose busiest window is at
+ * or above it (default wt.hot, SIM_HOT), busiest first, at most limit of
+ * them; then how many there are in all. */
 static int result_hot_links(lua_State *L)
 {
-    const sim_result *r = check_result(L, 1);
+    const sim_result *r = wtlua_check_result(L, 1);
     double th = luaL_optnumber(L, 2, SIM_HOT);
-    const double *win = push_windows(L, r);
+    lua_Integer limit = -1;
+    if (lua_istable(L, 3) && lua_getfield(L, 3, "limit") != LUA_TNIL) {
+        limit = luaL_checkinteger(L, -1);
+        luaL_argcheck(L, limit >= 0, 3, "limit must be a count >= 0");
+    }
+    const double *win = wtlua_push_windows(L, r);
     size_t nl = wafer_nlinks(r->wf), n = 0;
     for (size_t l = 0; l < nl; l++)
-        n += win[l] >= th && on_mesh(r->wf, l);
+        n += win[l] >= th && wtlua_on_mesh(r->wf, l);
     double *pairs = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *pairs, 0);
     n = 0;
     for (size_t l = 0; l < nl; l++) {
         double u = win[l];
-        if (u >= th && on_mesh(r->wf, l)) {
+        if (u >= th && wtlua_on_mesh(r->wf, l)) {
             pairs[2 * n] = u;
             pairs[2 * n++ + 1] = (double)l;
         }
     }
     qsort(pairs, n, 2 * sizeof *pairs, cmp_util_desc);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
+    size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
+    lua_createtable(L, (int)shown, 0);
+    for (size_t i = 0; i < shown; i++) {
         size_t l = (size_t)pairs[2 * i + 1];
         wtlua_push_link(L, r->wf, l, r->link_bytes[l], r->step_time_s);
-        set_windows(L, r, win, l);
+        wtlua_set_windows(L, r, win, l);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    return 1;
+    lua_pushinteger(L, (lua_Integer)n);
+    return 2;
+}
+
+void wtlua_push_unit(lua_State *L, const sim_result *r, int u)
+{
+    const wafer *wf = r->wf;
+    int stage = sim_unit_stage(r, u);
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, wafer_x(wf, u));
+    lua_setfield(L, -2, "x");
+    lua_pushinteger(L, wafer_y(wf, u));
+    lua_setfield(L, -2, "y");
+    lua_pushboolean(L, stage >= 0);
+    lua_setfield(L, -2, "used");
+    lua_pushboolean(L, wf->unit_dead[u]);
+    lua_setfield(L, -2, "dead");
+    lua_pushinteger(L, sim_unit_rank(r, u));
+    lua_setfield(L, -2, "rank");
+    lua_pushinteger(L, stage);
+    lua_setfield(L, -2, "stage");
+    lua_pushnumber(L, sim_unit_compute_util(r, u));
+    lua_setfield(L, -2, "compute_util");
+    lua_pushnumber(L, sim_unit_memory(r, u));
+    lua_setfield(L, -2, "memory");
 }
 
 /* r:units(): every unit {x, y, used, dead, rank, stage, compute_util, memory}. */
 static int result_units(lua_State *L)
 {
-    const sim_result *r = check_result(L, 1);
-    const wafer *wf = r->wf;
-    size_t n = wafer_nunits(wf);
+    const sim_result *r = wtlua_check_result(L, 1);
+    size_t n = wafer_nunits(r->wf);
     lua_createtable(L, (int)n, 0);
     for (size_t u = 0; u < n; u++) {
-        int stage = sim_unit_stage(r, (int)u);
-        lua_createtable(L, 0, 8);
-        lua_pushinteger(L, wafer_x(wf, (int)u));
-        lua_setfield(L, -2, "x");
-        lua_pushinteger(L, wafer_y(wf, (int)u));
-        lua_setfield(L, -2, "y");
-        lua_pushboolean(L, stage >= 0);
-        lua_setfield(L, -2, "used");
-        lua_pushboolean(L, wf->unit_dead[u]);
-        lua_setfield(L, -2, "dead");
-        lua_pushinteger(L, sim_unit_rank(r, (int)u));
-        lua_setfield(L, -2, "rank");
-        lua_pushinteger(L, stage);
-        lua_setfield(L, -2, "stage");
-        lua_pushnumber(L, sim_unit_compute_util(r, (int)u));
-        lua_setfield(L, -2, "compute_util");
-        lua_pushnumber(L, sim_unit_memory(r, (int)u));
-        lua_setfield(L, -2, "memory");
+        wtlua_push_unit(L, r, (int)u);
         lua_rawseti(L, -2, (lua_Integer)u + 1);
     }
     return 1;
@@ -414,7 +422,7 @@ static int result_units(lua_State *L)
 
 static int result_index(lua_State *L)
 {
-    const sim_result *r = check_result(L, 1);
+    const sim_result *r = wtlua_check_result(L, 1);
     const char *k = luaL_checkstring(L, 2);
     static const luaL_Reg methods[] = {{"links", result_links},
                                        {"link", result_link},
@@ -422,6 +430,12 @@ static int result_index(lua_State *L)
                                        {"units", result_units},
                                        {NULL, NULL}};
     for (const luaL_Reg *m = methods; m->name; m++) {
+        if (!strcmp(k, m->name)) {
+            lua_pushcfunction(L, m->func);
+            return 1;
+        }
+    }
+    for (const luaL_Reg *m = wtlua_result_views; m->name; m++) {
         if (!strcmp(k, m->name)) {
             lua_pushcfunction(L, m->func);
             return 1;

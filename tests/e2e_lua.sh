@@ -16,6 +16,7 @@ for s in DP8,TATP16 TP16 DP4,TP2,SP2,PP2,TATP4; do
         "$("$bin" eval --layout default --model gpt3-6.7b --strategy "$s" --format json)"
 done
 run_test tests/lua/link_util.lua
+run_test tests/lua/views.lua
 run_test tests/lua/route.lua
 run_test tests/lua/route_times.lua
 run_test tests/lua/net.lua
@@ -78,6 +79,21 @@ echo "$out" | grep -q 'by 4x4 tile' || fail "link_util table: $out"
 "$bin" cmd hot_links --threshold 0.05 --strategy TP16 --placement linear | grep -q 'links at or above 5.0%' \
     || fail "cmd hot_links"
 "$bin" cmd units --sort memory --top 3 | grep -q 'top 3 by memory' || fail "cmd units"
+# on the wafer (850,500 units, 3.4M link slots) the stock commands run
+# within the default budget and memory cap (the views are computed in C)
+expect_ok cmd link_util --group 12x12 --layout wse2
+grep -q '^link utilisation (%) by 12x12 tile, mean/max, busiest window$' "$tmp/out" || fail "wse2 link_util: $(head -3 "$tmp/out")"
+grep -qE '^y\\x +0 +1 .* 62$' "$tmp/out" || fail "wse2 link_util: 63 tiles across (750 / 12)"
+grep -qE '^94 ' "$tmp/out" || fail "wse2 link_util: 95 rows of tiles (1134 / 12)"
+[ "$(grep -A 20 '^hottest 10 links:$' "$tmp/out" | grep -cE '^[0-9]+,[0-9]+,[EWNS] [0-9.]+% ')" = 10 ] \
+    || fail "wse2 link_util: the 10 hottest links: $(tail -n 12 "$tmp/out")"
+expect_ok cmd units --layout wse2
+grep -q '^850500 units: 128 used, 850372 idle, 0 dead; top 20 by util$' "$tmp/out" || fail "wse2 units: $(head -1 "$tmp/out")"
+[ "$(grep -cE '^[0-9]+,[0-9]+ +[0-9]+ +0 +[0-9.]+%' "$tmp/out")" = 20 ] || fail "wse2 units: 20 rows: $(cat "$tmp/out")"
+hot=$("$bin" eval --layout wse2 --format json | tr , '\n' | sed -n 's/^"hot_links"://p')
+expect_ok cmd hot_links --layout wse2
+grep -q "^$hot links at or above 90.0% over a window$" "$tmp/out" || fail "wse2 hot_links: $(head -1 "$tmp/out") (eval: $hot)"
+[ "$(grep -cE '^[0-9]+,[0-9]+,[EWNS] +[0-9.]+%' "$tmp/out")" = "$hot" ] || fail "wse2 hot_links: $hot rows"
 "$bin" cmd memory | grep -q '^fullest unit' || fail "cmd memory"
 "$bin" cmd phases | grep -q 'dp.allreduce' || fail "cmd phases"
 "$bin" cmd help >"$tmp/help" || fail "cmd help"

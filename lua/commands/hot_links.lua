@@ -5,8 +5,8 @@ local fmt = require "fmt"
 
 wt.command("hot_links", function(words, ctx)
   local o = args.parse(words, "hot_links", {threshold = wt.hot})
-  local hot = ctx.result:hot_links(o.threshold)
-  wt.print(string.format("%d links at or above %s over a window", #hot, fmt.pct(o.threshold)))
+  local hot, n = ctx.result:hot_links(o.threshold)
+  wt.print(string.format("%d links at or above %s over a window", n, fmt.pct(o.threshold)))
   local rows = {{"link", "peak", "util", "hot", "bytes", "busy"}}
   for _, l in ipairs(hot) do
     rows[#rows + 1] = {string.format("%d,%d,%s", l.x, l.y, l.dir), fmt.pct(l.peak_util), fmt.pct(l.util),
