@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"tatp.rows", "tatp.cols", "tp", "sp", "dp", "pp"};
+static const char *const kind_names[] = {"tatp.rows", "tatp.cols", "tp", "sp", "dp", "pp", "store"};
 
 const char *coll_kind_name(int kind)
 {

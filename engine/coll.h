@@ -23,13 +23,18 @@
 #include "strategy.h"
 #include "wafer.h"
 
-enum coll_kind { CG_TATP_ROW = 0, CG_TATP_COL, CG_TP, CG_SP, CG_DP, CG_PP, CG_NKIND };
+/* CG_STORE is not a group: its ops move weights between the parameter
+ * store and every rank (stream.h); traffic.c routes them apart. */
+enum coll_kind { CG_TATP_ROW = 0, CG_TATP_COL, CG_TP, CG_SP, CG_DP, CG_PP, CG_STORE, CG_NKIND };
 enum coll_op { OP_ALLREDUCE = 0, OP_ALLGATHER, OP_REDUCESCATTER };
 /* PASS_BIDIR sends along the ring both ways and PASS_SHIFT from each
  * pipeline stage to both of its neighbours (forward activations, backward
  * gradients): coll_pass_next gives the forward successor and the pass is
  * routed in both directions with the same bytes. */
-enum coll_pass { PASS_RING = 0, PASS_BIDIR, PASS_ROWS, PASS_COLS, PASS_INNER, PASS_OUTER, PASS_SHIFT, NPASS };
+/* PASS_STORE_IN and PASS_STORE_OUT are the store's (CG_STORE): weights from
+ * the ports to the ranks, gradients back. */
+enum coll_pass { PASS_RING = 0, PASS_BIDIR, PASS_ROWS, PASS_COLS, PASS_INNER, PASS_OUTER, PASS_SHIFT,
+                 PASS_STORE_IN, PASS_STORE_OUT, NPASS };
 
 /* The groups of one kind. Member order is rank order (for CG_DP, which is
  * the DP x SP gradient group, m = sp + SP * dp). */

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "qty.h"
 #include "ydoc.h"
@@ -24,6 +25,8 @@ typedef struct layout_in {
     double iw_bw, iw_lat;
     int has_iw_bw, has_iw_lat;
     yaml_node_t *fault_units, *fault_links; /* sequence nodes, or NULL */
+    double store_bytes, store_bw_in, store_bw_out, store_lat;
+    unsigned store_ports;
 } layout_in;
 
 /* Largest units per wafer side and wafers per side we accept; wafer_init
@@ -281,6 +284,53 @@ static int on_fault_links(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
     return layout_fault_list(d, v, "faults.links", 1, &((layout_in *)ctx)->fault_links, e);
 }
 
+static int on_store_bytes(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "store.capacity", QTY_BYTES, LAYOUT_POSITIVE, &((layout_in *)ctx)->store_bytes, e);
+}
+
+static int on_store_bw_in(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "store.bandwidth_in", QTY_BANDWIDTH, LAYOUT_POSITIVE, &((layout_in *)ctx)->store_bw_in,
+                      e);
+}
+
+static int on_store_bw_out(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "store.bandwidth_out", QTY_BANDWIDTH, LAYOUT_POSITIVE,
+                      &((layout_in *)ctx)->store_bw_out, e);
+}
+
+static int on_store_lat(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_qty(d, v, "store.latency", QTY_TIME, LAYOUT_NONNEGATIVE, &((layout_in *)ctx)->store_lat, e);
+}
+
+/* "west,east": edges of the mesh, comma or blank separated. */
+static int on_store_ports(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    static const char *const edges[WAFER_NDIR] = {"east", "west", "north", "south"};
+    layout_in *in = ctx;
+    const char *s = NULL;
+    int rc = layout_text(d, v, "store.ports", &s, e);
+    while (rc == WT_OK && *s) {
+        size_t n = strcspn(s, ", \t");
+        int dir = -1;
+        for (int k = 0; k < WAFER_NDIR && n; k++)
+            if (strlen(edges[k]) == n && strncasecmp(s, edges[k], n) == 0)
+                dir = k;
+        if (n && dir < 0)
+            return ydoc_fail(d, v, e, "store.ports: '%.*s' is not an edge of the mesh (east, west, north, south)",
+                             (int)(n > 40 ? 40 : n), s);
+        if (dir >= 0)
+            in->store_ports |= 1u << dir;
+        s += n + (s[n] != '\0');
+    }
+    if (rc == WT_OK && !in->store_ports)
+        return ydoc_fail(d, v, e, "store.ports: expected edges of the mesh such as west,east");
+    return rc;
+}
+
 static const ydoc_key layout_unit_keys[] = {
     {"compute", on_compute, 1}, {"sram", on_sram, 1},
     {"dram", on_dram, 0},       {"dram_bandwidth", on_dram_bw, 0},
@@ -295,6 +345,12 @@ static const ydoc_key layout_link_keys[] = {
 
 static const ydoc_key layout_iw_keys[] = {
     {"bandwidth", on_iw_bw, 0}, {"latency", on_iw_lat, 0}, {NULL, NULL, 0},
+};
+
+static const ydoc_key layout_store_keys[] = {
+    {"capacity", on_store_bytes, 1},       {"bandwidth_in", on_store_bw_in, 1},
+    {"bandwidth_out", on_store_bw_out, 1}, {"latency", on_store_lat, 0},
+    {"ports", on_store_ports, 1},          {NULL, NULL, 0},
 };
 
 static const ydoc_key layout_fault_keys[] = {
@@ -316,6 +372,11 @@ static int on_interwafer(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
     return ydoc_map_at(d, v, "interwafer", layout_iw_keys, ctx, e);
 }
 
+static int on_store(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return ydoc_map_at(d, v, "store", layout_store_keys, ctx, e);
+}
+
 static int on_faults(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     return ydoc_map_at(d, v, "faults", layout_fault_keys, ctx, e);
@@ -325,7 +386,8 @@ static const ydoc_key layout_keys[] = {
     {"name", on_name, 1},     {"mesh", on_mesh, 1},
     {"wafers", on_wafers, 0}, {"unit", on_unit, 1},
     {"link", on_link, 1},     {"interwafer", on_interwafer, 0},
-    {"faults", on_faults, 0}, {NULL, NULL, 0},
+    {"faults", on_faults, 0}, {"store", on_store, 0},
+    {NULL, NULL, 0},
 };
 
 /* Marks every fault of list (already checked for syntax) on wf; a fault off
@@ -377,6 +439,11 @@ static int layout_build(ydoc *d, const layout_in *in, wafer *out, wt_err *e)
     int edge = in->mesh_w > in->mesh_h ? in->mesh_w : in->mesh_h;
     out->iw_bw = in->has_iw_bw ? in->iw_bw : in->bw * edge;
     out->iw_lat = in->has_iw_lat ? in->iw_lat : in->lat;
+    out->store_bytes = in->store_bytes;
+    out->store_bw_in = in->store_bw_in;
+    out->store_bw_out = in->store_bw_out;
+    out->store_lat = in->store_lat;
+    out->store_ports = in->store_ports;
 
     rc = layout_apply_faults(d, in->fault_units, 0, out, e);
     if (!rc)

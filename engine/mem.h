@@ -56,7 +56,8 @@ typedef struct mem_usage {
     double activations_per_layer; /* one layer, one micro-batch */
     double buffers;               /* communication buffers */
     double total, capacity;
-    int fits;
+    double store;                 /* bytes the parameter store holds (exec stream), else 0 */
+    int fits;                     /* total <= capacity and store <= the store's capacity */
 } mem_usage;
 
 #endif

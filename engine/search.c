@@ -117,7 +117,7 @@ static void level1_core(level1 *l, search_core *c, int thread)
 }
 
 /*
- * One group of cores: the same dimensions, grid and micro-batch, every
+ * One group of cores: the same dimensions, grid, micro-batch and exec mode, every
  * checkpointing, memory-switch set and chunk. int8 activations and fp8
  * gradients only ever lower a unit's memory and the smallest chunk gives the
  * smallest buffers, so the engine's memory with those, for each
@@ -162,8 +162,8 @@ static void level1_group(void *ctx, size_t g, int thread)
         level1_core(l, &l->cores[i], thread);
 }
 
-/* Splits the cores into groups of the same dimensions, grid and micro-batch
- * (they are enumerated together). Returns the count; *out is allocated. */
+/* Splits the cores into groups of the same dimensions, grid, micro-batch
+ * and exec mode (they are enumerated together). Returns the count; *out is allocated. */
 static size_t group_cores(const search_core *cores, size_t n, size_t **out)
 {
     size_t *g = malloc((n + 1) * sizeof *g), k = 0;
@@ -172,7 +172,7 @@ static size_t group_cores(const search_core *cores, size_t n, size_t **out)
     for (size_t i = 0; i < n; i++) {
         const search_core *a = &cores[i], *b = i ? &cores[i - 1] : NULL;
         if (!b || memcmp(a->dims, b->dims, sizeof a->dims) || a->gw != b->gw || a->gh != b->gh ||
-            a->microbatch != b->microbatch)
+            a->microbatch != b->microbatch || a->exec != b->exec)
             g[k++] = i;
     }
     g[k] = n;

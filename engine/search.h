@@ -45,6 +45,7 @@ typedef struct search_space {
     unsigned checkpoints;       /* bit model_recompute */
     unsigned mems;              /* bit = a MEM_* subset (0..7) */
     unsigned chunks;            /* bit i = search_chunks[i] */
+    unsigned execs;             /* bit exec_mode; stream only where the layout has a store */
     int allow_idle;             /* products below the live units too */
 } search_space;
 

@@ -15,6 +15,7 @@ typedef struct search_core {
     short gw, gh;              /* TATP grid */
     int microbatch;
     unsigned char checkpoint, mem, chunk;
+    unsigned char exec;        /* exec_mode */
     unsigned char valid, fits;
     double memory;             /* the fullest unit, bytes */
     double bound[COLL_NALGOS]; /* lower bound on the step per collective algorithm (sim_bounds), s */

@@ -161,6 +161,7 @@ static const only_key only_keys[] = {
     {"checkpoint", recompute_table, NULL, NULL, offsetof(search_space, checkpoints)},
     {"mem", NULL, mem_subset, mem_choices, offsetof(search_space, mems)},
     {"chunk", NULL, chunk_index, chunk_choices, offsetof(search_space, chunks)},
+    {"exec", exec_mode_table, NULL, NULL, offsetof(search_space, execs)},
 };
 
 /* The bit word stands for under key k, or -1 when the search has no such choice. */
@@ -246,6 +247,7 @@ void search_core_strategy(const search_core *c, place_kind pl, coll_algo co, str
     s->checkpoint = (model_recompute)c->checkpoint;
     s->mem = c->mem;
     s->chunk = search_chunks[c->chunk];
+    s->exec = (exec_mode)c->exec;
     s->placement = pl;
     s->collective = co;
 }
@@ -299,6 +301,10 @@ static void expand_dims(walk *w)
     int tatp = w->dims[4];
     unsigned cm = mask_or_all(sp->checkpoints, recompute_table()), mm = sp->mems ? sp->mems : ~0u,
              km = sp->chunks ? sp->chunks : ~0u;
+    /* streaming needs a store and one stage, and keeps nothing for zero to shard */
+    unsigned xm = mask_or_all(sp->execs, exec_mode_table());
+    if (!w->wf->store_ports || w->dims[3] > 1)
+        xm &= ~(1u << EXEC_STREAM);
     for (int gw = 1; gw <= tatp; gw++) {
         int gh = tatp / gw;
         if (tatp % gw || gw > w->wf->w || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
@@ -306,18 +312,21 @@ static void expand_dims(walk *w)
         for (int b = 1; m->batch % (w->dims[0] * b) == 0; b *= 2) {
             if (sp->microbatch && b != sp->microbatch)
                 continue;
-            for (int c = 0; c < RECOMPUTE_NKINDS; c++)
-                for (int me = 0; me < SEARCH_NMEMS; me++)
-                    for (int k = 0; k < SEARCH_NCHUNKS; k++) {
-                        if (!(cm >> c & 1) || !(mm >> me & 1) || !(km >> k & 1))
-                            continue;
-                        search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b};
-                        memcpy(core.dims, w->dims, sizeof core.dims);
-                        core.checkpoint = (unsigned char)c;
-                        core.mem = (unsigned char)me;
-                        core.chunk = (unsigned char)k;
-                        push_core(w, &core);
-                    }
+            for (int x = 0; x < EXEC_NKINDS; x++)
+                for (int c = 0; c < RECOMPUTE_NKINDS; c++)
+                    for (int me = 0; me < SEARCH_NMEMS; me++)
+                        for (int k = 0; k < SEARCH_NCHUNKS; k++) {
+                            if (!(xm >> x & 1) || !(cm >> c & 1) || !(mm >> me & 1) || !(km >> k & 1) ||
+                                (x == EXEC_STREAM && (me & MEM_ZERO)))
+                                continue;
+                            search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b};
+                            memcpy(core.dims, w->dims, sizeof core.dims);
+                            core.checkpoint = (unsigned char)c;
+                            core.mem = (unsigned char)me;
+                            core.chunk = (unsigned char)k;
+                            core.exec = (unsigned char)x;
+                            push_core(w, &core);
+                        }
         }
     }
 }

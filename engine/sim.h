@@ -93,11 +93,19 @@ typedef struct sim_pattern {
     double *load;         /* nnz loads: bytes per byte of coef, owned */
     double max_busy;      /* max over links of load / bandwidth, s per byte */
     int busiest;          /* the first link slot with max_busy, -1 without links */
+    double store_s;       /* the store's patterns: its time per byte of coef, s; else 0 */
     double max_lat;       /* largest path latency, s */
     int max_hops;
     double send_factor;   /* links each member sends on (2 for bidir and shift) */
     double step_coef;     /* sum of coef * count over the step (for link totals) */
 } sim_pattern;
+
+/* Seconds per byte of coef a pattern takes alone: its busiest link's, or
+ * the store's when slower. */
+static inline double sim_pattern_busy(const sim_pattern *p)
+{
+    return p->max_busy > p->store_s ? p->max_busy : p->store_s;
+}
 
 /* Run-time tuning a policy applies on top of a strategy (docs/MODEL.md,
  * "Sessions and tuning"): per phase, a routing other than the strategy's, a

@@ -14,6 +14,10 @@
  *     their gradients backward.
  * TP messages shrink by the TATP grid and TATP messages by TP, since each
  * splits the other's features.
+ * Weight streaming (exec stream) adds per layer fwd.stream (its weights in,
+ * beside the layer before) and bwd.stream (its weights in again, then its
+ * gradients out), and the head's weights in to fwd.logits, in and its
+ * gradients out to bwd.logits: ops of kind CG_STORE (stream.h).
  */
 #include <string.h>
 
@@ -38,6 +42,14 @@ static void add_op(sim_phase *ph, int kind, int op, double bytes, int group_size
     if (group_size <= 1 || bytes <= 0)
         return;
     ph->ops[ph->nops++] = (sim_op){kind, op, bytes};
+}
+
+/* A transfer between the parameter store and the ranks (weight streaming):
+ * op OP_ALLGATHER brings M bytes of weights in, OP_REDUCESCATTER takes M
+ * bytes of gradients out. */
+static void add_store(sim_phase *ph, int op, double bytes)
+{
+    ph->ops[ph->nops++] = (sim_op){CG_STORE, op, bytes};
 }
 
 /* Sizes every phase needs. */
@@ -114,24 +126,33 @@ void sim_phases_build(sim_result *r)
     double rep_fwd = s->checkpoint == RECOMPUTE_FULL ? 2 : 1;
     double rep_core = s->checkpoint == RECOMPUTE_NONE ? 1 : 2;
     double zero_bytes = 2 * model_layer_params(m) / sh.tt;
-    int zero = (s->mem & MEM_ZERO) != 0;
+    int zero = (s->mem & MEM_ZERO) != 0, stream = s->exec == EXEC_STREAM;
+    double layer_w = 2 * model_layer_params(m), head_w = 2 * (double)m->vocab * m->hidden;
     r->nphases = 0;
 
     if (zero)
         add_op(add_phase(r, "fwd.zero.gather", SIM_LAYER, rep_fwd, 0), CG_DP, OP_ALLGATHER, zero_bytes,
                sh.n_dp);
+    if (stream)
+        add_store(add_phase(r, "fwd.stream", SIM_LAYER, rep_fwd, 0), OP_ALLGATHER, layer_w);
     gemm_phases(r, &sh, MODEL_QKV, 0, rep_fwd);
     core_phase(r, &sh, 0, rep_core);
     gemm_phases(r, &sh, MODEL_PROJ, 0, rep_fwd);
     gemm_phases(r, &sh, MODEL_MLP_IN, 0, rep_fwd);
     gemm_phases(r, &sh, MODEL_MLP_OUT, 0, rep_fwd);
     double logits = model_logits_fwd_flops(m, m->microbatch) / (s->sp * sh.tt);
-    add_phase(r, "fwd.logits", SIM_LAST, 1, logits);
+    sim_phase *head = add_phase(r, "fwd.logits", SIM_LAST, 1, logits);
+    if (stream)
+        add_store(head, OP_ALLGATHER, head_w);
     sim_phase *pp = add_phase(r, "pp.p2p", SIM_MB, 1, 0);
     add_op(pp, CG_PP, -1, 2 * sh.n * sh.h / sh.tt, sh.n_pp);
     if (!pp->nops)
         r->nphases--;
-    add_phase(r, "bwd.logits", SIM_LAST, 1, 2 * logits);
+    head = add_phase(r, "bwd.logits", SIM_LAST, 1, 2 * logits);
+    if (stream) {
+        add_store(head, OP_ALLGATHER, head_w);
+        add_store(head, OP_REDUCESCATTER, head_w);
+    }
     gemm_phases(r, &sh, MODEL_MLP_OUT, 1, 1);
     gemm_phases(r, &sh, MODEL_MLP_IN, 1, 1);
     gemm_phases(r, &sh, MODEL_PROJ, 1, 1);
@@ -139,6 +160,11 @@ void sim_phases_build(sim_result *r)
     gemm_phases(r, &sh, MODEL_QKV, 1, 1);
     if (zero)
         add_op(add_phase(r, "bwd.zero.gather", SIM_LAYER, 1, 0), CG_DP, OP_ALLGATHER, zero_bytes, sh.n_dp);
+    if (stream) { /* the layer's weights again, then its gradients out */
+        sim_phase *ph = add_phase(r, "bwd.stream", SIM_LAYER, 1, 0);
+        add_store(ph, OP_ALLGATHER, layer_w);
+        add_store(ph, OP_REDUCESCATTER, layer_w);
+    }
     /* dp.allreduce and optimizer: their sizes depend on the stage's
      * parameters, filled in by sim.c. */
     add_phase(r, "dp.allreduce", SIM_STEP, 1, 0)->role = SIM_DP;

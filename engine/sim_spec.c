@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "stream.h"
 
 /* Adam: FLOPs per parameter a unit updates. */
 #define OPTIMIZER_FLOPS_PER_PARAM 12.0
@@ -56,7 +57,8 @@ static double buffer_bytes(const sim_result *r)
     double best = 0;
     for (int i = 0; i < r->nphases; i++)
         for (int j = 0; j < r->phases[i].nops; j++)
-            if (r->phases[i].ops[j].kind != CG_DP || r->phases[i].scope != SIM_STEP)
+            if ((r->phases[i].ops[j].kind != CG_DP || r->phases[i].scope != SIM_STEP) &&
+                r->phases[i].ops[j].kind != CG_STORE)
                 best = fmax(best, r->phases[i].ops[j].bytes);
     if (r->s.chunk > 0)
         best = fmin(best, 2 * r->s.chunk);
@@ -81,22 +83,33 @@ static act_sizes activation_sizes(const sim_result *r)
     return a;
 }
 
-/* Memory of a unit of stage k. */
+/* Memory of a unit of stage k. Streaming (exec stream) keeps no resident
+ * weights: a unit holds the shards of the matrix it computes with and of
+ * the next (the larger of a layer and the head), and one gradient shard on
+ * its way out; the store holds weights, gradients and optimizer states. */
 static mem_usage stage_memory(const sim_result *r, int k, double buffers, act_sizes act)
 {
     const strategy *s = &r->s;
     mem_usage u = {0};
     double p = stage_params(r, k), shard = (s->mem & MEM_ZERO) ? (double)s->dp * s->sp : 1;
-    u.params = 2 * p / shard;
-    u.grads = ((s->mem & MEM_GRAD_FP8) ? 1 : 2) * p / shard;
-    u.optimizer = OPTIMIZER_BYTES_PER_PARAM * p / shard;
+    double grad_bytes = (s->mem & MEM_GRAD_FP8) ? 1 : 2;
+    if (s->exec == EXEC_STREAM) {
+        double held = fmax(model_layer_params(&r->m), (double)r->m.vocab * r->m.hidden) / ((double)s->tp * s->tatp);
+        u.params = 2 * 2 * held;
+        u.grads = grad_bytes * held;
+        u.store = (2 + 2 + OPTIMIZER_BYTES_PER_PARAM) * r->params;
+    } else {
+        u.params = 2 * p / shard;
+        u.grads = grad_bytes * p / shard;
+        u.optimizer = OPTIMIZER_BYTES_PER_PARAM * p / shard;
+    }
     u.activations_per_layer = act.per_layer;
     int in_flight = s->pp - k < r->micro_batches ? s->pp - k : r->micro_batches;
     u.activations = sim_stage_layers(r, k) * in_flight * act.per_layer + act.recompute;
     u.buffers = buffers;
     u.total = u.params + u.grads + u.optimizer + u.activations + u.buffers;
     u.capacity = wafer_unit_capacity(r->wf);
-    u.fits = u.total <= u.capacity;
+    u.fits = u.total <= u.capacity && u.store <= r->wf->store_bytes;
     return u;
 }
 
@@ -118,9 +131,9 @@ static void fill_dp_and_optimizer(sim_result *r)
     int shard = (s->mem & MEM_ZERO) != 0;
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
-        if (ph->role == SIM_DP && s->dp * s->sp > 1)
+        if (ph->role == SIM_DP && s->dp * s->sp > 1 && s->exec != EXEC_STREAM)
             ph->ops[ph->nops++] = (sim_op){CG_DP, shard ? OP_REDUCESCATTER : OP_ALLREDUCE, wire};
-        if (ph->role == SIM_OPTIMIZER)
+        if (ph->role == SIM_OPTIMIZER && s->exec != EXEC_STREAM) /* streaming: the store runs it */
             ph->flops = OPTIMIZER_FLOPS_PER_PARAM * p / (shard ? (double)s->dp * s->sp : 1);
     }
 }
@@ -157,7 +170,7 @@ int sim_prefetched(const sim_phase *ph)
     if (ph->scope != SIM_LAYER || ph->flops > 0 || !ph->nops)
         return 0;
     for (int i = 0; i < ph->nops; i++)
-        if (ph->ops[i].kind != CG_DP)
+        if (ph->ops[i].kind != CG_DP && ph->ops[i].kind != CG_STORE)
             return 0;
     return 1;
 }
@@ -225,6 +238,8 @@ static int kind_size(const strategy *s, int kind)
 typedef struct comm_need {
     double total;              /* bytes a unit sends (the same for every algorithm) */
     double one_way;            /* bytes a pipeline shift sends each way */
+    double store_s;            /* the store's transfers: their bandwidth bound, latency and overhead */
+    double store_sent;         /* the bytes a rank moves to or from the store */
     int steps[COLL_NALGOS];    /* the fewest latency-bound steps with each algorithm */
 } comm_need;
 
@@ -245,6 +260,15 @@ static comm_need comm_needs(const sim_result *r, const sim_phase *ph, int multi)
     for (int i = 0; i < ph->nops; i++) {
         const sim_op *op = &ph->ops[i];
         int p = kind_size(&r->s, op->kind);
+        if (op->kind == CG_STORE) {
+            /* as traffic.c's store term: a shard per rank over the store's
+             * rate, one step of at least the store's latency */
+            int out = op->op == OP_REDUCESCATTER;
+            double shard = op->bytes / ((double)r->s.tp * r->s.tatp);
+            c.store_s += shard * stream_store_s(r, out) + r->wf->store_lat + r->wf->link_overhead;
+            c.store_sent += shard;
+            continue;
+        }
         if (op->op < 0) {
             c.one_way += op->bytes;
             c.total += 2 * op->bytes; /* as time_phase counts a two-way pass */
@@ -299,8 +323,8 @@ void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
         int bwd = ph->role == SIM_BACKWARD;
         for (int a = 0; a < COLL_NALGOS; a++) {
             double bytes = c.total - 2 * c.one_way, per_link = bytes / coll_algo_partners((coll_algo)a) + c.one_way;
-            double comm = per_link / link_bw + c.steps[a] * step_s;
-            double t = phase_time(r, comp, c.total > 0 ? comm : 0, c.total);
+            double comm = per_link / link_bw + c.steps[a] * step_s + c.store_s;
+            double t = phase_time(r, comp, c.total > 0 || c.store_s > 0 ? comm : 0, c.total + c.store_sent);
             if (ph->scope == SIM_LAYER)
                 (sim_prefetched(ph) ? G : A)[bwd][a] += ph->rep * t;
             else if (ph->scope == SIM_LAST)

@@ -33,11 +33,19 @@ static const choice mem_switches[] = {{"zero", CHOICE_SEARCH}, {"act_int8", CHOI
 _Static_assert(sizeof mem_switches / sizeof mem_switches[0] == MEM_NSWITCHES, "one row per memory switch");
 _Static_assert(MEM_ZERO == 1u << 0 && MEM_ACT_INT8 == 1u << 1 && MEM_GRAD_FP8 == 1u << 2, "MEM_* bits are rows");
 
+static const choice exec_modes[] = {
+    [EXEC_RESIDENT] = {"resident", CHOICE_SEARCH},
+    [EXEC_STREAM] = {"stream", CHOICE_SEARCH},
+};
+_Static_assert(sizeof exec_modes / sizeof exec_modes[0] == EXEC_NKINDS, "one row per exec_mode");
+
 static const choice on_off[] = {{"off", 0}, {"on", 0}};
 
 choice_table recompute_table(void) { return CHOICE_TABLE(recomputes); }
 choice_table grad_compress_table(void) { return CHOICE_TABLE(grad_compressions); }
 choice_table mem_switch_table(void) { return CHOICE_TABLE(mem_switches); }
+choice_table exec_mode_table(void) { return CHOICE_TABLE(exec_modes); }
+const char *exec_mode_name(exec_mode x) { return choice_at(exec_mode_table(), x)->name; }
 
 void strategy_defaults(strategy *s)
 {
@@ -211,6 +219,7 @@ static void set_routing(strategy *s, int i) { s->routing = (route_mode)i; }
 static void set_checkpoint(strategy *s, int i) { s->checkpoint = (model_recompute)i; }
 static void set_grad(strategy *s, int i) { s->grad = (grad_compress)i; }
 static void set_seqpar(strategy *s, int i) { s->tp_seqpar = i; }
+static void set_exec(strategy *s, int i) { s->exec = (exec_mode)i; }
 
 static const named_option named_options[] = {
     {"placement", "placement", place_kind_table, set_placement},
@@ -219,6 +228,7 @@ static const named_option named_options[] = {
     {"checkpoint", "checkpoint", recompute_table, set_checkpoint},
     {"grad-compress", "gradient compression", grad_compress_table, set_grad},
     {"tp-seqpar", "tp-seqpar", on_off_table, set_seqpar},
+    {"exec", "exec", exec_mode_table, set_exec},
 };
 
 int strategy_set_option(strategy *s, const char *name, const char *value, wt_err *e)
@@ -292,6 +302,13 @@ int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e)
     if (s->tp_seqpar && (m->seq / s->sp) % s->tp)
         return wt_fail(e, "strategy %s: with --tp-seqpar on, TP %d must divide the %d tokens of a sequence "
                           "shard (or turn --tp-seqpar off)", name, s->tp, m->seq / s->sp);
+    if (s->exec == EXEC_STREAM && !wf->store_ports)
+        return wt_fail(e, "exec stream: the layout %s has no parameter store (a store: section)", wf->name);
+    if (s->exec == EXEC_STREAM && (s->mem & MEM_ZERO))
+        return wt_fail(e, "strategy %s: exec stream keeps no weights on the wafer for mem zero to shard", name);
+    if (s->exec == EXEC_STREAM && s->pp > 1)
+        return wt_fail(e, "strategy %s: exec stream runs every layer on the whole wafer in turn: PP must be 1",
+                       name);
     if (s->pp > m->layers)
         return wt_fail(e, "strategy %s: PP %d is more stages than the model's %d layers", name, s->pp,
                        m->layers);

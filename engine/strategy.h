@@ -23,6 +23,9 @@
  * place.c, collective algorithms in coll_algo.c, routing modes in route.c,
  * the rest in strategy.c. The last value of each enum counts the rows. */
 typedef enum place_kind { PLACE_LINEAR = 0, PLACE_SNAKE, PLACE_TILES, PLACE_NKINDS } place_kind;
+/* Where the parameters live (docs/MODEL.md, "Weight streaming"): on the
+ * units, or in the layout's parameter store, streamed in layer by layer. */
+typedef enum exec_mode { EXEC_RESIDENT = 0, EXEC_STREAM, EXEC_NKINDS } exec_mode;
 typedef enum grad_compress { GRAD_NONE = 0, GRAD_FP8, GRAD_1BIT, GRAD_NKINDS } grad_compress;
 
 /* Memory switches (any subset): bit i is row i of mem_switch_table. */
@@ -41,6 +44,7 @@ typedef struct strategy {
     double chunk;              /* tensor streaming chunk, bytes, 0 = off */
     int sub_w, sub_h;          /* communication subgroup for hier, units */
     int tp_seqpar;             /* Megatron sequence parallelism inside TP */
+    exec_mode exec;            /* resident, or streamed from the layout's store */
 } strategy;
 
 /* Everything 1 and the default options (tiles, ring, xy, no checkpointing,
@@ -51,11 +55,12 @@ void strategy_defaults(strategy *s);
 int strategy_parse(const char *text, strategy *s, wt_err *e);
 
 /* Sets one option by name: placement, collective, routing, checkpoint, mem,
- * grad-compress, chunk, subgroup, tp-seqpar. Errors name the option. */
+ * grad-compress, chunk, subgroup, tp-seqpar, exec. Errors name the option. */
 int strategy_set_option(strategy *s, const char *name, const char *value, wt_err *e);
 
 /* Fills DP and the TATP grid when not given and checks every constraint of
- * docs/MODEL.md section 4 against the model and the live units. */
+ * docs/MODEL.md section 4 against the model and the live units (exec
+ * stream: the wafer has a store, PP is 1). */
 int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e);
 
 int strategy_units(const strategy *s); /* DP * TP * SP * PP * TATP */
@@ -70,6 +75,8 @@ char *strategy_format(const strategy *s, char *buf, size_t n);
 choice_table recompute_table(void);
 choice_table grad_compress_table(void);
 choice_table mem_switch_table(void);
+choice_table exec_mode_table(void);
+const char *exec_mode_name(exec_mode x);
 const char *recompute_name(model_recompute r);
 const char *grad_compress_name(grad_compress g);
 /* "zero,act_int8,grad_fp8" subset, or "none". */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "stream.h"
 
 /* Scratch of one build. */
 typedef struct build {
@@ -86,34 +87,16 @@ static int reserve_pattern(sim_result *r, wt_err *e)
     return WT_OK;
 }
 
-/* The routed pattern for (kind, pass, mode, wave), routed on first use:
- * returns WT_OK with *index its index in r->patterns, or -1 when the pass
- * does not exist for these groups (an uneven hierarchical split); or an
- * error code, and *index is then undefined. The answer and the error are
- * kept apart: an error is never read as "no such pass". */
-static int pattern_get(build *b, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
-                       wt_err *e)
+/* Routes the nf flows in c->flows as a new pattern of r for (kind, pass,
+ * mode, wave of nwaves); *index its index. */
+static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
+                         wt_err *e)
 {
     sim_result *r = b->r;
     sim_ctx *c = b->c;
-    *index = find_pattern(r, kind, pass, mode, wave, nwaves);
-    if (*index >= 0)
-        return WT_OK;
-    const coll_groups *g = groups_of(b, kind, e);
-    if (!g)
-        return WT_EINTERNAL;
-    int q = coll_pass_next(g, pass, r->wf, r->s.sub_w, r->s.sub_h, c->next);
-    if (q == -2)
-        return wt_oom(e, "pass");
-    if (pass == PASS_INNER || pass == PASS_OUTER) {
-        b->inner[kind] = q;
-        if (q < 0)
-            return WT_OK; /* no such pass: *index is -1 */
-    }
     int rc = reserve_pattern(r, e);
     if (rc != WT_OK)
         return rc;
-    size_t nf = pass_flows(g, c->next, pass, wave, nwaves, c->flows);
     route_stats st;
     /* Rings and shifts load about one or two links per flow: reserve that
      * much so the list rarely grows. */
@@ -154,6 +137,55 @@ static int pattern_get(build *b, int kind, int pass, route_mode mode, int wave, 
     p->max_lat = st.max_latency;
     p->send_factor = coll_pass_two_way(pass) ? 2 : 1;
     *index = r->npatterns++;
+    return WT_OK;
+}
+
+/* The routed pattern for (kind, pass, mode, wave), routed on first use:
+ * returns WT_OK with *index its index in r->patterns, or -1 when the pass
+ * does not exist for these groups (an uneven hierarchical split); or an
+ * error code, and *index is then undefined. The answer and the error are
+ * kept apart: an error is never read as "no such pass". */
+static int pattern_get(build *b, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
+                       wt_err *e)
+{
+    sim_result *r = b->r;
+    sim_ctx *c = b->c;
+    *index = find_pattern(r, kind, pass, mode, wave, nwaves);
+    if (*index >= 0)
+        return WT_OK;
+    const coll_groups *g = groups_of(b, kind, e);
+    if (!g)
+        return WT_EINTERNAL;
+    int q = coll_pass_next(g, pass, r->wf, r->s.sub_w, r->s.sub_h, c->next);
+    if (q == -2)
+        return wt_oom(e, "pass");
+    if (pass == PASS_INNER || pass == PASS_OUTER) {
+        b->inner[kind] = q;
+        if (q < 0)
+            return WT_OK; /* no such pass: *index is -1 */
+    }
+    size_t nf = pass_flows(g, c->next, pass, wave, nwaves, c->flows);
+    return route_pattern(b, nf, kind, pass, mode, wave, nwaves, index, e);
+}
+
+/* The term of a store op (weight streaming, stream.h): its pattern, routed
+ * on first use (pass PASS_STORE_IN or PASS_STORE_OUT), with the store's
+ * bandwidth as a bound on its rate and the store's latency on its paths;
+ * each rank moves its shard, bytes / (TP * TATP). */
+static int store_term(build *b, const sim_op *op, sim_term *out, wt_err *e)
+{
+    sim_result *r = b->r;
+    int dir_out = op->op == OP_REDUCESCATTER, pass = dir_out ? PASS_STORE_OUT : PASS_STORE_IN;
+    int pat = find_pattern(r, CG_STORE, pass, b->mode, 0, 1);
+    if (pat < 0) {
+        int rc = route_pattern(b, stream_flows(r, dir_out, b->c->flows), CG_STORE, pass, b->mode, 0, 1, &pat, e);
+        if (rc != WT_OK)
+            return rc;
+        sim_pattern *p = &r->patterns[pat];
+        p->store_s = stream_store_s(r, dir_out);
+        p->max_lat += r->wf->store_lat;
+    }
+    *out = (sim_term){pat, op->bytes / ((double)r->s.tp * r->s.tatp), 1};
     return WT_OK;
 }
 
@@ -202,7 +234,7 @@ static int resolve_op(build *b, sim_phase *ph, const sim_op *op, wt_err *e)
 {
     sim_result *r = b->r;
     coll_algo a = r->s.collective;
-    if (op->op >= 0) {
+    if (op->op >= 0 && op->kind != CG_STORE) {
         const coll_groups *g = groups_of(b, op->kind, e);
         if (!g)
             return WT_EINTERNAL;
@@ -211,7 +243,12 @@ static int resolve_op(build *b, sim_phase *ph, const sim_op *op, wt_err *e)
     }
     sim_term best[COLL_MAX_TERMS * SIM_MAX_WAVES];
     int nbest;
-    if (a == COLL_AUTO && op->op >= 0) {
+    if (op->kind == CG_STORE) {
+        int rc = store_term(b, op, best, e);
+        if (rc != WT_OK)
+            return rc;
+        nbest = 1;
+    } else if (a == COLL_AUTO && op->op >= 0) {
         double best_s = INFINITY;
         nbest = 0;
         for (int c = 0; c < COLL_NALGOS; c++) {
@@ -262,6 +299,13 @@ int traffic_build(sim_ctx *c, sim_result *r, const sim_tuning *t, const net_mode
 int traffic_flows(const sim_result *r, int p, route_flow **out, size_t *n, wt_err *e)
 {
     const sim_pattern *pat = &r->patterns[p];
+    if (pat->kind == CG_STORE) {
+        *out = malloc(sizeof **out * (size_t)r->plan.nranks + 1);
+        if (!*out)
+            return wt_oom(e, "flows");
+        *n = stream_flows(r, pat->pass == PASS_STORE_OUT, *out);
+        return WT_OK;
+    }
     coll_groups g;
     int rc = coll_groups_build(&g, pat->kind, &r->plan, r->wf, e);
     if (rc != WT_OK)

@@ -136,6 +136,21 @@ int wafer_parse_fault(const char *s, int *x, int *y, int *dir, char *bad)
     return 0;
 }
 
+int wafer_store_port(const wafer *wf, int u)
+{
+    int x = wafer_x(wf, u), y = wafer_y(wf, u), best = -1, best_d = 0;
+    /* per direction: the distance to that edge and the unit on it */
+    const int dist[WAFER_NDIR] = {wf->w - 1 - x, x, y, wf->h - 1 - y};
+    const int port[WAFER_NDIR] = {wafer_unit(wf, wf->w - 1, y), wafer_unit(wf, 0, y), wafer_unit(wf, x, 0),
+                                  wafer_unit(wf, x, wf->h - 1)};
+    for (int d = 0; d < WAFER_NDIR; d++)
+        if ((wf->store_ports >> d & 1u) && (best < 0 || dist[d] < best_d)) {
+            best = port[d];
+            best_d = dist[d];
+        }
+    return best;
+}
+
 int wafer_live_units(const wafer *wf)
 {
     return (int)wafer_nunits(wf) - wf->dead_units;

@@ -39,6 +39,14 @@ typedef struct wafer {
     double iw_bw;           /* per wafer edge and direction, bytes/s */
     double iw_lat;          /* per wafer-edge crossing, s */
 
+    /* The off-wafer parameter store (weight streaming, docs/MODEL.md
+     * "Weight streaming"); store_ports == 0: none. */
+    double store_bytes;     /* capacity, bytes */
+    double store_bw_in;     /* store -> wafer, bytes/s over all its ports */
+    double store_bw_out;    /* wafer -> store, bytes/s */
+    double store_lat;       /* one transfer's latency, s */
+    unsigned store_ports;   /* bit WAFER_E/W/N/S: the mesh edges its I/O enters along */
+
     unsigned char *unit_dead; /* w * h flags, owned; set them with wafer_fail_unit */
     int dead_units;           /* how many are set */
     unsigned char *link_dead; /* w * h * 4 flags, owned; a failed link is dead both ways */
@@ -139,6 +147,10 @@ static inline double wafer_link_lat(const wafer *wf, int u, int dir)
 {
     return wafer_link_crosses(wf, u, dir) ? wf->iw_lat : wf->link_lat;
 }
+
+/* The unit where the store's I/O reaches unit u: the nearest unit on an
+ * edge with ports (ties: E, W, N, S in that order); -1 without a store. */
+int wafer_store_port(const wafer *wf, int u);
 
 int wafer_live_units(const wafer *wf);
 /* Memory a unit can hold: SRAM plus DRAM. */

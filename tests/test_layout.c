@@ -96,6 +96,30 @@ static void test_wse2(void **state)
     wafer_free(&wf);
 }
 
+/* A store: its figures, and each unit's port the nearest unit on an edge
+ * with ports (ties to the east). wse2 has one on its west and east edges. */
+static void test_store(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "store-west.yaml", &wf);
+    assert_true(wf.store_bytes == 2e12 && wf.store_bw_in == 3e9 && wf.store_bw_out == 2e9);
+    assert_true(wf.store_lat == 1e-6);
+    assert_int_equal(wf.store_ports, 1u << WAFER_W | 1u << WAFER_E);
+    assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 1, 1)), wafer_unit(&wf, 0, 1));
+    assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 3, 2)), wafer_unit(&wf, 4, 2));
+    assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 2, 0)), wafer_unit(&wf, 4, 0));
+    wafer_free(&wf);
+    load_ok("layouts/default.yaml", &wf);
+    assert_int_equal(wf.store_ports, 0);
+    assert_int_equal(wafer_store_port(&wf, 5), -1);
+    wafer_free(&wf);
+    load_ok("layouts/wse2.yaml", &wf);
+    assert_true(wf.store_bw_in == 150e9 && wf.store_bw_out == 150e9);
+    assert_int_equal(wf.store_ports, 1u << WAFER_W | 1u << WAFER_E);
+    wafer_free(&wf);
+}
+
 static void test_wse3(void **state)
 {
     (void)state;
@@ -270,17 +294,19 @@ typedef struct bad_case {
 static const bad_case bad_cases[] = {
     /* keys */
     {"bad-unknown-key.yaml",
-     "3:1: unknown key 'meshh' (allowed: name, mesh, wafers, unit, link, interwafer, faults)"},
+     "3:1: unknown key 'meshh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store)"},
     {"bad-unknown-subkey.yaml",
      "6:3: unit: unknown key 'sramm' (allowed: compute, sram, dram, dram_bandwidth, efficiency)"},
     {"bad-missing-mesh.yaml", "1:1: missing required key 'mesh'"},
+    {"bad-store-no-bandwidth.yaml", "6:3: store: missing required key 'bandwidth_in'"},
+    {"bad-store-port.yaml", "9:10: store.ports: 'up' is not an edge of the mesh (east, west, north, south)"},
     {"bad-missing-bandwidth.yaml", "7:3: link: missing required key 'bandwidth'"},
     {"bad-missing-compute.yaml", "3:7: unit: missing required key 'compute'"},
     {"bad-duplicate.yaml", "9:1: duplicate key 'mesh' (first given on line 2)"},
     {"bad-duplicate-subkey.yaml", "9:3: link: duplicate key 'bandwidth' (first given on line 7)"},
     {"bad-key-not-scalar.yaml", "9:1: expected a key name, found a list"},
     {"bad-key-newline.yaml",
-     "2:1: unknown key 'me sh' (allowed: name, mesh, wafers, unit, link, interwafer, faults)"},
+     "2:1: unknown key 'me sh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store)"},
     /* node types */
     {"bad-list-for-scalar.yaml", "5:9: unit.sram: expected a single value, found a list"},
     {"bad-map-for-scalar.yaml", "2:7: mesh: expected a single value, found a mapping"},
@@ -447,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_default),
         cmocka_unit_test(test_wse2),
         cmocka_unit_test(test_wse3),
+        cmocka_unit_test(test_store),
         cmocka_unit_test(test_dojo_tile),
         cmocka_unit_test(test_wsc_6x9),
         cmocka_unit_test(test_multiwafer),

@@ -31,7 +31,7 @@ static const flag_spec flags[] = {
     {"routing", 1, 0, 1},        {"checkpoint", 1, 0, 1},   {"mem", 1, 0, 1},
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
     {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},         {"net", 1, 0, 0},
-    {"window", 1, 0, 0},
+    {"window", 1, 0, 0},         {"exec", 1, 0, 1},
     {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
     {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
     {"objective", 1, CLI_SEARCH, 0}, {"top", 1, CLI_SEARCH, 0}, {"jobs", 1, CLI_SEARCH, 0},
@@ -447,6 +447,7 @@ const char *cli_scenario_help(char *buf, size_t n)
     help_option(&h, "checkpoint", recompute_table(), "|", "", recompute_name(d.checkpoint));
     help_option(&h, "mem", mem_switch_table(), ",", "any subset ", mem_switches_format(d.mem, mem, sizeof mem));
     help_option(&h, "grad-compress", grad_compress_table(), "|", "", grad_compress_name(d.grad));
+    help_option(&h, "exec", exec_mode_table(), "|", "", exec_mode_name(d.exec));
     help_add(&h, "  --chunk SIZE                            tensor streaming chunk, e.g. 256KB (0 = off)\n"
                  "  --subgroup WxH                          communication subgroup for hier (default 8x8)\n"
                  "  --tp-seqpar on|off                      Megatron sequence parallelism in TP (default on)\n");

@@ -2,7 +2,7 @@
  * bottleneck.c - the closed-form network model (docs/MODEL.md section 9).
  *
  * A pass of one occurrence takes coef * (its busiest link's load over that
- * link's bandwidth) plus steps * (per-step overhead + its longest path's
+ * link's bandwidth, or the store's time when slower: sim_pattern_busy) plus steps * (per-step overhead + its longest path's
  * latency); a phase's passes run one after another:
  *   T_comm = sum over passes of coef * max_l(load_l / bw_l) + steps * (overhead + latency)
  *   T      = T_comp + T_comm, or with streaming in n chunks
@@ -23,7 +23,7 @@ double net_bottleneck_passes_s(const sim_result *r, const sim_term *t, int n)
     double s = 0;
     for (int i = 0; i < n; i++) {
         const sim_pattern *p = &r->patterns[t[i].pattern];
-        s += t[i].coef * p->max_busy + t[i].steps * (r->wf->link_overhead + p->max_lat);
+        s += t[i].coef * sim_pattern_busy(p) + t[i].steps * (r->wf->link_overhead + p->max_lat);
     }
     return s;
 }
@@ -47,7 +47,7 @@ static void time_phase(const sim_result *r, sim_phase *ph, double inj_bw)
     double bw_part = 0, lat_part = 0, send = 0;
     for (int i = 0; i < ph->nterms; i++) {
         const sim_pattern *p = &r->patterns[ph->terms[i].pattern];
-        bw_part += ph->terms[i].coef * p->max_busy;
+        bw_part += ph->terms[i].coef * sim_pattern_busy(p);
         lat_part += ph->terms[i].steps * (r->wf->link_overhead + p->max_lat);
         send += ph->terms[i].coef * p->send_factor;
     }

@@ -102,18 +102,18 @@ static int add(plan_run *p, const sim_pattern *pat, double work, double max_rate
         pr[k] = after[k];
     p->cls[i] = (flow_class){pat ? pat->link : NULL, pat ? pat->load : NULL, pat ? pat->nnz : 0, prio, max_rate,
                              work, 0, latency_s, pr, npred};
-    p->alone_s[i] = (pat ? work * pat->max_busy : max_rate > 0 ? work / max_rate : 0) + latency_s;
+    p->alone_s[i] = (pat ? work * sim_pattern_busy(pat) : max_rate > 0 ? work / max_rate : 0) + latency_s;
     return i;
 }
 
 /* A term's class: its pattern's loads, `share` of its bytes, `runs` times
- * its latency-bound steps. */
+ * its latency-bound steps; a store's pattern no faster than the store. */
 static int add_term(plan_run *p, const sim_term *t, double share, double runs, int prio, const int *after,
                     int npred)
 {
     const sim_pattern *pat = &p->r->patterns[t->pattern];
     double latency = runs * t->steps * (p->r->wf->link_overhead + pat->max_lat);
-    return add(p, pat, share * t->coef, 0, latency, prio, after, npred);
+    return add(p, pat, share * t->coef, pat->store_s > 0 ? 1 / pat->store_s : 0, latency, prio, after, npred);
 }
 
 /* 1 when term t loads a link the overlapping activity loads. */

@@ -1,0 +1,22 @@
+/*
+ * stream.c - weight streaming's flows and the store's bound (stream.h).
+ */
+#include "stream.h"
+
+size_t stream_flows(const sim_result *r, int out, route_flow *flows)
+{
+    size_t n = 0;
+    for (int k = 0; k < r->plan.nranks; k++) {
+        int u = r->plan.unit[k], port = wafer_store_port(r->wf, u);
+        if (port < 0 || port == u)
+            continue;
+        flows[n++] = out ? (route_flow){u, port, 1.0} : (route_flow){port, u, 1.0};
+    }
+    return n;
+}
+
+double stream_store_s(const sim_result *r, int out)
+{
+    double bw = out ? r->wf->store_bw_out : r->wf->store_bw_in;
+    return (double)r->s.tp * r->s.tatp / bw;
+}
