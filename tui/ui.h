@@ -51,6 +51,7 @@ typedef struct ui_play {
     size_t nlinks;
     long gen;                         /* bumped at every result */
     long window_gen;                  /* the gen and cursor window was computed for (-1: none) */
+    long shown;                       /* bumped whenever the colours change (view_state.values_gen) */
     double window_t;
     size_t hot[VIEW_HOT_ROWS];        /* the links with the busiest windows, hottest first */
     int nhot;

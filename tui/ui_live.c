@@ -86,6 +86,7 @@ ui *ui_new(const char *root)
     u->play.level = -1;
     u->play.playing = 1;
     u->play.window_gen = -1;
+    u->play.shown = 1;
     cmdline_init(&u->cmd, ':', ui_complete_words, u);
     cmdline_init(&u->find, '/', NULL, NULL);
     return u;
@@ -98,6 +99,7 @@ void ui_free(ui *u)
     for (int i = 0; i < u->nout; i++)
         free(u->out[i]);
     canvas_free(&u->cv);
+    view_blocks_free(&u->v.blocks);
     free(u);
 }
 
@@ -211,6 +213,7 @@ int ui_fail(ui *u, const char *who, const char *text, wt_err *e)
     rc = dir < 0 ? session_fail_unit(u->S, x, y, &why) : session_fail_link(u->S, x, y, dir, &why);
     if (rc != WT_OK)
         return wt_fail(e, "%s: %s", who, why.msg);
+    u->play.shown++; /* the dead units and links show before the next step */
     ui_search_forget(u);
     return WT_OK;
 }

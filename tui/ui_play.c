@@ -69,6 +69,7 @@ void ui_play_result(ui *u)
     ui_play *p = &u->play;
     const sim_result *r = u->r;
     p->gen++;
+    p->shown++;
     p->norder = 0;
     p->nhot = 0;
     if (!r)
@@ -169,6 +170,7 @@ static void colour_window(ui *u)
     }
     p->window_gen = p->gen;
     p->window_t = p->t;
+    p->shown++;
 }
 
 void ui_play_view(ui *u, int links)
@@ -191,10 +193,12 @@ void ui_play_view(ui *u, int links)
     if (p->average) {
         v->link_util = p->avg;
         v->util_label = "step average";
+        v->values_gen = p->shown;
         return;
     }
     if (links)
         colour_window(u);
+    v->values_gen = p->shown; /* after colour_window: a new window is a new key */
     char s[32];
     snprintf(p->label, sizeof p->label, "%s window", qty_format(v->window_s, QTY_TIME, s, sizeof s));
     v->link_util = p->window;
