@@ -86,6 +86,7 @@ ui *ui_new(const char *root)
     u->play.level = -1;
     u->play.playing = 1;
     u->play.window_gen = -1;
+    u->play.avg_gen = -1;
     u->play.shown = 1;
     cmdline_init(&u->cmd, ':', ui_complete_words, u);
     cmdline_init(&u->find, '/', NULL, NULL);
@@ -326,7 +327,7 @@ void ui_inspect(ui *u)
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c dead", wafer_dir_char(d));
         else
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c %.1f%% avg %.1f%% (%s)", wafer_dir_char(d),
-                          100 * u->v.link_util[l], 100 * u->play.avg[l],
+                          100 * u->v.link_util[l], 100 * sim_link_util(r, l),
                           qty_format(r->link_bytes[l], QTY_BYTES, s1, sizeof s1));
     }
     ui_print(u, line);

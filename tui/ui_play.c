@@ -5,7 +5,7 @@
  * screen, and wraps at the step's end; the links show their busy fraction in
  * the window starting at the cursor (computed when the cursor or the result
  * has moved and the link view is shown, never twice for one place), or
- * their step average. The colour scale runs to the highest value shown
+ * their step average (computed when first shown for a result). The colour scale runs to the highest value shown
  * (view_mesh.c finds it), or 0-100 %. Steps come on their own clock (ui.c)
  * and keep the cursor's time.
  */
@@ -52,6 +52,7 @@ void ui_play_start(ui_play *p, ui_play *fresh)
     p->nlinks = fresh->nlinks;
     p->gen++;
     p->window_gen = -1;
+    p->avg_gen = -1;
     p->norder = 0;
     p->t = 0;
     p->level = -1;
@@ -74,8 +75,6 @@ void ui_play_result(ui *u)
     p->nhot = 0;
     if (!r)
         return;
-    for (size_t l = 0; l < p->nlinks; l++)
-        p->avg[l] = sim_link_util(r, l);
     if (r->link_peak)
         p->nhot = view_hottest(r->wf, r->link_peak, p->hot, VIEW_HOT_ROWS);
     p->norder = sim_play_order(r, p->order, SIM_MAX_PHASES);
@@ -173,6 +172,19 @@ static void colour_window(ui *u)
     p->shown++;
 }
 
+/* The step average, unless it holds it already: 3.4M links on a wafer, so
+ * only when shown. */
+static void colour_average(ui *u)
+{
+    ui_play *p = &u->play;
+    if (p->avg_gen == p->gen)
+        return;
+    for (size_t l = 0; l < p->nlinks; l++)
+        p->avg[l] = sim_link_util(u->r, l);
+    p->avg_gen = p->gen;
+    p->shown++;
+}
+
 void ui_play_view(ui *u, int links)
 {
     ui_play *p = &u->play;
@@ -191,6 +203,7 @@ void ui_play_view(ui *u, int links)
     v->running = p->running;
     v->util_auto = !p->fixed;
     if (p->average) {
+        colour_average(u);
         v->link_util = p->avg;
         v->util_label = "step average";
         v->values_gen = p->shown;
