@@ -163,7 +163,10 @@ static void colour_window(ui *u)
     if (p->window_gen == p->gen && p->window_t == p->t)
         return;
     wt_err e;
-    if (sim_link_window_util(u->r, p->t, window_s(u), p->window, &e) != WT_OK) {
+    /* a window of the same result: only the links it loads change */
+    int again = p->window_gen == p->gen;
+    if ((again ? sim_link_window_util_again : sim_link_window_util)(u->r, p->t, window_s(u), p->window, &e) !=
+        WT_OK) {
         ui_status(u, 1, "window at %g s: %s", p->t, e.msg);
         memset(p->window, 0, p->nlinks * sizeof *p->window);
     }
