@@ -399,6 +399,7 @@ int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
     dst->plan.rank = dup(src->plan.rank, nu * sizeof *src->plan.rank, &oom);
     dst->link_bytes = dup(src->link_bytes, wafer_nlinks(src->wf) * sizeof *src->link_bytes, &oom);
     dst->link_peak = dup(src->link_peak, wafer_nlinks(src->wf) * sizeof *src->link_peak, &oom);
+    dst->loaded = dup(src->loaded, (size_t)src->nloaded * sizeof *src->loaded, &oom);
     dst->stage_mem = dup(src->stage_mem, pp * sizeof *src->stage_mem, &oom);
     dst->stage_busy = dup(src->stage_busy, pp * sizeof *src->stage_busy, &oom);
     dst->patterns = dup(src->patterns, (size_t)src->npatterns * sizeof *src->patterns, &oom);
@@ -428,6 +429,9 @@ void sim_free(sim_result *r)
     r->npatterns = r->cap_patterns = 0;
     free(r->link_bytes);
     free(r->link_peak);
+    free(r->loaded);
+    r->loaded = NULL;
+    r->nloaded = 0;
     free(r->stage_mem);
     free(r->stage_busy);
     place_free(&r->plan);

@@ -162,6 +162,9 @@ typedef struct sim_result {
     double max_peak_util;
     double *link_peak;         /* wafer_nlinks: each link's busiest window (peak_util), owned;
                                   NULL until sim_window_figures fills it */
+    int *loaded;               /* the link slots some pattern loads, ascending, nloaded of them,
+                                  owned; NULL until sim_window_figures fills it */
+    int nloaded;
     int bottleneck;            /* phase index */
     mem_usage mem;             /* the fullest unit */
     double *stage_mem;         /* PP entries: memory total of a unit of each stage */
@@ -289,6 +292,10 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
  * WT_EINPUT for a window that is not a positive finite time or a t0 that is
  * not finite, WT_EINTERNAL out of memory. */
 int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e);
+/* As sim_link_window_util, into util holding a window of r already (from
+ * either): only the links r loads are written (r->loaded), all of them
+ * before sim_window_figures. The same values, O(loaded links) not O(links). */
+int sim_link_window_util_again(const sim_result *r, double t0, double window_s, double *util, wt_err *e);
 /* The phases running at time t of the step as the windows lay them out (a
  * slot's phases layer by layer, the DP all-reduce's hidden part over the end
  * of the last backward, then the tail), into out (at most max, the slot's

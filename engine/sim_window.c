@@ -586,6 +586,32 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
     return rc ? wt_oom(e, "link windows") : WT_OK;
 }
 
+/* Fills r->loaded: the link slots some pattern loads, ascending. Returns
+ * 0, or -1 out of memory (r->loaded then NULL). */
+static int loaded_links(sim_result *r)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    unsigned char *mark = calloc(nl, 1);
+    free(r->loaded);
+    r->loaded = NULL;
+    r->nloaded = 0;
+    if (!mark)
+        return -1;
+    int n = 0;
+    for (int p = 0; p < r->npatterns; p++)
+        for (int k = 0; k < r->patterns[p].nnz; k++) {
+            int l = r->patterns[p].link[k];
+            n += !mark[l];
+            mark[l] = 1;
+        }
+    r->loaded = malloc((size_t)(n ? n : 1) * sizeof *r->loaded);
+    for (size_t l = 0; r->loaded && l < nl; l++)
+        if (mark[l])
+            r->loaded[r->nloaded++] = (int)l;
+    free(mark);
+    return r->loaded ? 0 : -1;
+}
+
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
@@ -603,6 +629,8 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
             if (peak[l] > r->max_peak_util) /* not fmax: a libm call per link */
                 r->max_peak_util = peak[l];
         }
+        if (loaded_links(r) != 0)
+            rc = wt_oom(e, "link windows");
     }
     return rc;
 }
@@ -754,12 +782,18 @@ static int add_hidden_dp(const sim_result *r, int dp, double k, const double *un
     return WT_OK;
 }
 
-int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e)
+/* sim_link_window_util into util cleared where r may load: the loaded
+ * links, or all of them (all). */
+static int window_util(const sim_result *r, double t0, double window_s, double *util, int all, wt_err *e)
 {
     if (!(window_s > 0) || !isfinite(window_s) || !isfinite(t0))
         return wt_fail(e, "window %g s at %g s: must be a positive time at a finite one", window_s, t0);
-    size_t nl = wafer_nlinks(r->wf);
-    memset(util, 0, nl * sizeof *util);
+    size_t nl = wafer_nlinks(r->wf), nw = all || !r->loaded ? nl : (size_t)r->nloaded;
+    if (nw == nl)
+        memset(util, 0, nl * sizeof *util);
+    else
+        for (size_t k = 0; k < nw; k++)
+            util[r->loaded[k]] = 0;
     double T = r->step_time_s, w = fmin(window_s, T);
     if (!(w > 0))
         return WT_OK;
@@ -788,9 +822,21 @@ int sim_link_window_util(const sim_result *r, double t0, double window_s, double
     int rc = dp_s > 0 ? add_hidden_dp(r, p.dp, dp_s / w, under, thin, w, util, e) : WT_OK;
     /* beside the layer before, a link carries at most its bandwidth: the
      * cap on the window's average, at least the average of the capped sum */
-    for (size_t l = 0; stretched && l < nl; l++)
+    for (size_t k = 0; stretched && k < nw; k++) {
+        size_t l = nw == nl ? k : (size_t)r->loaded[k];
         util[l] = fmin(util[l], 1);
+    }
     return rc;
+}
+
+int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e)
+{
+    return window_util(r, t0, window_s, util, 1, e);
+}
+
+int sim_link_window_util_again(const sim_result *r, double t0, double window_s, double *util, wt_err *e)
+{
+    return window_util(r, t0, window_s, util, 0, e);
 }
 
 /* The phase of the slots running at t (0 <= t < the slots' end): in its

@@ -436,5 +436,6 @@ expect_bad "--fail: unit 99,99" ui --fail 99,99 --bench-frames 1
 # --- headless frames for make bench
 expect_ok ui $scenario --bench-frames 20
 grep -q "^bench ui_frame " "$tmp/out" || fail "--bench-frames prints no ui_frame line: $(cat "$tmp/out")"
+grep -q "^bench ui_redraw " "$tmp/out" || fail "--bench-frames prints no ui_redraw line: $(cat "$tmp/out")"
 
 finish e2e_ui

@@ -378,6 +378,7 @@ static void fixture_4x4(fixture *f, int w, int h)
 static void fixture_close(fixture *f)
 {
     canvas_free(&f->c);
+    view_blocks_free(&f->v.blocks);
     free(f->util);
     sim_free(&f->r);
     wafer_free(&f->wf);

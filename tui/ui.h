@@ -46,11 +46,14 @@ typedef struct ui_search {
 
 /* The cursor of time and what the mesh is coloured by (ui_play.c). */
 typedef struct ui_play {
-    double *avg;                      /* per link slot: utilisation over the step, owned */
+    double *avg;                      /* per link slot: utilisation over the step, owned; filled
+                                         when the average is first shown (avg_gen) */
     double *window;                   /* per link slot: busy fraction in the window at the cursor, owned */
     size_t nlinks;
     long gen;                         /* bumped at every result */
     long window_gen;                  /* the gen and cursor window was computed for (-1: none) */
+    long avg_gen;                     /* the gen avg was computed for (-1: none) */
+    long shown;                       /* bumped whenever the colours change (view_state.values_gen) */
     double window_t;
     size_t hot[VIEW_HOT_ROWS];        /* the links with the busiest windows, hottest first */
     int nhot;

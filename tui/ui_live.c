@@ -86,6 +86,8 @@ ui *ui_new(const char *root)
     u->play.level = -1;
     u->play.playing = 1;
     u->play.window_gen = -1;
+    u->play.avg_gen = -1;
+    u->play.shown = 1;
     cmdline_init(&u->cmd, ':', ui_complete_words, u);
     cmdline_init(&u->find, '/', NULL, NULL);
     return u;
@@ -98,6 +100,7 @@ void ui_free(ui *u)
     for (int i = 0; i < u->nout; i++)
         free(u->out[i]);
     canvas_free(&u->cv);
+    view_blocks_free(&u->v.blocks);
     free(u);
 }
 
@@ -211,6 +214,7 @@ int ui_fail(ui *u, const char *who, const char *text, wt_err *e)
     rc = dir < 0 ? session_fail_unit(u->S, x, y, &why) : session_fail_link(u->S, x, y, dir, &why);
     if (rc != WT_OK)
         return wt_fail(e, "%s: %s", who, why.msg);
+    u->play.shown++; /* the dead units and links show before the next step */
     ui_search_forget(u);
     return WT_OK;
 }
@@ -323,7 +327,7 @@ void ui_inspect(ui *u)
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c dead", wafer_dir_char(d));
         else
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c %.1f%% avg %.1f%% (%s)", wafer_dir_char(d),
-                          100 * u->v.link_util[l], 100 * u->play.avg[l],
+                          100 * u->v.link_util[l], 100 * sim_link_util(r, l),
                           qty_format(r->link_bytes[l], QTY_BYTES, s1, sizeof s1));
     }
     ui_print(u, line);

@@ -5,7 +5,7 @@
  * screen, and wraps at the step's end; the links show their busy fraction in
  * the window starting at the cursor (computed when the cursor or the result
  * has moved and the link view is shown, never twice for one place), or
- * their step average. The colour scale runs to the highest value shown
+ * their step average (computed when first shown for a result). The colour scale runs to the highest value shown
  * (view_mesh.c finds it), or 0-100 %. Steps come on their own clock (ui.c)
  * and keep the cursor's time.
  */
@@ -52,6 +52,7 @@ void ui_play_start(ui_play *p, ui_play *fresh)
     p->nlinks = fresh->nlinks;
     p->gen++;
     p->window_gen = -1;
+    p->avg_gen = -1;
     p->norder = 0;
     p->t = 0;
     p->level = -1;
@@ -69,12 +70,11 @@ void ui_play_result(ui *u)
     ui_play *p = &u->play;
     const sim_result *r = u->r;
     p->gen++;
+    p->shown++;
     p->norder = 0;
     p->nhot = 0;
     if (!r)
         return;
-    for (size_t l = 0; l < p->nlinks; l++)
-        p->avg[l] = sim_link_util(r, l);
     if (r->link_peak)
         p->nhot = view_hottest(r->wf, r->link_peak, p->hot, VIEW_HOT_ROWS);
     p->norder = sim_play_order(r, p->order, SIM_MAX_PHASES);
@@ -163,12 +163,29 @@ static void colour_window(ui *u)
     if (p->window_gen == p->gen && p->window_t == p->t)
         return;
     wt_err e;
-    if (sim_link_window_util(u->r, p->t, window_s(u), p->window, &e) != WT_OK) {
+    /* a window of the same result: only the links it loads change */
+    int again = p->window_gen == p->gen;
+    if ((again ? sim_link_window_util_again : sim_link_window_util)(u->r, p->t, window_s(u), p->window, &e) !=
+        WT_OK) {
         ui_status(u, 1, "window at %g s: %s", p->t, e.msg);
         memset(p->window, 0, p->nlinks * sizeof *p->window);
     }
     p->window_gen = p->gen;
     p->window_t = p->t;
+    p->shown++;
+}
+
+/* The step average, unless it holds it already: 3.4M links on a wafer, so
+ * only when shown. */
+static void colour_average(ui *u)
+{
+    ui_play *p = &u->play;
+    if (p->avg_gen == p->gen)
+        return;
+    for (size_t l = 0; l < p->nlinks; l++)
+        p->avg[l] = sim_link_util(u->r, l);
+    p->avg_gen = p->gen;
+    p->shown++;
 }
 
 void ui_play_view(ui *u, int links)
@@ -189,12 +206,15 @@ void ui_play_view(ui *u, int links)
     v->running = p->running;
     v->util_auto = !p->fixed;
     if (p->average) {
+        colour_average(u);
         v->link_util = p->avg;
         v->util_label = "step average";
+        v->values_gen = p->shown;
         return;
     }
     if (links)
         colour_window(u);
+    v->values_gen = p->shown; /* after colour_window: a new window is a new key */
     char s[32];
     snprintf(p->label, sizeof p->label, "%s window", qty_format(v->window_s, QTY_TIME, s, sizeof s));
     v->link_util = p->window;

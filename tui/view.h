@@ -18,6 +18,17 @@ enum view_mode { VIEW_LINKS = 0, VIEW_COMPUTE, VIEW_MEMORY, VIEW_NMODES };
 #define VIEW_HOT_ROWS 64
 #define VIEW_OUTPUT 200
 
+/* The mesh in blocks as the last frame drew it (view_blocks.c), owned by
+ * the view_state's holder, freed with view_blocks_free. */
+typedef struct view_blocks {
+    double *val;               /* gw x gh block values, then scratch */
+    int gw, gh;
+    long gen;                  /* the key it was computed for */
+    const double *util;
+    const sim_result *r;
+    int zoom, mode, mean;
+} view_blocks;
+
 typedef struct view_state {
     const sim_result *r;       /* the step shown, or NULL (then only the frame) */
     const double *link_util;   /* per link slot: what the links are coloured by */
@@ -60,6 +71,9 @@ typedef struct view_state {
     const char *cmdhint;       /* Tab's candidates, or NULL */
     int help;                  /* the help overlay is open */
     int help_top;              /* its first line shown, when it does not fit */
+    long values_gen;           /* changes whenever what link_util or the units hold changes (a new
+                                * result, window, fault); 0: unknown, blocks computed every frame */
+    view_blocks blocks;        /* the block cache (zoom > 1) */
 } view_state;
 
 /* The too-small limit. */
@@ -92,6 +106,15 @@ int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono);
  * or a negative number for no value (background) and -2 for a neutral unit.
  * Exposed for tests. */
 double view_cell_value(const view_state *v, int gx, int gy, int *dead);
+
+/* What unit u shows in the unit views: compute utilisation or memory fill. */
+double view_unit_value(const view_state *v, int u);
+/* A block with no live unit. */
+#define VIEW_BLOCK_DEAD (-3.0)
+/* The values of v's blocks (zoom > 1), row by row: v->blocks as kept when
+ * its key is v's, else computed again; NULL out of memory. */
+const double *view_blocks_get(view_blocks *b, const view_state *v);
+void view_blocks_free(view_blocks *b);
 
 /* The unit shown at screen cell (sx, sy) of the mesh area a, as the last
  * view_draw placed it; 0 when there is none. */

@@ -42,8 +42,7 @@ int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono)
     return z < 2 ? 2 : z;
 }
 
-/* What a unit shows in the unit views: compute utilisation or memory fill. */
-static double unit_value(const view_state *v, int u)
+double view_unit_value(const view_state *v, int u)
 {
     const sim_result *r = v->r;
     if (v->mode == VIEW_COMPUTE)
@@ -73,7 +72,7 @@ static double detail_value(const view_state *v, int gx, int gy, int *dead)
             *dead = 1;
             return 0;
         }
-        return v->mode == VIEW_LINKS ? -2 : unit_value(v, u);
+        return v->mode == VIEW_LINKS ? -2 : view_unit_value(v, u);
     }
     if (v->mode != VIEW_LINKS || (gx % 2 && gy % 2))
         return -1;
@@ -103,7 +102,7 @@ static double block_value(const view_state *v, int bx, int by, int *dead)
                 continue;
             live++;
             if (v->mode != VIEW_LINKS) {
-                double val = unit_value(v, u);
+                double val = view_unit_value(v, u);
                 sum += val;
                 max = val > max ? val : max;
                 n++;
@@ -242,13 +241,22 @@ void view_draw_mesh(canvas *c, view_state *v, view_rect a)
     follow_cursor(v, pw, ph, a.w, rows);
     /* every pixel's value first: the auto scale runs to the highest shown */
     double *pix = a.w > 0 && a.h > 0 ? malloc((size_t)a.w * (size_t)rows * sizeof *pix) : NULL, max = 0;
-    if (!pix)
+    const double *blocks = v->zoom > 1 ? view_blocks_get(&v->blocks, v) : NULL;
+    if (!pix || (v->zoom > 1 && !blocks)) {
+        free(pix);
         return; /* out of memory (or no area): the mesh stays blank until a frame has it */
+    }
     for (int y = 0; y < rows; y++) {
         int py = v->oy + y, gy = py < ph ? pixel_grid(v, py) : -1;
         for (int x = 0; x < a.w; x++) {
             int px = v->ox + x, dead = 0;
-            double val = gy >= 0 && px < pw ? view_cell_value(v, pixel_grid(v, px), gy, &dead) : PIX_OFF;
+            double val = PIX_OFF;
+            if (gy >= 0 && px < pw && blocks) {
+                val = blocks[(size_t)gy * (size_t)v->blocks.gw + (size_t)pixel_grid(v, px)];
+                dead = val == VIEW_BLOCK_DEAD;
+            } else if (gy >= 0 && px < pw) {
+                val = view_cell_value(v, pixel_grid(v, px), gy, &dead);
+            }
             pix[(size_t)y * (size_t)a.w + (size_t)x] = dead ? PIX_DEAD : val;
             max = !dead && val > max ? val : max;
         }
