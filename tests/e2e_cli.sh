@@ -104,6 +104,8 @@ expect_ok eval --layout wse2 --model 13b --exec stream --strategy DP4,TP5,TATP42
     --tp-seqpar off --checkpoint full --chunk 4KB --format json
 grep -q '"fits":true' "$tmp/out" || fail "13b streamed on wse2 does not fit"
 grep -q '"dp_time_s":0,' "$tmp/out" || fail "13b streamed on wse2 has an all-reduce"
+grep -q '"stream_bound":"store"' "$tmp/out" || fail "13b streamed on wse2 is not bound by the store"
+grep -q '"exec":"stream"' "$tmp/out" || fail "eval JSON lacks \"exec\":\"stream\""
 for ph in fwd.stream bwd.stream; do
     link=$(grep -o "\"name\":\"$ph\"[^}]*" "$tmp/out" | sed -n 's/.*"busiest_link":"\([^"]*\)".*/\1/p')
     case "$link" in
@@ -111,6 +113,9 @@ for ph in fwd.stream bwd.stream; do
     *) fail "$ph's busiest link '$link' is not next to a port" ;;
     esac
 done
+expect_ok eval --layout wse2 --model 13b --exec stream --strategy DP4,TP5,TATP42525 --placement snake \
+    --tp-seqpar off --checkpoint full --chunk 4KB
+grep -q '^stream    store alone: in .* per step; bound by the store$' "$tmp/out" || fail "eval table lacks the stream line"
 
 expect_bad1 "^--strategy: .*needs 1024 units but the layout has 256" eval --strategy DP64,TATP16
 expect_bad1 "^--strategy: .*grid 32x1 does not fit" eval --strategy TATP32x1

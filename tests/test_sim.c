@@ -14,6 +14,7 @@
 #include "assert_rel.h"
 #include "layout.h"
 #include "net.h"
+#include "report.h"
 #include "sim.h"
 #include "sim_int.h"
 
@@ -1103,6 +1104,29 @@ static void check_stream_times(const sim_result *r, double per_byte)
     assert_true(r->dp_time_s == 0); /* no all-reduce: the store sums the gradients */
 }
 
+/* Top-level report field name of r. */
+static report_value top_field(const sim_result *r, const char *name)
+{
+    report_value v;
+    for (int i = 0; i < report_nfields(REPORT_TOP); i++)
+        if (!strcmp(report_field_name(REPORT_TOP, i), name)) {
+            report_get(r, REPORT_TOP, i, 0, &v);
+            return v;
+        }
+    fail_msg("no report field %s", name);
+    return v;
+}
+
+/* The report: the store moves in 856064 and out 428032 bytes a step (see
+ * check_stream_links), at bw bytes/s alone; the busiest links take
+ * 3 x as many bytes at 1 GB/s, so the store bounds when 1 / bw > 3 / 1e9. */
+static void check_stream_report(const sim_result *r, double bw)
+{
+    assert_rel(top_field(r, "stream_in_s").num, 856064 / bw);
+    assert_rel(top_field(r, "stream_out_s").num, 428032 / bw);
+    assert_string_equal(top_field(r, "stream_bound").str, bw < 1e9 / 3 ? "store" : "mesh");
+}
+
 /* Weight streaming (docs/MODEL.md "Weight streaming") by hand: DP4 on a
  * 4x1 line whose store (1 GB, 1 us, bw bytes/s each way) enters along the
  * west edge, in both network models, bound by the mesh then the store. */
@@ -1127,6 +1151,7 @@ static void test_stream_line_by_hand(void **state)
             check_stream_memory(&r);
             check_stream_links(&r);
             check_stream_times(&r, per_byte[b]);
+            check_stream_report(&r, bws[b]);
             sim_free(&r);
             wafer_free(&wf);
         }
