@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "net.h"
+#include "stream.h"
 
 /* A field is read from a struct by offset (double, int, bool-as-int) or
  * computed by a function of the result (F_FN) or of one phase (F_PHASE).
@@ -52,6 +53,27 @@ static void f_subgroup(const sim_result *r, report_value *v)
     str(v, v->buf);
 }
 
+static void f_exec(const sim_result *r, report_value *v) { str(v, exec_mode_name(r->s.exec)); }
+
+static void num(report_value *v, double x)
+{
+    v->kind = REPORT_NUM;
+    v->num = x;
+}
+static void f_stream_in(const sim_result *r, report_value *v)
+{
+    double store, mesh;
+    stream_step_s(r, 0, &store, &mesh);
+    num(v, store);
+}
+static void f_stream_out(const sim_result *r, report_value *v)
+{
+    double store, mesh;
+    stream_step_s(r, 1, &store, &mesh);
+    num(v, store);
+}
+static void f_stream_bound(const sim_result *r, report_value *v) { str(v, stream_bound(r)); }
+
 static void f_phase_name(const sim_result *r, const sim_phase *ph, report_value *v)
 {
     (void)r;
@@ -99,6 +121,9 @@ static const field top_fields[] = {
     {"dp_time_s", F_DBL, R(dp_time_s), {NULL}},
     {"dp_exposed_s", F_DBL, R(dp_exposed_s), {NULL}},
     {"optimizer_s", F_DBL, R(optimizer_s), {NULL}},
+    {"stream_in_s", F_FN, 0, {f_stream_in}},
+    {"stream_out_s", F_FN, 0, {f_stream_out}},
+    {"stream_bound", F_FN, 0, {f_stream_bound}},
 };
 
 static const field strategy_fields[] = {
@@ -118,6 +143,7 @@ static const field strategy_fields[] = {
     {"chunk", F_DBL, S(chunk), {NULL}},
     {"subgroup", F_FN, 0, {f_subgroup}},
     {"tp_seqpar", F_BOOL, S(tp_seqpar), {NULL}},
+    {"exec", F_FN, 0, {f_exec}},
 };
 
 static const field memory_fields[] = {

@@ -20,3 +20,24 @@ double stream_store_s(const sim_result *r, int out)
     double bw = out ? r->wf->store_bw_out : r->wf->store_bw_in;
     return (double)r->s.tp * r->s.tatp / bw;
 }
+
+void stream_step_s(const sim_result *r, int out, double *store, double *mesh)
+{
+    int pass = out ? PASS_STORE_OUT : PASS_STORE_IN;
+    *store = *mesh = 0;
+    for (int i = 0; i < r->npatterns; i++) {
+        const sim_pattern *p = &r->patterns[i];
+        if (p->kind == CG_STORE && p->pass == pass) {
+            *store += p->step_coef * p->store_s;
+            *mesh += p->step_coef * p->max_busy;
+        }
+    }
+}
+
+const char *stream_bound(const sim_result *r)
+{
+    double si, mi, so, mo;
+    stream_step_s(r, 0, &si, &mi);
+    stream_step_s(r, 1, &so, &mo);
+    return si + so <= 0 ? "" : si + so >= mi + mo ? "store" : "mesh";
+}

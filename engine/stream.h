@@ -28,4 +28,14 @@ size_t stream_flows(const sim_result *r, int out, route_flow *flows);
  * the tp * tatp distinct shards over the store's bandwidth that way. */
 double stream_store_s(const sim_result *r, int out);
 
+/* Seconds per step the store's transfers of direction out take at the
+ * store's bandwidth alone (*store) and at their busiest links alone
+ * (*mesh); both 0 without streaming. */
+void stream_step_s(const sim_result *r, int out, double *store, double *mesh);
+
+/* What bounds the step's store transfers: "store" when the store's
+ * bandwidth takes at least as long as the busiest links, "mesh" otherwise,
+ * "" without streaming. Static text. */
+const char *stream_bound(const sim_result *r);
+
 #endif

@@ -128,6 +128,7 @@ static const char *const option_keys[][2] = {
     {"placement", "placement"},   {"collective", "collective"}, {"routing", "routing"},
     {"checkpoint", "checkpoint"}, {"mem", "mem"},               {"grad_compress", "grad-compress"},
     {"chunk", "chunk"},           {"subgroup", "subgroup"},     {"tp_seqpar", "tp-seqpar"},
+    {"exec", "exec"},
 };
 #define NOPTIONS (sizeof option_keys / sizeof option_keys[0])
 
@@ -221,7 +222,7 @@ static void strategy_from_table(lua_State *L, int idx, strategy *s)
             s->grid_given = 1;
         } else if (!try_option(L, s, key, lua_gettop(L))) {
             luaL_error(L, "strategy: unknown field '%s' (dp, tp, sp, pp, tatp, tatp_grid, text, placement, "
-                          "collective, routing, checkpoint, mem, grad_compress, chunk, subgroup, tp_seqpar)", key);
+                          "collective, routing, checkpoint, mem, grad_compress, chunk, subgroup, tp_seqpar, exec)", key);
         }
         lua_pop(L, 1);
     }
@@ -279,6 +280,8 @@ void wtlua_push_strategy(lua_State *L, const strategy *s)
     lua_setfield(L, -2, "subgroup");
     lua_pushboolean(L, s->tp_seqpar);
     lua_setfield(L, -2, "tp_seqpar");
+    lua_pushstring(L, exec_mode_name(s->exec));
+    lua_setfield(L, -2, "exec");
 }
 
 static int l_strategy(lua_State *L)

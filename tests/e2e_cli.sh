@@ -97,6 +97,26 @@ expect_bad1 "^--strategy: .*TP 3 must divide" eval --strategy TP3
 expect_bad1 "^--strategy: .*SP 3 must divide the sequence length 2048" eval --strategy SP3
 expect_bad1 "^--strategy: .*PP 64 is more stages" eval --strategy PP64
 expect_bad1 "^--strategy: .*batch 1024 is not a multiple of DP 3" eval --strategy DP3
+# --exec stream on wse2 (a store on its west and east edges, mesh 750x1134):
+# it fits, no all-reduce, and both stream phases' busiest link leaves a unit
+# on a port edge (x 0 or 749), where the shards of every unit behind it pass
+expect_ok eval --layout wse2 --model 13b --exec stream --strategy DP4,TP5,TATP42525 --placement snake \
+    --tp-seqpar off --checkpoint full --chunk 4KB --format json
+grep -q '"fits":true' "$tmp/out" || fail "13b streamed on wse2 does not fit"
+grep -q '"dp_time_s":0,' "$tmp/out" || fail "13b streamed on wse2 has an all-reduce"
+grep -q '"stream_bound":"store"' "$tmp/out" || fail "13b streamed on wse2 is not bound by the store"
+grep -q '"exec":"stream"' "$tmp/out" || fail "eval JSON lacks \"exec\":\"stream\""
+for ph in fwd.stream bwd.stream; do
+    link=$(grep -o "\"name\":\"$ph\"[^}]*" "$tmp/out" | sed -n 's/.*"busiest_link":"\([^"]*\)".*/\1/p')
+    case "$link" in
+    0,*|749,*) ;;
+    *) fail "$ph's busiest link '$link' is not next to a port" ;;
+    esac
+done
+expect_ok eval --layout wse2 --model 13b --exec stream --strategy DP4,TP5,TATP42525 --placement snake \
+    --tp-seqpar off --checkpoint full --chunk 4KB
+grep -q '^stream    store alone: in .* per step; bound by the store$' "$tmp/out" || fail "eval table lacks the stream line"
+
 expect_bad1 "^--strategy: .*needs 1024 units but the layout has 256" eval --strategy DP64,TATP16
 expect_bad1 "^--strategy: .*grid 32x1 does not fit" eval --strategy TATP32x1
 expect_bad1 "^--placement: placement 'diagonal'" eval --placement diagonal
@@ -108,6 +128,7 @@ expect_bad1 "^--grad-compress: " eval --grad-compress 2bit
 expect_bad1 "^--chunk: chunk '12': missing unit" eval --chunk 12
 expect_bad1 "^--subgroup: " eval --subgroup 8
 expect_bad1 "^--tp-seqpar: " eval --tp-seqpar maybe
+expect_bad1 "^--strategy: exec stream: the layout default has no parameter store" eval --exec stream
 expect_bad1 "^--format: 'xml'" eval --format xml
 for cmd in eval links search tune ui "cmd phases"; do
     # shellcheck disable=SC2086 # cmd NAME is two words

@@ -91,6 +91,7 @@ static void test_round_trip(void **state)
     assert_string_equal(value_of(argc, args, "--checkpoint"), "full");
     assert_string_equal(value_of(argc, args, "--mem"), "zero,grad_fp8");
     assert_string_equal(value_of(argc, args, "--chunk"), "262144 B");
+    assert_string_equal(value_of(argc, args, "--exec"), "resident");
     assert_string_equal(value_of(argc, args, "--net"), "fluid");
     char window[64];
     snprintf(window, sizeof window, "%.17g s", SIM_WINDOW_S); /* the session's, the default */

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "layout.h"
 #include "net.h"
 #include "search.h"
 #include "search_int.h"
@@ -47,9 +48,9 @@ static model small_model(int layers, int hidden, int heads, int seq, int batch)
 static void identity(const sim_result *r, char *buf, size_t n)
 {
     char s[64], mem[64];
-    snprintf(buf, n, "%s %s %s %s %s %.0f b%d", strategy_format(&r->s, s, sizeof s), place_kind_name(r->s.placement),
-             coll_algo_name(r->s.collective), recompute_name(r->s.checkpoint),
-             mem_switches_format(r->s.mem, mem, sizeof mem), r->s.chunk, r->m.microbatch);
+    snprintf(buf, n, "%s %s %s %s %s %.0f b%d %s", strategy_format(&r->s, s, sizeof s),
+             place_kind_name(r->s.placement), coll_algo_name(r->s.collective), recompute_name(r->s.checkpoint),
+             mem_switches_format(r->s.mem, mem, sizeof mem), r->s.chunk, r->m.microbatch, exec_mode_name(r->s.exec));
 }
 
 static int popcount(unsigned x)
@@ -80,6 +81,26 @@ static void assert_same_top(const search_result *a, const search_result *b)
     }
 }
 
+/* Searches with o pruned, then exhaustively into full (the caller frees
+ * it): the same top and the same counts where they must be. */
+static void pruned_is_exhaustive(const wafer *wf, const model *m, search_opts o, search_result *full)
+{
+    search_result pruned;
+    o.exhaustive = 0;
+    run(wf, m, &o, &pruned);
+    o.exhaustive = 1;
+    run(wf, m, &o, full);
+    print_message("%dx%d: %lld candidates, %lld fit, %lld evaluated pruned vs %lld exhaustive\n", wf->w, wf->h,
+                  full->candidates, full->candidates - full->pruned_memory, pruned.evaluated, full->evaluated);
+    assert_same_top(&pruned, full);
+    assert_int_equal(pruned.candidates, full->candidates);
+    assert_int_equal(pruned.pruned_memory, full->pruned_memory);
+    assert_int_equal(full->pruned_bound, 0);
+    assert_int_equal(full->evaluated, full->candidates - full->pruned_memory);
+    assert_int_equal(pruned.evaluated + pruned.pruned_bound, full->evaluated);
+    search_free(&pruned);
+}
+
 /* Six random small scenarios: the pruned search equals the exhaustive one. */
 static void test_pruned_equals_exhaustive(void **state)
 {
@@ -95,19 +116,8 @@ static void test_pruned_equals_exhaustive(void **state)
         search_opts o = {.top_k = 5, .jobs = 2};
         o.space.mems = (1u << 0) | (1u << (MEM_ZERO | MEM_ACT_INT8)); /* keep the test quick */
         o.space.chunks = 1u | 4u;
-        search_result pruned, full;
-        run(&wf, &m, &o, &pruned);
-        o.exhaustive = 1;
-        run(&wf, &m, &o, &full);
-        print_message("scenario %d: %dx%d, %lld candidates, %lld fit, %lld evaluated pruned vs %lld exhaustive\n", k,
-                      w, h, full.candidates, full.candidates - full.pruned_memory, pruned.evaluated, full.evaluated);
-        assert_same_top(&pruned, &full);
-        assert_int_equal(pruned.candidates, full.candidates);
-        assert_int_equal(pruned.pruned_memory, full.pruned_memory);
-        assert_int_equal(full.pruned_bound, 0);
-        assert_int_equal(full.evaluated, full.candidates - full.pruned_memory);
-        assert_int_equal(pruned.evaluated + pruned.pruned_bound, full.evaluated);
-        search_free(&pruned);
+        search_result full;
+        pruned_is_exhaustive(&wf, &m, o, &full);
         search_free(&full);
         wafer_free(&wf);
     }
@@ -209,6 +219,38 @@ static void test_bound_per_algorithm(void **state)
         sim_ctx_free(ctx);
         wafer_free(&wf);
     }
+}
+
+/* Streaming on a 4x4 with a store on its west edge (a fixture): the pruned
+ * search equals the exhaustive one over both execution modes, only
+ * streaming fits (the units hold too little for resident weights), and the
+ * bound is at most the step for every streaming candidate. */
+static void test_stream_search(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    if (layout_load("tests/fixtures/layouts/store-4x4.yaml", &wf, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    model m = small_model(4, 64, 4, 32, 16);
+    search_opts o = {.top_k = 5, .jobs = 2};
+    o.space.mems = 1u | (1u << MEM_ACT_INT8);
+    o.space.chunks = 1u | 4u;
+    search_result full;
+    pruned_is_exhaustive(&wf, &m, o, &full);
+    assert_true(full.ntop > 0);
+    for (int i = 0; i < full.ntop; i++)
+        assert_int_equal(full.top[i].s.exec, EXEC_STREAM);
+    search_free(&full);
+
+    search_space sp = {.execs = 1u << EXEC_STREAM};
+    bound_check b = {&wf, NULL, 0, 0, {0}};
+    assert_int_equal(sim_ctx_new(&b.ctx, &wf, NULL), WT_OK);
+    assert_int_equal(search_each(&wf, &m, &sp, check_one, &b, NULL), WT_OK);
+    print_message("store 4x4: bound checked on %ld streaming candidates, %ld fit\n", b.checked, b.fits);
+    assert_true(b.checked > 1000 && b.fits > 0);
+    sim_ctx_free(b.ctx);
+    wafer_free(&wf);
 }
 
 /* The variants are every placement times every collective algorithm the
@@ -359,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_pruned_equals_exhaustive),
         cmocka_unit_test(test_bound_below_fine),
         cmocka_unit_test(test_bound_per_algorithm),
+        cmocka_unit_test(test_stream_search),
         cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),

@@ -14,6 +14,7 @@
 #include "assert_rel.h"
 #include "layout.h"
 #include "net.h"
+#include "report.h"
 #include "sim.h"
 #include "sim_int.h"
 
@@ -1038,6 +1039,124 @@ static void test_streaming_formula(void **state)
     wafer_free(&wf);
 }
 
+/* exec stream, ranks in order along the line. */
+static void stream_linear(strategy *s)
+{
+    s->placement = PLACE_LINEAR;
+    s->exec = EXEC_STREAM;
+}
+
+/* Per layer P = 12 h^2 + 4h = 49152 + 256 = 49408 parameters; the head
+ * V h = 8192; the model 2P + Vh + 2h = 107136. */
+#define P_LAYER 49408.0
+#define P_HEAD 8192.0
+
+/* Memory: DP4 keeps no resident weights. TP x TATP = 1, so a unit holds
+ * 2 shards of max(P, Vh) = P at 2 bytes and one gradient shard of 2
+ * bytes; no optimizer; the store 16 bytes per parameter. */
+static void check_stream_memory(const sim_result *r)
+{
+    assert_rel(r->mem.params, 2 * 2 * P_LAYER); /* 197632 */
+    assert_rel(r->mem.grads, 2 * P_LAYER);      /* 98816 */
+    assert_true(r->mem.optimizer == 0);
+    assert_rel(r->mem.store, 16 * 107136.0);    /* 1714176 */
+    assert_true(r->mem.fits);
+    assert_rel(r->optimizer_s, 0);
+}
+
+/* Links: every unit's port is unit 0 (x = 0). Weights in: flows 0->1, 0->2,
+ * 0->3, so the east links 0->1, 1->2, 2->3 carry 3, 2, 1 shards of every
+ * transfer; gradients out the west links 1->0, 2->1, 3->2 the same.
+ * Per step, B / DP = 2 micro-batches each stream 2 layers forward and
+ * backward (each weights in; backward also gradients out) and the head
+ * (in forward; in and out backward), shards of 2 bytes per parameter:
+ *   in  = 2 x (2 layers x 2 passes x 2P + 2 x 2Vh) = 2 x (395264 + 32768) = 856064
+ *   out = 2 x (2 layers x 2P + 2Vh)               = 2 x (197632 + 16384) = 428032
+ * The link next to the port: 3 x 856064 = 2568192 east, 3 x 428032 =
+ * 1284096 west. */
+static void check_stream_links(const sim_result *r)
+{
+    const double in = 2 * (2 * 2 * 2 * P_LAYER + 2 * 2 * P_HEAD), out = 2 * (2 * 2 * P_LAYER + 2 * P_HEAD);
+    assert_rel(in, 856064);
+    assert_rel(out, 428032);
+    for (int x = 0; x < 4; x++) {
+        int u = wafer_unit(r->wf, x, 0);
+        assert_rel(r->link_bytes[(size_t)u * 4 + WAFER_E], (3 - x) * in);
+        assert_rel(r->link_bytes[(size_t)u * 4 + WAFER_W], (x > 0 ? 4 - x : 0) * out);
+    }
+    assert_rel(r->max_link_util, 3 * in / 1e9 / r->step_time_s);
+}
+
+/* One store transfer: coef x max(busiest link per byte, store per byte) +
+ * overhead + store latency + the longest path's latency (3 hops), with
+ * coef = 2P bytes. The busiest link carries 3 bytes per byte of coef:
+ * 3 / 1e9 = 3 ns. At 1 GB/s the store takes 1 ns: the mesh bounds; at
+ * 0.2 GB/s it takes 5 ns: the store bounds. fwd.stream is one weights-in
+ * transfer, bwd.stream two (in and out), alone on the links; 2 layers x 2
+ * micro-batches of each. */
+static void check_stream_times(const sim_result *r, double per_byte)
+{
+    double lat = 1e-6 + 1e-6 + 3 * 1e-8;
+    double one = 2 * P_LAYER * per_byte + lat;
+    assert_rel(phase(r, "fwd.stream")->comm_s, one);
+    assert_rel(phase(r, "bwd.stream")->comm_s, 2 * one);
+    assert_rel(phase(r, "fwd.stream")->count, 2 * 2);
+    assert_true(r->dp_time_s == 0); /* no all-reduce: the store sums the gradients */
+}
+
+/* Top-level report field name of r. */
+static report_value top_field(const sim_result *r, const char *name)
+{
+    report_value v;
+    for (int i = 0; i < report_nfields(REPORT_TOP); i++)
+        if (!strcmp(report_field_name(REPORT_TOP, i), name)) {
+            report_get(r, REPORT_TOP, i, 0, &v);
+            return v;
+        }
+    fail_msg("no report field %s", name);
+    return v;
+}
+
+/* The report: the store moves in 856064 and out 428032 bytes a step (see
+ * check_stream_links), at bw bytes/s alone; the busiest links take
+ * 3 x as many bytes at 1 GB/s, so the store bounds when 1 / bw > 3 / 1e9. */
+static void check_stream_report(const sim_result *r, double bw)
+{
+    assert_rel(top_field(r, "stream_in_s").num, 856064 / bw);
+    assert_rel(top_field(r, "stream_out_s").num, 428032 / bw);
+    assert_string_equal(top_field(r, "stream_bound").str, bw < 1e9 / 3 ? "store" : "mesh");
+}
+
+/* Weight streaming (docs/MODEL.md "Weight streaming") by hand: DP4 on a
+ * 4x1 line whose store (1 GB, 1 us, bw bytes/s each way) enters along the
+ * west edge, in both network models, bound by the mesh then the store. */
+static void test_stream_line_by_hand(void **state)
+{
+    (void)state;
+    static const char *const nets[] = {"bottleneck", "fluid"};
+    static const double bws[] = {1e9, 2e8}, per_byte[] = {3e-9, 5e-9};
+    model m = tiny_model();
+    for (int n = 0; n < 2; n++)
+        for (int b = 0; b < 2; b++) {
+            wafer wf;
+            round_wafer(&wf, 4, 1);
+            wf.store_bytes = 1e9;
+            wf.store_bw_in = wf.store_bw_out = bws[b];
+            wf.store_lat = 1e-6;
+            wf.store_ports = 1u << WAFER_W;
+            sim_result r;
+            eval_net = net_model_find(nets[n]);
+            eval_ok(&r, &wf, &m, "DP4", stream_linear);
+            eval_net = NULL;
+            check_stream_memory(&r);
+            check_stream_links(&r);
+            check_stream_times(&r, per_byte[b]);
+            check_stream_report(&r, bws[b]);
+            sim_free(&r);
+            wafer_free(&wf);
+        }
+}
+
 /* A DP group spread over wafers goes hierarchical by wafer: inside each
  * wafer, then across. */
 static void test_multiwafer_dp_is_hierarchical(void **state)
@@ -1131,6 +1250,7 @@ int main(void)
         cmocka_unit_test(test_tatp_cooler_than_tp),
         cmocka_unit_test(test_recompute_counts),
         cmocka_unit_test(test_streaming_formula),
+        cmocka_unit_test(test_stream_line_by_hand),
         cmocka_unit_test(test_multiwafer_dp_is_hierarchical),
         cmocka_unit_test(test_dead_link_detours),
         cmocka_unit_test(test_refusals),

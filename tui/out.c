@@ -7,6 +7,7 @@
 #include "net.h"
 #include "qty.h"
 #include "report.h"
+#include "stream.h"
 
 static void json_value(json_writer *w, const report_value *v)
 {
@@ -126,6 +127,13 @@ void out_eval_table(FILE *f, const sim_result *r)
             time_str(r->stage_time_s, a, sizeof a), r->micro_batches + s->pp - 1,
             time_str(r->dp_exposed_s, b, sizeof b), time_str(r->dp_time_s, c, sizeof c),
             time_str(r->optimizer_s, d, sizeof d));
+    if (s->exec == EXEC_STREAM) {
+        double si, so, mesh;
+        stream_step_s(r, 0, &si, &mesh);
+        stream_step_s(r, 1, &so, &mesh);
+        fprintf(f, "stream    store alone: in %s, out %s per step; bound by the %s\n", time_str(si, a, sizeof a),
+                time_str(so, b, sizeof b), stream_bound(r));
+    }
     fprintf(f, "links     max util %.1f %%   mean %.1f %%   hot (%s peak >= %.0f %%) %d   bottleneck %s\n",
             100 * r->max_link_util, 100 * r->mean_link_util, time_str(r->window_s, win, sizeof win),
             100 * SIM_HOT, r->hot_links,

@@ -96,7 +96,8 @@ static void put_scenario(FILE *f, const session *S, const char *layout, const ch
         fprintf(f, "chunk: %.17g B\n", s->chunk);
     else
         fprintf(f, "chunk: 0\n");
-    fprintf(f, "subgroup: %dx%d\ntp-seqpar: %s\n", s->sub_w, s->sub_h, s->tp_seqpar ? "on" : "off");
+    fprintf(f, "subgroup: %dx%d\ntp-seqpar: %s\nexec: %s\n", s->sub_w, s->sub_h, s->tp_seqpar ? "on" : "off",
+            exec_mode_name(s->exec));
     fprintf(f, "net: %s\nwindow: %.17g s\n", S->o.net->c.name, S->o.window_s > 0 ? S->o.window_s : SIM_WINDOW_S);
     put_faults(f, S);
     fprintf(f, "seed: %llu\njitter: %.17g\nstraggler: %.17g\n", (unsigned long long)S->o.seed, S->o.jitter,
@@ -196,6 +197,7 @@ HANDLER(on_grad, "grad-compress")
 HANDLER(on_chunk, "chunk")
 HANDLER(on_subgroup, "subgroup")
 HANDLER(on_seqpar, "tp-seqpar")
+HANDLER(on_exec, "exec")
 HANDLER(on_net, "net")
 HANDLER(on_window, "window")
 HANDLER(on_seed, "seed")
@@ -318,7 +320,7 @@ static const ydoc_key scenario_keys[] = {
     {"placement", on_placement, 0}, {"collective", on_collective, 0}, {"routing", on_routing, 0},
     {"checkpoint", on_checkpoint, 0}, {"mem", on_mem, 0},          {"grad-compress", on_grad, 0},
     {"chunk", on_chunk, 0},         {"subgroup", on_subgroup, 0},   {"tp-seqpar", on_seqpar, 0},
-    {"net", on_net, 0},             {"window", on_window, 0},
+    {"exec", on_exec, 0},           {"net", on_net, 0},             {"window", on_window, 0},
     {"faults", on_faults, 0},       {"policy", on_policy, 0},       {"tuning", on_tuning, 0},
     {"seed", on_seed, 0},           {"jitter", on_jitter, 0},       {"straggler", on_straggler, 0},
     {NULL, NULL, 0},

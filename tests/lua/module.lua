@@ -39,6 +39,19 @@ check.eq(r:link(15, 0, "E"), nil, "link off the mesh")
 check.raises(function() wt.eval{strategy = "TP3"} end, "TP 3 must divide", "engine refusal")
 check.raises(function() wt.eval{colour = 1} end, "unknown field 'colour'", "eval field")
 
+-- exec: an option as the command line's --exec; streaming needs a store
+local st = wt.layout("tests/fixtures/layouts/store-4x4.yaml")
+local rs = wt.eval{layout = st, model = tiny, strategy = "DP4,TATP4", exec = "stream"}
+check.eq(rs.strategy.exec, "stream", "exec stream")
+check.eq(rs.dp_time_s, 0, "no all-reduce when streaming")
+assert(rs.stream_in_s > 0 and rs.stream_out_s > 0, "store transfers")
+assert(rs.stream_bound == "store" or rs.stream_bound == "mesh", "stream bound")
+check.eq(wt.session{layout = st, model = tiny, strategy = "DP4,TATP4", exec = "stream"}:step().strategy.exec,
+  "stream", "session exec")
+check.eq(wt.eval{}.strategy.exec, "resident", "exec resident by default")
+check.eq(wt.eval{}.stream_bound, "", "no stream bound when resident")
+check.raises(function() wt.eval{exec = "stream"} end, "has no parameter store", "exec without a store")
+
 -- hot links are sorted, hottest first
 local hot = wt.eval{strategy = "DP256"}:hot_links(0)
 for i = 2, #hot do assert(hot[i - 1].peak_util >= hot[i].peak_util, "hot_links order") end
