@@ -618,11 +618,11 @@ static int prepare_run(flow_ctx *fc, const flow_class *cls, int n, wt_err *e)
 }
 
 /* Starts and finishes everything due at time now, until nothing changes. */
-static void settle(flow_ctx *fc, const flow_class *cls, int n, double now, flow_time *t, int *done)
+static void settle(flow_ctx *fc, const flow_class *cls, int lo, int n, double now, flow_time *t, int *done)
 {
     for (int changed = 1; changed;) {
         changed = 0;
-        for (int c = 0; c < n; c++) {
+        for (int c = lo; c < n; c++) {
             flow_state *s = &fc->st[c];
             if (s->state == FLOW_WAIT && s->npl == 0 && s->ready <= now) {
                 s->state = FLOW_ACTIVE;
@@ -684,13 +684,15 @@ int flow_run(flow_ctx *fc, const flow_class *cls, int n, const flow_run_opts *o,
         t[c] = (flow_time){0, 0, 0};
     }
     double now = 0;
-    int done = 0;
+    int done = 0, lo = 0; /* classes before lo are all done: no scan visits them */
     for (;;) {
-        settle(fc, cls, n, now, t, &done);
+        settle(fc, cls, lo, n, now, t, &done);
         if (done == n)
             break;
+        while (fc->st[lo].state == FLOW_DONE)
+            lo++;
         int m = 0, id = -1;
-        for (int c = 0; c < n; c++)
+        for (int c = lo; c < n; c++)
             if (fc->st[c].state == FLOW_ACTIVE)
                 fc->act[m++] = c;
         if (m > 0 && (rc = memo_get(fc, cls, m, &id, out, e)) != WT_OK)
@@ -702,7 +704,7 @@ int flow_run(flow_ctx *fc, const flow_class *cls, int n, const flow_run_opts *o,
             if (s->rate > 0)
                 next = fmin(next, now + s->left / s->rate);
         }
-        for (int c = 0; c < n; c++) {
+        for (int c = lo; c < n; c++) {
             const flow_state *s = &fc->st[c];
             if (s->state == FLOW_WAIT && s->npl == 0)
                 next = fmin(next, s->ready);
