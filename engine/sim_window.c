@@ -669,7 +669,7 @@ static double comb(const win_plan *p, int i, tooth_fn f, double s0, double per, 
         sum += f(p, i, s0 + (b - 1) * per, lo, hi);
     if (b > a + 3)
         sum += (b - a - 3) * whole;
-    if (b + 1 < n) /* a span reaches back from the tooth after (a prefetched gather) */
+    if (b + 1 < n && p->span[i] > p->len[i]) /* a prefetched gather's span reaches back from the tooth after */
         sum += f(p, i, s0 + (b + 1) * per, lo, hi);
     return sum;
 }
