@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "qty.h"
+#include "strategy.h"
 #include "ydoc.h"
 
 /* Everything the file says, before a wafer exists. */
@@ -27,6 +28,7 @@ typedef struct layout_in {
     yaml_node_t *fault_units, *fault_links; /* sequence nodes, or NULL */
     double store_bytes, store_bw_in, store_bw_out, store_lat;
     unsigned store_ports;
+    char strategy[sizeof(((wafer *)0)->strategy)]; /* "TEXT;name=value;..." */
 } layout_in;
 
 /* Largest units per wafer side and wafers per side we accept; wafer_init
@@ -331,6 +333,56 @@ static int on_store_ports(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
     return rc;
 }
 
+/* strategy: {parallel: DP4,TATP16, exec: stream, ...}: the strategy the
+ * layout recommends, its options named as their flags. Checked here against
+ * a scratch strategy so that a mistake points at its line; kept as the text
+ * strategy_spec reads. */
+static int on_strategy(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    layout_in *in = ctx;
+    if (!v || v->type != YAML_MAPPING_NODE)
+        return ydoc_fail(d, v, e, "strategy: expected a mapping such as {parallel: DP8,TATP16, exec: stream}, found %s",
+                         ydoc_kind(v));
+    strategy scratch;
+    strategy_defaults(&scratch);
+    const char *parallel = NULL;
+    char opts[sizeof in->strategy] = "";
+    size_t used = 0;
+    for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
+        yaml_node_t *val = yaml_document_get_node(&d->doc, p->value);
+        const char *key = NULL, *text = NULL;
+        int rc = layout_text(d, k, "strategy", &key, e);
+        if (rc == WT_OK)
+            rc = layout_text(d, val, "strategy", &text, e);
+        if (rc)
+            return rc;
+        wt_err why;
+        if (!strcmp(key, "parallel")) {
+            if (parallel)
+                return ydoc_fail(d, k, e, "strategy: duplicate key 'parallel'");
+            if (strategy_parse(text, &scratch, &why) != WT_OK)
+                return ydoc_fail(d, val, e, "strategy.parallel: %s", why.msg);
+            parallel = text;
+            continue;
+        }
+        if (strchr(text, ';') || strchr(key, ';') || strchr(key, '='))
+            return ydoc_fail(d, val, e, "strategy.%.40s: must not contain ';' or '='", key);
+        if (strategy_set_option(&scratch, key, text, &why) != WT_OK)
+            return ydoc_fail(d, val, e, "strategy.%.40s: %s", key, why.msg);
+        int n = snprintf(opts + used, sizeof opts - used, ";%s=%s", key, text);
+        if (n < 0 || (size_t)n >= sizeof opts - used)
+            return ydoc_fail(d, val, e, "strategy: longer than %zu characters", sizeof opts - 1);
+        used += (size_t)n;
+    }
+    if (!parallel)
+        return ydoc_fail(d, v, e, "strategy: missing key 'parallel' (e.g. parallel: DP8,TATP16)");
+    if (strlen(parallel) + used >= sizeof in->strategy || strchr(parallel, ';'))
+        return ydoc_fail(d, v, e, "strategy: longer than %zu characters", sizeof in->strategy - 1);
+    snprintf(in->strategy, sizeof in->strategy, "%s%s", parallel, opts);
+    return WT_OK;
+}
+
 static const ydoc_key layout_unit_keys[] = {
     {"compute", on_compute, 1}, {"sram", on_sram, 1},
     {"dram", on_dram, 0},       {"dram_bandwidth", on_dram_bw, 0},
@@ -387,7 +439,7 @@ static const ydoc_key layout_keys[] = {
     {"wafers", on_wafers, 0}, {"unit", on_unit, 1},
     {"link", on_link, 1},     {"interwafer", on_interwafer, 0},
     {"faults", on_faults, 0}, {"store", on_store, 0},
-    {NULL, NULL, 0},
+    {"strategy", on_strategy, 0}, {NULL, NULL, 0},
 };
 
 /* Marks every fault of list (already checked for syntax) on wf; a fault off
@@ -444,6 +496,7 @@ static int layout_build(ydoc *d, const layout_in *in, wafer *out, wt_err *e)
     out->store_bw_out = in->store_bw_out;
     out->store_lat = in->store_lat;
     out->store_ports = in->store_ports;
+    memcpy(out->strategy, in->strategy, sizeof out->strategy);
 
     rc = layout_apply_faults(d, in->fault_units, 0, out, e);
     if (!rc)

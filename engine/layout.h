@@ -10,13 +10,16 @@
  *   faults: {units: ["3,4"], links: ["3,4,E"]}
  *   store: {capacity: 2400 TB, bandwidth_in: 150 GB/s, bandwidth_out: 150 GB/s,
  *           latency: 1 us, ports: west,east}   # off-wafer parameter store
+ *   strategy: {parallel: DP4,TATP16, exec: stream, checkpoint: full}
+ *                            # the recommended strategy, options named as flags
  *
  * Required: name, mesh, unit.compute, unit.sram, link.bandwidth, link.latency.
  * Defaults: wafers 1x1, dram 0, dram_bandwidth 0, efficiency 0.8, overhead
  * 1 us, chunk_overhead 100 ns, interwafer = as fast as the links it replaces
  * (bandwidth = link bandwidth x edge length, latency = link latency), no faults,
  * no store (a store needs capacity, bandwidth_in, bandwidth_out and ports,
- * edges of the mesh; its latency defaults to 0).
+ * edges of the mesh; its latency defaults to 0), no recommended strategy
+ * (commands then default to DP8,TATP16).
  * Every error is one line "file:line:col: message".
  */
 #ifndef WT_LAYOUT_H

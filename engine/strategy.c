@@ -252,6 +252,27 @@ int strategy_set_option(strategy *s, const char *name, const char *value, wt_err
     return wt_fail(e, "unknown strategy option '%s'", name);
 }
 
+int strategy_spec(const char *spec, strategy *s, wt_err *e)
+{
+    char buf[256], *save = NULL;
+    if (strlen(spec) >= sizeof buf)
+        return wt_fail(e, "strategy '%.40s...' is too long", spec);
+    memcpy(buf, spec, strlen(spec) + 1);
+    strategy_defaults(s);
+    const char *text = strtok_r(buf, ";", &save);
+    if (!text)
+        return wt_fail(e, "strategy is empty: expected e.g. DP8,TATP16");
+    int rc = strategy_parse(text, s, e);
+    for (char *opt; rc == WT_OK && (opt = strtok_r(NULL, ";", &save));) {
+        char *eq = strchr(opt, '=');
+        if (!eq)
+            return wt_fail(e, "strategy option '%s': expected name=value", opt);
+        *eq = '\0';
+        rc = strategy_set_option(s, opt, eq + 1, e);
+    }
+    return rc;
+}
+
 int strategy_default_grid(int n, int mesh_w, int mesh_h, int *gw, int *gh)
 {
     int best_w = 0, best_h = 0;

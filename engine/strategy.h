@@ -50,6 +50,8 @@ typedef struct strategy {
 /* Everything 1 and the default options (tiles, ring, xy, no checkpointing,
  * no memory switches, no compression, no streaming, 8x8 subgroups, seqpar on). */
 void strategy_defaults(strategy *s);
+/* The strategy commands use when neither the user nor the layout names one. */
+#define STRATEGY_DEFAULT_TEXT "DP8,TATP16"
 
 /* Parses the dimensions of text into s (options untouched). */
 int strategy_parse(const char *text, strategy *s, wt_err *e);
@@ -57,6 +59,9 @@ int strategy_parse(const char *text, strategy *s, wt_err *e);
 /* Sets one option by name: placement, collective, routing, checkpoint, mem,
  * grad-compress, chunk, subgroup, tp-seqpar, exec. Errors name the option. */
 int strategy_set_option(strategy *s, const char *name, const char *value, wt_err *e);
+/* A strategy and its options from one text "TEXT;name=value;..." (a
+ * layout's recommended strategy, wafer.strategy), on top of the defaults. */
+int strategy_spec(const char *spec, strategy *s, wt_err *e);
 
 /* Fills DP and the TATP grid when not given and checks every constraint of
  * docs/MODEL.md section 4 against the model and the live units (exec

@@ -47,6 +47,10 @@ typedef struct wafer {
     double store_lat;       /* one transfer's latency, s */
     unsigned store_ports;   /* bit WAFER_E/W/N/S: the mesh edges its I/O enters along */
 
+    /* The strategy the layout recommends, as strategy_spec reads it
+     * ("DP4,TATP16;exec=stream;..."), "" = none. */
+    char strategy[256];
+
     unsigned char *unit_dead; /* w * h flags, owned; set them with wafer_fail_unit */
     int dead_units;           /* how many are set */
     unsigned char *link_dead; /* w * h * 4 flags, owned; a failed link is dead both ways */

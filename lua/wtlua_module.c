@@ -371,11 +371,13 @@ wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const net_mode
     wtlua_layout *lay = scenario_args(L, m, 1);
     *net = net_field(L, 1);
     strategy_defaults(s);
-    if (lua_getfield(L, 1, "strategy") == LUA_TNIL) {
-        lua_pop(L, 1);
-        lua_pushliteral(L, "DP8,TATP16");
-    }
-    wtlua_check_strategy(L, -1, s);
+    wt_err e;
+    if (lua_getfield(L, 1, "strategy") != LUA_TNIL)
+        wtlua_check_strategy(L, -1, s);
+    else if (!lay->wf.strategy[0])
+        strategy_parse(STRATEGY_DEFAULT_TEXT, s, NULL);
+    else if (strategy_spec(lay->wf.strategy, s, &e) != WT_OK) /* the layout's recommended one */
+        luaL_error(L, "layout %s: strategy: %s", lay->wf.name, e.msg);
     lua_pop(L, 1);
     lua_pushnil(L);
     while (lua_next(L, 1)) {

@@ -117,6 +117,18 @@ expect_ok eval --layout wse2 --model 13b --exec stream --strategy DP4,TP5,TATP42
     --tp-seqpar off --checkpoint full --chunk 4KB
 grep -q '^stream    store alone: in .* per step; bound by the store$' "$tmp/out" || fail "eval table lacks the stream line"
 
+# a layout's recommended strategy (its strategy: field) is the default; the
+# command line's options go on top of it, --strategy replaces it
+fix=tests/fixtures/layouts/strategy-stream.yaml
+expect_ok eval --layout $fix
+grep -q '^strategy  DP2,TATP4 ' "$tmp/out" || fail "the layout's strategy is not the default"
+grep -q '^options .*checkpoint full.*chunk 4 KB.*exec stream$' "$tmp/out" || fail "the layout's options are lost"
+expect_ok eval --layout $fix --checkpoint none
+grep -q '^options .*checkpoint none.*exec stream$' "$tmp/out" || fail "--checkpoint does not go on top"
+expect_ok eval --layout $fix --strategy DP8
+grep -q '^options .*checkpoint none.*exec resident$' "$tmp/out" || fail "--strategy keeps the layout's options"
+expect_bad1 "^layout strategy-stream's recommended strategy DP2,TATP4: batch 1023 is not a multiple of DP 2 .*(give --strategy)$" \
+    eval --layout $fix --batch 1023
 expect_bad1 "^--strategy: .*needs 1024 units but the layout has 256" eval --strategy DP64,TATP16
 expect_bad1 "^--strategy: .*grid 32x1 does not fit" eval --strategy TATP32x1
 expect_bad1 "^--placement: placement 'diagonal'" eval --placement diagonal

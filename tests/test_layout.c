@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "strategy.h"
 #include "wafer.h"
 #include "ydoc.h"
 
@@ -117,6 +118,30 @@ static void test_store(void **state)
     load_ok("layouts/wse2.yaml", &wf);
     assert_true(wf.store_bw_in == 150e9 && wf.store_bw_out == 150e9);
     assert_int_equal(wf.store_ports, 1u << WAFER_W | 1u << WAFER_E);
+    wafer_free(&wf);
+}
+
+/* A recommended strategy: kept as strategy_spec's text, which gives back
+ * the strategy and its options. */
+static void test_strategy(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "strategy-stream.yaml", &wf);
+    assert_string_equal(wf.strategy, "DP2,TATP4;exec=stream;checkpoint=full;chunk=4KB");
+    strategy s;
+    wt_err e;
+    assert_int_equal(strategy_spec(wf.strategy, &s, &e), WT_OK);
+    assert_int_equal(s.dp, 2);
+    assert_int_equal(s.tatp, 4);
+    assert_int_equal(s.exec, EXEC_STREAM);
+    assert_int_equal(s.checkpoint, RECOMPUTE_FULL);
+    assert_true(s.chunk == 4000);
+    assert_int_equal(strategy_spec("DP2;exec", &s, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "strategy option 'exec': expected name=value");
+    wafer_free(&wf);
+    load_ok(FIX "store-west.yaml", &wf); /* none */
+    assert_string_equal(wf.strategy, "");
     wafer_free(&wf);
 }
 
@@ -294,19 +319,22 @@ typedef struct bad_case {
 static const bad_case bad_cases[] = {
     /* keys */
     {"bad-unknown-key.yaml",
-     "3:1: unknown key 'meshh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store)"},
+     "3:1: unknown key 'meshh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store, strategy)"},
     {"bad-unknown-subkey.yaml",
      "6:3: unit: unknown key 'sramm' (allowed: compute, sram, dram, dram_bandwidth, efficiency)"},
     {"bad-missing-mesh.yaml", "1:1: missing required key 'mesh'"},
     {"bad-store-no-bandwidth.yaml", "6:3: store: missing required key 'bandwidth_in'"},
     {"bad-store-port.yaml", "9:10: store.ports: 'up' is not an edge of the mesh (east, west, north, south)"},
+    {"bad-strategy-option.yaml", "7:9: strategy.exec: exec 'streaming' is not one of resident, stream"},
+    {"bad-strategy-no-parallel.yaml", "6:3: strategy: missing key 'parallel' (e.g. parallel: DP8,TATP16)"},
+    {"bad-strategy-parallel.yaml", "6:13: strategy.parallel: strategy 'DP3,XP5': unknown dimension 'XP' (expected DP, TP, SP, PP, TATP)"},
     {"bad-missing-bandwidth.yaml", "7:3: link: missing required key 'bandwidth'"},
     {"bad-missing-compute.yaml", "3:7: unit: missing required key 'compute'"},
     {"bad-duplicate.yaml", "9:1: duplicate key 'mesh' (first given on line 2)"},
     {"bad-duplicate-subkey.yaml", "9:3: link: duplicate key 'bandwidth' (first given on line 7)"},
     {"bad-key-not-scalar.yaml", "9:1: expected a key name, found a list"},
     {"bad-key-newline.yaml",
-     "2:1: unknown key 'me sh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store)"},
+     "2:1: unknown key 'me sh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store, strategy)"},
     /* node types */
     {"bad-list-for-scalar.yaml", "5:9: unit.sram: expected a single value, found a list"},
     {"bad-map-for-scalar.yaml", "2:7: mesh: expected a single value, found a mapping"},
@@ -474,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_wse2),
         cmocka_unit_test(test_wse3),
         cmocka_unit_test(test_store),
+        cmocka_unit_test(test_strategy),
         cmocka_unit_test(test_dojo_tile),
         cmocka_unit_test(test_wsc_6x9),
         cmocka_unit_test(test_multiwafer),

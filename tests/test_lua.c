@@ -133,6 +133,17 @@ static void test_eval_equals_engine(void **state)
     wafer_free(&wf);
 }
 
+/* With no strategy, wt.eval takes the layout's recommended one; the
+ * table's options go on top of it. */
+static void test_eval_layout_strategy(void **state)
+{
+    fixture *f = *state;
+    run_ok(f, f->L, "layout_strategy",
+           "local s = wt.eval{layout = 'tests/fixtures/layouts/strategy-stream.yaml', checkpoint = 'none'}.strategy\n"
+           "print(s.text, s.exec, s.checkpoint, wt.eval{}.strategy.text)\n");
+    assert_string_equal(f->out.buf, "DP2,TATP4\tstream\tnone\tDP8,TATP16\n");
+}
+
 static void test_errors_have_file_line(void **state)
 {
     fixture *f = *state;
@@ -411,6 +422,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_eval_equals_engine, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_eval_layout_strategy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors_have_file_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_cap, setup, teardown),

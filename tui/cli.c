@@ -222,7 +222,7 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
     memset(o, 0, sizeof *o);
     o->layout = "default";
     o->model = "gpt3-6.7b";
-    o->strategy = "DP8,TATP16";
+    o->strategy = STRATEGY_DEFAULT_TEXT;
     o->format = "table";
     o->objective = "step_time";
     o->net = net_model_default();
@@ -277,6 +277,11 @@ static int load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const mo
                          wt_err *e)
 {
     wt_err why;
+    if (!o->strategy_given && wf->strategy[0]) { /* checked when the layout was read */
+        if (strategy_spec(wf->strategy, s, &why) != WT_OK)
+            return wt_fail(e, "layout %s: strategy: %s", wf->name, why.msg);
+        return WT_OK;
+    }
     if (strncmp(o->strategy, "lua:", 4) != 0) {
         if (strategy_parse(o->strategy, s, &why) != WT_OK)
             return flag_error(e, "strategy", &why);
@@ -347,8 +352,12 @@ int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m
     int rc = cli_load_hardware(o, root, wf, m, e);
     if (rc != WT_OK)
         return rc;
-    if ((rc = cli_load_strategy(o, L, wf, m, s, e)) == WT_OK && strategy_resolve(s, m, wf, &why) != WT_OK)
-        rc = flag_error(e, "strategy", &why);
+    if ((rc = cli_load_strategy(o, L, wf, m, s, e)) == WT_OK && strategy_resolve(s, m, wf, &why) != WT_OK) {
+        if (o->strategy_given || !wf->strategy[0])
+            rc = flag_error(e, "strategy", &why);
+        else /* the layout's own: say so, and how to choose another */
+            rc = wt_fail(e, "layout %s's recommended %s (give --strategy)", wf->name, why.msg);
+    }
     if (rc != WT_OK)
         wafer_free(wf);
     return rc;
@@ -427,7 +436,7 @@ const char *cli_scenario_help(char *buf, size_t n)
                  "  --window TIME          a link's busiest utilisation (peak_util, hot links) is over\n"
                  "                         windows this long (default: 100us; longer than the step: the step)\n"
                  "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"
-                 "                         (default: DP8,TATP16)\n");
+                 "                         (default: the layout's strategy, else DP8,TATP16)\n");
     char first[64];
     snprintf(first, sizeof first, "the first, %s", net_model_default()->c.name);
     help_option(&h, "net", net_model_table(), "|", "network model that times the step ", first);

@@ -113,11 +113,11 @@ void out_eval_table(FILE *f, const sim_result *r)
     fprintf(f, "strategy  %s  (DP %d, TP %d, SP %d, PP %d, TATP %d as %dx%d)\n", strategy_format(s, strat, sizeof strat),
             s->dp, s->tp, s->sp, s->pp, s->tatp, s->tatp_w, s->tatp_h);
     fprintf(f, "options   placement %s, collective %s, routing %s, checkpoint %s, mem %s, grad %s, chunk %s, "
-               "subgroup %dx%d, tp-seqpar %s\n",
+               "subgroup %dx%d, tp-seqpar %s, exec %s\n",
             place_kind_name(s->placement), coll_algo_name(s->collective), route_mode_name(s->routing),
             recompute_name(s->checkpoint), mem_switches_format(s->mem, mem, sizeof mem),
             grad_compress_name(s->grad), s->chunk > 0 ? bytes_str(s->chunk, a, sizeof a) : "off", s->sub_w,
-            s->sub_h, s->tp_seqpar ? "on" : "off");
+            s->sub_h, s->tp_seqpar ? "on" : "off", exec_mode_name(s->exec));
     fprintf(f, "net       %s: %s\n", r->net->c.name, r->net->summary);
     fprintf(f, "units     %d used, %d idle\n", r->units_used, r->units_idle);
     fprintf(f, "step      %s   tokens/s %.4g   MFU %.1f %%   HFU %.1f %%   idle %.1f %%\n",
