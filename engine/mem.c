@@ -1,6 +1,8 @@
 #include "mem.h"
 
 #include <assert.h>
+#include <math.h>
+#include <stddef.h>
 
 int mem_act_table(const model *m, int b, mem_tensor *out)
 {
@@ -57,4 +59,24 @@ double mem_act_layer(const model *m, const mem_act_opts *o)
         total += el * bytes;
     }
     return total;
+}
+
+void mem_place(mem_usage *u, double sram)
+{
+    /* Per byte and step: a buffer is touched by every collective, a
+     * parameter by every micro-batch's forward and backward, a gradient
+     * accumulated once per micro-batch, an activation written and read once
+     * per micro-batch for each micro-batch in flight, an optimizer state
+     * read and written once: the least touched bytes go to DRAM. */
+    const double *part[] = {&u->buffers, &u->params, &u->grads, &u->activations, &u->optimizer};
+    double *far[] = {&u->dram_buffers, &u->dram_params, &u->dram_grads, &u->dram_activations, &u->dram_optimizer};
+    double room = sram;
+    u->dram = 0;
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++) {
+        double near = fmin(*part[i], room);
+        *far[i] = *part[i] - near;
+        room -= near;
+        u->dram += *far[i];
+    }
+    u->sram = u->total - u->dram;
 }

@@ -58,6 +58,16 @@ typedef struct mem_usage {
     double total, capacity;
     double store;                 /* bytes the parameter store holds (exec stream), else 0 */
     int fits;                     /* total <= capacity and store <= the store's capacity */
+    /* Where it lives (mem_place): the bytes in SRAM and in DRAM, and the
+     * part of each kind that lives in DRAM. */
+    double sram, dram;
+    double dram_buffers, dram_params, dram_grads, dram_activations, dram_optimizer;
 } mem_usage;
+
+/* Places u's parts in sram bytes of SRAM, the most touched per byte first
+ * (buffers, params, grads, activations, optimizer states: docs/MODEL.md,
+ * "Where memory lives"); what does not fit lives in DRAM. Fills u->sram,
+ * u->dram and u->dram_*. For a unit without DRAM pass u->total. */
+void mem_place(mem_usage *u, double sram);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "dram.h"
 #include "net.h"
 #include "stream.h"
 
@@ -73,6 +74,9 @@ static void f_stream_out(const sim_result *r, report_value *v)
     num(v, store);
 }
 static void f_stream_bound(const sim_result *r, report_value *v) { str(v, stream_bound(r)); }
+static void f_dram(const sim_result *r, report_value *v) { num(v, dram_step_s(r, 0)); }
+static void f_dram_stall(const sim_result *r, report_value *v) { num(v, dram_step_s(r, 1)); }
+static void f_phase_dram(const sim_result *r, const sim_phase *ph, report_value *v) { num(v, dram_phase_s(r, ph)); }
 
 static void f_phase_name(const sim_result *r, const sim_phase *ph, report_value *v)
 {
@@ -124,6 +128,8 @@ static const field top_fields[] = {
     {"stream_in_s", F_FN, 0, {f_stream_in}},
     {"stream_out_s", F_FN, 0, {f_stream_out}},
     {"stream_bound", F_FN, 0, {f_stream_bound}},
+    {"dram_s", F_FN, 0, {f_dram}},
+    {"dram_stall_s", F_FN, 0, {f_dram_stall}},
 };
 
 static const field strategy_fields[] = {
@@ -156,6 +162,13 @@ static const field memory_fields[] = {
     {"total", F_DBL, M(total), {NULL}},
     {"capacity", F_DBL, M(capacity), {NULL}},
     {"fits", F_BOOL, M(fits), {NULL}},
+    {"sram", F_DBL, M(sram), {NULL}},
+    {"dram", F_DBL, M(dram), {NULL}},
+    {"dram_buffers", F_DBL, M(dram_buffers), {NULL}},
+    {"dram_params", F_DBL, M(dram_params), {NULL}},
+    {"dram_grads", F_DBL, M(dram_grads), {NULL}},
+    {"dram_activations", F_DBL, M(dram_activations), {NULL}},
+    {"dram_optimizer", F_DBL, M(dram_optimizer), {NULL}},
 };
 
 static const field phase_fields[] = {
@@ -169,6 +182,7 @@ static const field phase_fields[] = {
     {"bw_ratio", F_DBL, P(bw_ratio), {NULL}},
     {"share", F_DBL, P(share), {NULL}},
     {"busiest_link", F_PHASE, 0, {.phase = f_busiest}},
+    {"dram_s", F_PHASE, 0, {.phase = f_phase_dram}},
 };
 
 #define N(a) ((int)(sizeof a / sizeof a[0]))

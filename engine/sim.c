@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dram.h"
 #include "flow.h"
 #include "net.h"
 #include "sim_int.h"
@@ -18,7 +19,7 @@
 /* The compute time of a phase, scaled as sim_retime asks. */
 static double phase_compute(const sim_result *r, const sim_phase *ph)
 {
-    return (ph->flops / (r->wf->peak_flops * r->wf->efficiency) + sim_fixed_s(r, ph)) * r->compute_scale;
+    return (ph->flops / (r->wf->peak_flops * r->wf->efficiency) + dram_stall_s(r, ph)) * r->compute_scale;
 }
 
 /* 1 when two patterns load no common link (their link lists are sorted). */

@@ -43,8 +43,11 @@ void sim_stage_memory(const sim_result *r, double *totals);
  * gathers): it needs nothing of its layer's activations, so the layer
  * before can run beside it (the fluid model prefetches it there). */
 int sim_prefetched(const sim_phase *ph);
-/* Time a phase spends beyond its FLOPs: the optimizer's DRAM spill. */
-double sim_fixed_s(const sim_result *r, const sim_phase *ph);
+
+/* The ZeRO shard: DP x SP with --mem zero, else 1. */
+double sim_zero_shard(const sim_result *r);
+/* Bytes a unit stores per gradient: 1 with grad_fp8, else 2. */
+double sim_grad_bytes(const sim_result *r);
 
 /* Grows the context's per-rank buffers (next, flows) to n ranks. */
 int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dram.h"
 #include "sim_int.h"
 #include "stream.h"
 
@@ -40,6 +41,13 @@ static double stage_params(const sim_result *r, int k)
     }
     return p / ((double)r->s.tp * r->s.tatp);
 }
+
+double sim_zero_shard(const sim_result *r)
+{
+    return (r->s.mem & MEM_ZERO) ? (double)r->s.dp * r->s.sp : 1;
+}
+
+double sim_grad_bytes(const sim_result *r) { return (r->s.mem & MEM_GRAD_FP8) ? 1 : 2; }
 
 static void remove_empty_phases(sim_result *r)
 {
@@ -91,8 +99,7 @@ static mem_usage stage_memory(const sim_result *r, int k, double buffers, act_si
 {
     const strategy *s = &r->s;
     mem_usage u = {0};
-    double p = stage_params(r, k), shard = (s->mem & MEM_ZERO) ? (double)s->dp * s->sp : 1;
-    double grad_bytes = (s->mem & MEM_GRAD_FP8) ? 1 : 2;
+    double p = stage_params(r, k), shard = sim_zero_shard(r), grad_bytes = sim_grad_bytes(r);
     if (s->exec == EXEC_STREAM) {
         double held = fmax(model_layer_params(&r->m), (double)r->m.vocab * r->m.hidden) / ((double)s->tp * s->tatp);
         u.params = 2 * 2 * held;
@@ -110,6 +117,7 @@ static mem_usage stage_memory(const sim_result *r, int k, double buffers, act_si
     u.total = u.params + u.grads + u.optimizer + u.activations + u.buffers;
     u.capacity = wafer_unit_capacity(r->wf);
     u.fits = u.total <= u.capacity && u.store <= r->wf->store_bytes;
+    mem_place(&u, r->wf->dram_bytes > 0 ? r->wf->sram_bytes : u.total);
     return u;
 }
 
@@ -128,13 +136,12 @@ static void fill_dp_and_optimizer(sim_result *r)
     } else {
         wire = 2 * p;
     }
-    int shard = (s->mem & MEM_ZERO) != 0;
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
         if (ph->role == SIM_DP && s->dp * s->sp > 1 && s->exec != EXEC_STREAM)
-            ph->ops[ph->nops++] = (sim_op){CG_DP, shard ? OP_REDUCESCATTER : OP_ALLREDUCE, wire};
+            ph->ops[ph->nops++] = (sim_op){CG_DP, (s->mem & MEM_ZERO) ? OP_REDUCESCATTER : OP_ALLREDUCE, wire};
         if (ph->role == SIM_OPTIMIZER && s->exec != EXEC_STREAM) /* streaming: the store runs it */
-            ph->flops = OPTIMIZER_FLOPS_PER_PARAM * p / (shard ? (double)s->dp * s->sp : 1);
+            ph->flops = OPTIMIZER_FLOPS_PER_PARAM * p / sim_zero_shard(r);
     }
 }
 
@@ -145,14 +152,6 @@ void sim_stage_memory(const sim_result *r, double *totals)
     act_sizes act = activation_sizes(r);
     for (int k = 0; k < r->s.pp; k++)
         totals[k] = stage_memory(r, k, buffers, act).total;
-}
-
-double sim_fixed_s(const sim_result *r, const sim_phase *ph)
-{
-    const wafer *wf = r->wf;
-    if (ph->role != SIM_OPTIMIZER || wf->dram_bw <= 0)
-        return 0;
-    return 2 * fmax(0, r->mem.total - wf->sram_bytes) / wf->dram_bw; /* the spill, read and written */
 }
 
 double sim_per_mb(const sim_result *r, const sim_phase *ph, int k)
@@ -318,7 +317,7 @@ void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
     double opt = 0;
     for (int i = 0; i < r->nphases; i++) {
         const sim_phase *ph = &r->phases[i];
-        double comp = ph->flops / peak + sim_fixed_s(r, ph);
+        double comp = ph->flops / peak + dram_stall_s(r, ph);
         comm_need c = comm_needs(r, ph, multi);
         int bwd = ph->role == SIM_BACKWARD;
         for (int a = 0; a < COLL_NALGOS; a++) {

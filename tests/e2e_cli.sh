@@ -129,6 +129,23 @@ expect_ok eval --layout $fix --strategy DP8
 grep -q '^options .*checkpoint none.*exec resident$' "$tmp/out" || fail "--strategy keeps the layout's options"
 expect_bad1 "^layout strategy-stream's recommended strategy DP2,TATP4: batch 1023 is not a multiple of DP 2 .*(give --strategy)$" \
     eval --layout $fix --batch 1023
+# DRAM on wsc-6x9 (128 MB SRAM, 64 GB DRAM at 2 TB/s per die): the memory
+# report says where things live; the 128 MB of SRAM hold the buffers and
+# part of the params, everything after them lives in DRAM, and the
+# optimizer streams it (2 x 3.91 GB at 2 TB/s = 3.91 ms, over its FLOPs)
+wsc="--layout layouts/wsc-6x9.yaml --strategy DP2,PP3,TATP3x3 --mem act_int8,grad_fp8 --chunk 1MB --microbatch 2"
+expect_ok eval $wsc
+grep -q '^          in SRAM 128 MB; in DRAM 7.97 GB: params 412 MB, grads 269 MB, activations 4.06 GB, optimizer 3.23 GB, buffers 0 B$' \
+    "$tmp/out" || fail "wsc-6x9's memory report does not say what lives in DRAM"
+grep -q '^dram      traffic 525 ms per step at 2 TB/s, 3.9 ms of it beyond compute$' "$tmp/out" ||
+    fail "wsc-6x9's eval lacks the dram line"
+grep -q '+ optimizer 3.91 ms$' "$tmp/out" || fail "wsc-6x9's optimizer does not stream its DRAM"
+expect_ok eval $wsc --format json
+grep -q '"sram":128000000,"dram":7968461951\.99' "$tmp/out" || fail "eval JSON lacks sram and dram bytes"
+grep -q '"dram_buffers":0,"dram_params":411916757' "$tmp/out" || fail "eval JSON lacks the DRAM split"
+expect_ok eval
+! grep -q 'in DRAM' "$tmp/out" || fail "a layout without DRAM reports DRAM"
+
 expect_bad1 "^--strategy: .*needs 1024 units but the layout has 256" eval --strategy DP64,TATP16
 expect_bad1 "^--strategy: .*grid 32x1 does not fit" eval --strategy TATP32x1
 expect_bad1 "^--placement: placement 'diagonal'" eval --placement diagonal

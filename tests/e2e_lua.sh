@@ -95,6 +95,9 @@ expect_ok cmd hot_links --layout wse2
 grep -q "^$hot links at or above 90.0% over a window$" "$tmp/out" || fail "wse2 hot_links: $(head -1 "$tmp/out") (eval: $hot)"
 [ "$(grep -cE '^[0-9]+,[0-9]+,[EWNS] +[0-9.]+%' "$tmp/out")" = "$hot" ] || fail "wse2 hot_links: $hot rows"
 "$bin" cmd memory | grep -q '^fullest unit' || fail "cmd memory"
+# on wsc-6x9 the optimizer states live in DRAM whole (the last column)
+"$bin" cmd memory --layout layouts/wsc-6x9.yaml --strategy DP2,PP3,TATP3x3 | grep -q '^optimizer .*41.2%  3.23 GB$' ||
+    fail "cmd memory on wsc-6x9 does not say what lives in DRAM"
 "$bin" cmd phases | grep -q 'dp.allreduce' || fail "cmd phases"
 "$bin" cmd help >"$tmp/help" || fail "cmd help"
 names_stock commands "$tmp/help" "cmd help"

@@ -1,7 +1,8 @@
 /*
  * test_mem.c - activation memory: the six rows of Korthikanti et al. 2022
  * (docs/MODEL.md section 3) for several shapes, int8 storage, the sequence split
- * and the TATP grid, and the tensor table of a swiglu GQA layer.
+ * and the TATP grid, the tensor table of a swiglu GQA layer, and where a
+ * unit's memory lives (SRAM first for the most touched bytes, then DRAM).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,6 +235,46 @@ static void test_gelu_table(void **state)
     check_table(t, mem_act_table(&m, 1, t), gelu_table, (int)(sizeof gelu_table / sizeof gelu_table[0]));
 }
 
+/* A unit of 10 buffer, 100 param, 50 grad, 400 activation and 600
+ * optimizer bytes (1160 in all). */
+static mem_usage parts(void)
+{
+    mem_usage u = {.buffers = 10, .params = 100, .grads = 50, .activations = 400, .optimizer = 600};
+    u.total = 1160;
+    return u;
+}
+
+/* SRAM fills in the order buffers, params, grads, activations, optimizer;
+ * the rest of each part lives in DRAM. */
+static void test_place(void **state)
+{
+    (void)state;
+    /* 0 to 1200 bytes of SRAM: the DRAM part of each kind by hand */
+    static const struct {
+        double sram, buffers, params, grads, activations, optimizer;
+    } cases[] = {
+        {0, 10, 100, 50, 400, 600},   /* no SRAM: everything far */
+        {60, 0, 50, 50, 400, 600},    /* buffers, then half the params */
+        {110, 0, 0, 50, 400, 600},    /* buffers and params exactly */
+        {300, 0, 0, 0, 260, 600},     /* grads too, 140 activations */
+        {1000, 0, 0, 0, 0, 160},      /* all but 160 optimizer bytes */
+        {1160, 0, 0, 0, 0, 0},        /* exactly fits */
+        {1200, 0, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mem_usage u = parts();
+        mem_place(&u, cases[i].sram);
+        assert_rel(u.dram_buffers, cases[i].buffers, 0, "buffers");
+        assert_rel(u.dram_params, cases[i].params, 0, "params");
+        assert_rel(u.dram_grads, cases[i].grads, 0, "grads");
+        assert_rel(u.dram_activations, cases[i].activations, 0, "activations");
+        assert_rel(u.dram_optimizer, cases[i].optimizer, 0, "optimizer");
+        double far = cases[i].buffers + cases[i].params + cases[i].grads + cases[i].activations + cases[i].optimizer;
+        assert_rel(u.dram, far, 0, "dram");
+        assert_rel(u.sram, 1160 - far, 0, "sram");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_swiglu_gqa_table),
         cmocka_unit_test(test_swiglu_gqa_bytes),
         cmocka_unit_test(test_gelu_table),
+        cmocka_unit_test(test_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_rel.h"
+
 #include "layout.h"
 #include "net.h"
 #include "search.h"
@@ -221,6 +223,33 @@ static void test_bound_per_algorithm(void **state)
     }
 }
 
+/* The layout of a fixture, loaded into wf. */
+static void load_fixture(const char *path, wafer *wf)
+{
+    wt_err e;
+    if (layout_load(path, wf, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+}
+
+/* On wf: the pruned search over the memory switches mems equals the
+ * exhaustive one (its answer into *full, which the caller frees and which
+ * holds a best), and the bound is at most the step for every candidate of
+ * sp, of which some fit. */
+static void search_and_bound(const wafer *wf, const model *m, unsigned mems, search_space sp, search_result *full)
+{
+    search_opts o = {.top_k = 5, .jobs = 2};
+    o.space.mems = mems;
+    o.space.chunks = 1u | 4u;
+    pruned_is_exhaustive(wf, m, o, full);
+    assert_true(full->ntop > 0);
+    bound_check b = {wf, NULL, 0, 0, {0}};
+    assert_int_equal(sim_ctx_new(&b.ctx, wf, NULL), WT_OK);
+    assert_int_equal(search_each(wf, m, &sp, check_one, &b, NULL), WT_OK);
+    print_message("%s: bound checked on %ld candidates, %ld fit\n", wf->name, b.checked, b.fits);
+    assert_true(b.checked > 1000 && b.fits > 0);
+    sim_ctx_free(b.ctx);
+}
+
 /* Streaming on a 4x4 with a store on its west edge (a fixture): the pruned
  * search equals the exhaustive one over both execution modes, only
  * streaming fits (the units hold too little for resident weights), and the
@@ -229,27 +258,34 @@ static void test_stream_search(void **state)
 {
     (void)state;
     wafer wf;
-    wt_err e;
-    if (layout_load("tests/fixtures/layouts/store-4x4.yaml", &wf, &e) != WT_OK)
-        fail_msg("%s", e.msg);
+    load_fixture("tests/fixtures/layouts/store-4x4.yaml", &wf);
     model m = small_model(4, 64, 4, 32, 16);
-    search_opts o = {.top_k = 5, .jobs = 2};
-    o.space.mems = 1u | (1u << MEM_ACT_INT8);
-    o.space.chunks = 1u | 4u;
     search_result full;
-    pruned_is_exhaustive(&wf, &m, o, &full);
-    assert_true(full.ntop > 0);
+    search_and_bound(&wf, &m, 1u | (1u << MEM_ACT_INT8), (search_space){.execs = 1u << EXEC_STREAM}, &full);
     for (int i = 0; i < full.ntop; i++)
         assert_int_equal(full.top[i].s.exec, EXEC_STREAM);
     search_free(&full);
+    wafer_free(&wf);
+}
 
-    search_space sp = {.execs = 1u << EXEC_STREAM};
-    bound_check b = {&wf, NULL, 0, 0, {0}};
-    assert_int_equal(sim_ctx_new(&b.ctx, &wf, NULL), WT_OK);
-    assert_int_equal(search_each(&wf, &m, &sp, check_one, &b, NULL), WT_OK);
-    print_message("store 4x4: bound checked on %ld streaming candidates, %ld fit\n", b.checked, b.fits);
-    assert_true(b.checked > 1000 && b.fits > 0);
-    sim_ctx_free(b.ctx);
+/* DRAM that bounds phases (a fixture: 200 KB of SRAM, the rest at 2 GB/s):
+ * the pruned search equals the exhaustive one, its best keeps part of its
+ * memory in DRAM and its optimizer pays for it, and the bound is at most
+ * the step for every candidate. */
+static void test_dram_search(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_fixture("tests/fixtures/layouts/dram-3x2.yaml", &wf);
+    model m = small_model(4, 64, 4, 32, 12);
+    search_result full;
+    search_and_bound(&wf, &m, 1u | (1u << MEM_ZERO), (search_space){0}, &full);
+    /* the optimizer streams what lives in DRAM, in and out at 2 GB/s, far
+     * longer than its FLOPs */
+    const mem_usage *u = &full.top[0].mem;
+    assert_true(u->dram > 0);
+    assert_rel(full.top[0].optimizer_s, 2 * (u->dram_params + u->dram_grads + u->dram_optimizer) / 2e9);
+    search_free(&full);
     wafer_free(&wf);
 }
 
@@ -402,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_bound_below_fine),
         cmocka_unit_test(test_bound_per_algorithm),
         cmocka_unit_test(test_stream_search),
+        cmocka_unit_test(test_dram_search),
         cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),

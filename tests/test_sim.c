@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "assert_rel.h"
+#include "dram.h"
 #include "layout.h"
 #include "net.h"
 #include "report.h"
@@ -1157,6 +1158,118 @@ static void test_stream_line_by_hand(void **state)
         }
 }
 
+/* DP4 on the 4x1 line of test_dp_line_by_hand with sram bytes of SRAM and
+ * 1 GB of DRAM at bw bytes/s, timed by the closed form. */
+static void eval_dram(sim_result *r, wafer *wf, double sram, double bw)
+{
+    round_wafer(wf, 4, 1);
+    wf->sram_bytes = sram;
+    wf->dram_bytes = 1e9;
+    wf->dram_bw = bw;
+    model m = tiny_model();
+    eval_net = net_model_find("bottleneck");
+    eval_ok(r, wf, &m, "DP4", NULL);
+    eval_net = NULL;
+}
+
+/* The step of test_dp_line_by_hand, where everything is in SRAM. */
+#define P_UNIT 107136.0
+#define LAYER_FLOPS 1638400.0  /* 2 x 16 x 49152 + 4 x 16 x 16 x 64 */
+#define LOGITS_FLOPS 262144.0  /* 2 x 16 x 64 x 128 */
+#define PEAK 0.5e12
+#define T_DP (2 * 0.75 * 2 * P_UNIT / 1e9 + 6 * (1e-6 + 2 * 1e-8))
+
+/* Where memory lives and what DRAM costs (docs/MODEL.md, "DRAM traffic"),
+ * by hand. A unit holds 2P params, 2P grads, 12P optimizer states and
+ * 2 x 39936 activation bytes (P = 107136), no buffers. With SRAM for half
+ * the params, the other half and everything after them live in DRAM.
+ * Per layer: forward reads half its 2 x 49408 weight bytes and writes its
+ * 39936 activation bytes: 89344 B; backward reads both and reads and
+ * writes its 2 x 49408 gradient bytes: 49408 + 197632 + 39936 = 286976 B.
+ * At 40 GB/s the forward takes 2.2336 us of DRAM under 3.2768 us of
+ * FLOPs (hidden), the backward 7.1744 us over 6.5536 us (DRAM-bound).
+ * fwd.logits reads half the head (8192 B, 0.2048 us under 0.524288 us),
+ * bwd.logits also its gradients (40960 B, 1.024 us under 1.048576 us).
+ * The optimizer reads and writes 0.5 x 2P + 2P + 12P = 1607040 B:
+ * 80.352 us over 2.571264 us of FLOPs. */
+static void test_dram_line_by_hand(void **state)
+{
+    (void)state;
+    wafer wf;
+    sim_result r;
+    eval_dram(&r, &wf, P_UNIT, 4e10);
+    assert_rel(r.mem.sram, P_UNIT);
+    assert_rel(r.mem.dram_params, P_UNIT);
+    assert_rel(r.mem.dram_grads, 2 * P_UNIT);
+    assert_rel(r.mem.dram_optimizer, 12 * P_UNIT);
+    assert_rel(r.mem.dram_activations, 2 * 39936.0);
+    assert_true(r.mem.dram_buffers == 0);
+    assert_rel(r.mem.dram, r.mem.total - P_UNIT);
+
+    const double fwd = 89344 / 4e10, bwd = 286976 / 4e10, opt = 2 * 1607040 / 4e10;
+    /* each phase carries its FLOPs' share of its block's bytes */
+    const sim_phase *qkv = phase(&r, "fwd.attn.qkv"), *bqkv = phase(&r, "bwd.attn.qkv");
+    assert_rel(dram_phase_s(&r, qkv), 393216 / LAYER_FLOPS * fwd); /* 2 x 16 x 64 x 192 FLOPs */
+    assert_rel(qkv->compute_s, 393216 / PEAK);
+    assert_rel(dram_phase_s(&r, bqkv), 786432 / (2 * LAYER_FLOPS) * bwd);
+    assert_rel(bqkv->compute_s, 786432 / (2 * LAYER_FLOPS) * bwd);
+    assert_rel(phase(&r, "fwd.logits")->compute_s, LOGITS_FLOPS / PEAK);
+    assert_rel(dram_phase_s(&r, phase(&r, "bwd.logits")), 40960 / 4e10);
+    assert_rel(r.optimizer_s, opt);
+
+    /* a micro-batch: 2 layers forward at their FLOPs, backward at DRAM */
+    double mb = 2 * LAYER_FLOPS / PEAK + 3 * LOGITS_FLOPS / PEAK + 2 * bwd;
+    assert_rel(r.stage_time_s, mb);
+    double window = 2 * bwd + 2 * LOGITS_FLOPS / PEAK; /* the backward the DP hides behind */
+    assert_rel(r.dp_exposed_s, T_DP - window);
+    assert_rel(r.step_time_s, 2 * mb + T_DP - window + opt);
+    /* per step, counts 4 (layers) and 2 (logits) */
+    assert_rel(top_field(&r, "dram_s").num, 4 * fwd + 4 * bwd + 2 * 8192 / 4e10 + 2 * 40960 / 4e10 + opt);
+    assert_rel(top_field(&r, "dram_stall_s").num, 4 * (bwd - 2 * LAYER_FLOPS / PEAK) + opt - 12 * P_UNIT / PEAK);
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
+/* What fits in SRAM costs nothing: with DRAM beside a large SRAM, or with
+ * no DRAM bandwidth, the step is test_dp_line_by_hand's. */
+static void test_dram_unused(void **state)
+{
+    (void)state;
+    static const double sram[] = {1e9, 1e3}, bw[] = {4e10, 0};
+    for (int i = 0; i < 2; i++) {
+        wafer wf;
+        sim_result r;
+        eval_dram(&r, &wf, sram[i], bw[i]);
+        assert_rel(r.mem.dram, i ? r.mem.total - 1e3 : 0);
+        double mb = 3 * (2 * LAYER_FLOPS + LOGITS_FLOPS) / PEAK, window = 2 * (2 * LAYER_FLOPS + LOGITS_FLOPS) / PEAK;
+        assert_rel(r.step_time_s, 2 * mb + T_DP - window + 12 * P_UNIT / PEAK);
+        assert_true(top_field(&r, "dram_s").num == 0);
+        sim_free(&r);
+        wafer_free(&wf);
+    }
+}
+
+/* With all of it in DRAM at 1 GB/s, DRAM bounds every phase with FLOPs:
+ * forward 2 x 49408 + 39936 = 138752 B per layer, backward
+ * 98816 + 197632 + 39936 = 336384 B, fwd.logits 16384 B, bwd.logits
+ * 16384 + 32768 = 49152 B, the optimizer 2 x 16P. */
+static void test_dram_bound(void **state)
+{
+    (void)state;
+    wafer wf;
+    sim_result r;
+    eval_dram(&r, &wf, 0, 1e9);
+    assert_rel(r.mem.dram, r.mem.total);
+    double mb = (2 * 138752 + 16384 + 49152 + 2 * 336384) / 1e9;
+    assert_rel(r.stage_time_s, mb);
+    assert_rel(r.optimizer_s, 2 * 16 * P_UNIT / 1e9);
+    assert_rel(phase(&r, "fwd.mlp.in")->compute_s, 2.0 * 16 * 64 * 256 / LAYER_FLOPS * 138752 / 1e9);
+    double window = (2 * 336384 + 49152) / 1e9;
+    assert_rel(r.step_time_s, 2 * mb + fmax(0, T_DP - window) + 2 * 16 * P_UNIT / 1e9);
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
 /* A DP group spread over wafers goes hierarchical by wafer: inside each
  * wafer, then across. */
 static void test_multiwafer_dp_is_hierarchical(void **state)
@@ -1251,6 +1364,9 @@ int main(void)
         cmocka_unit_test(test_recompute_counts),
         cmocka_unit_test(test_streaming_formula),
         cmocka_unit_test(test_stream_line_by_hand),
+        cmocka_unit_test(test_dram_line_by_hand),
+        cmocka_unit_test(test_dram_unused),
+        cmocka_unit_test(test_dram_bound),
         cmocka_unit_test(test_multiwafer_dp_is_hierarchical),
         cmocka_unit_test(test_dead_link_detours),
         cmocka_unit_test(test_refusals),

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dram.h"
 #include "json.h"
 #include "net.h"
 #include "qty.h"
@@ -146,6 +147,15 @@ void out_eval_table(FILE *f, const sim_result *r)
             bytes_str(m->activations, b, sizeof b));
     fprintf(f, "(%s per layer), buffers %s\n", bytes_str(m->activations_per_layer, a, sizeof a),
             bytes_str(m->buffers, b, sizeof b));
+    if (wf->dram_bytes > 0) {
+        fprintf(f, "          in SRAM %s; in DRAM %s: ", bytes_str(m->sram, a, sizeof a), bytes_str(m->dram, b, sizeof b));
+        fprintf(f, "params %s, grads %s, ", bytes_str(m->dram_params, a, sizeof a), bytes_str(m->dram_grads, b, sizeof b));
+        fprintf(f, "activations %s, optimizer %s, ", bytes_str(m->dram_activations, a, sizeof a),
+                bytes_str(m->dram_optimizer, b, sizeof b));
+        fprintf(f, "buffers %s\n", bytes_str(m->dram_buffers, a, sizeof a));
+        fprintf(f, "dram      traffic %s per step at %s/s, %s of it beyond compute\n", time_str(dram_step_s(r, 0), a, sizeof a),
+                bytes_str(wf->dram_bw, b, sizeof b), time_str(dram_step_s(r, 1), c, sizeof c));
+    }
     fprintf(f, "\n%-16s %9s %10s %10s %10s %6s %9s %-10s %8s\n", "phase", "count", "compute", "comm", "time",
             "share", "link util", " busiest", "bw ratio");
     for (int p = 0; p < r->nphases; p++) {

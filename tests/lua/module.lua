@@ -52,6 +52,17 @@ check.eq(wt.eval{}.strategy.exec, "resident", "exec resident by default")
 check.eq(wt.eval{}.stream_bound, "", "no stream bound when resident")
 check.raises(function() wt.eval{exec = "stream"} end, "has no parameter store", "exec without a store")
 
+-- DRAM: where memory lives and what it costs, under eval JSON's names. DP4
+-- of tiny: each unit holds 16 x 107136 + 2 x 39 x 1024 bytes; its 200 KB of
+-- SRAM hold most of the 2 x 107136 param bytes, the rest lives in DRAM
+local dr = wt.eval{layout = wt.layout("tests/fixtures/layouts/dram-3x2.yaml"), model = tiny, strategy = "DP4"}
+check.eq(dr.memory.sram, 200000.0, "bytes in SRAM")
+check.eq(dr.memory.dram, 16 * 107136 + 2 * 39 * 1024 - 200000.0, "bytes in DRAM")
+check.eq(dr.memory.dram_params, 2 * 107136 - 200000.0, "params beyond SRAM")
+check.eq(dr.memory.dram_grads, 2 * 107136.0, "grads in DRAM")
+assert(dr.dram_s > dr.dram_stall_s and dr.dram_stall_s > 0, "DRAM time and its stall")
+assert(dr.phases[#dr.phases].dram_s > 0, "the optimizer's DRAM time")
+
 -- hot links are sorted, hottest first
 local hot = wt.eval{strategy = "DP256"}:hot_links(0)
 for i = 2, #hot do assert(hot[i - 1].peak_util >= hot[i].peak_util, "hot_links order") end
