@@ -60,6 +60,14 @@ head -1 "$tmp/out" | grep -q '^x,y,dir,bytes,busy_s,util,peak_util,hot_s$' || fa
 expect_ok links --strategy TATP16 --phase dp.allreduce --format json
 expect_ok links --strategy DP256 --phase dp.allreduce
 awk -F, 'NR > 1 && $4 > 0 { n++ } END { exit n > 0 ? 0 : 1 }' "$tmp/out" || fail "links --phase shows no bytes"
+# a prefetched ZeRO gather's links are busy over its own run beside the layer
+# before, not over the part it exposes: the busiest is eval's phase figure
+expect_ok eval --mem zero --strategy DP16,TATP16 --format json
+want=$(grep -o '"name":"fwd.zero.gather"[^}]*' "$tmp/out" | sed -n 's/.*"max_link_util":\([^,]*\),.*/\1/p')
+expect_ok links --mem zero --strategy DP16,TATP16 --phase fwd.zero.gather
+got=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$tmp/out")
+awk -v a="$got" -v b="$want" 'BEGIN { exit (b > 0.5 && a - b < 1e-9 && b - a < 1e-9) ? 0 : 1 }' ||
+    fail "links --phase fwd.zero.gather peaks at $got, eval says $want"
 
 # windows: the make-run scenario's DP all-reduce (376 us at 96.8 %) is hot over
 # 100 us; cmd hot_links lists its links, hot for those 376 us, and 22 us more

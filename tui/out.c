@@ -1,5 +1,6 @@
 #include "out.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,7 +190,9 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
         }
         sim_phase_link_bytes(r, phase, own);
         bytes = own;
-        span = r->phases[phase].count * r->phases[phase].time_s;
+        /* a prefetched gather runs for its comm_s beside the layer before:
+         * its links are busy over that, not over the part it exposes */
+        span = r->phases[phase].count * fmax(r->phases[phase].time_s, r->phases[phase].comm_s);
     }
     int json = !strcmp(format, "json"), table = !strcmp(format, "table");
     json_writer w;
