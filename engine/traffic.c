@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow.h"
 #include "sim_int.h"
 #include "stream.h"
 
@@ -128,6 +129,7 @@ static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mod
             p->busiest = p->link[k];
         }
     }
+    p->free_rate = flow_free_rate(p->link, p->load, p->nnz, c->inv_bw);
     p->kind = kind;
     p->pass = pass;
     p->mode = mode;

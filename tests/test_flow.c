@@ -216,6 +216,43 @@ static void test_caps(void **state)
     flow_ctx_free(fc);
 }
 
+/* A known free rate: links of 4, 2 and 8 B/s loaded 2, 0.5 and 8 per unit
+ * allow 2, 4 and 1 units/s alone, so 1; nothing loaded is infinite, an
+ * unusable link 0. A class carrying it is solved exactly as one without,
+ * under caps below, above and at the rate; a wrong one shows it is used. */
+static void test_free_rate(void **state)
+{
+    (void)state;
+    static const double inv[] = {0.25, 0.5, 0.125, 0};
+    static const int links[] = {0, 1, 2}, dead[] = {3};
+    static const double loads[] = {2, 0.5, 8};
+    assert_true(flow_free_rate(links, loads, 3, inv) == 1);
+    assert_true(flow_free_rate(links, loads, 2, inv) == 2);
+    assert_true(isinf(flow_free_rate(links, loads, 0, inv)));
+    assert_true(flow_free_rate(dead, one, 1, inv) == 0);
+    flow_ctx *fc = ctx_on(4, inv);
+    static const double caps[] = {0, 0.5, 3, 1};
+    for (int i = 0; i < 4; i++) {
+        flow_class walked = {.link = links, .load = loads, .nnz = 3, .max_rate = caps[i]};
+        flow_class known = walked, wrong = walked;
+        known.free_rate = flow_free_rate(links, loads, 3, inv);
+        wrong.free_rate = 7; /* trusted: what the hint says is the answer */
+        double a, b, c;
+        solve_ok(fc, &walked, 1, &a);
+        solve_ok(fc, &known, 1, &b);
+        solve_ok(fc, &wrong, 1, &c);
+        assert_true(a == b);
+        assert_true(a == (caps[i] > 0 && caps[i] < 1 ? caps[i] : 1));
+        assert_true(c == (caps[i] > 0 ? caps[i] : 7));
+    }
+    /* a hint within rounding of the cap is not trusted: the walk decides */
+    flow_class tie = {.link = links, .load = loads, .nnz = 3, .max_rate = 1, .free_rate = 1 - 1e-12};
+    double r;
+    solve_ok(fc, &tie, 1, &r);
+    assert_true(r == 1);
+    flow_ctx_free(fc);
+}
+
 /* One link of 1 B/s, loads 1 per unit.
  *   A: work 2, latency 0.5       [0, 2] on the link, finish 2.5
  *   B: after A, work 1           starts 2.5, alone until C comes at 3
@@ -586,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_priority),
         cmocka_unit_test(test_max_min_not_equal_split),
         cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_free_rate),
         cmocka_unit_test(test_dependencies_and_starts),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_windows),

@@ -294,26 +294,52 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
     }
 }
 
-/* The rate of class ci alone on free links into rate[ci]: fill_level's
- * arithmetic in one walk, without its per-link scratch. */
+/* The smallest of start and each loaded link's bandwidth over its load:
+ * fill_level's arithmetic in one walk, without its per-link scratch. *loads
+ * says whether any load is positive. */
+static double alone_delta(const int *link, const double *load, int nnz, const double *inv_bw, double start,
+                          int *loads)
+{
+    double delta = start;
+    *loads = 0;
+    for (int k = 0; k < nnz; k++)
+        if (load[k] > 0) {
+            double rem = inv_bw[link[k]] > 0 ? 1 / inv_bw[link[k]] : 0;
+            *loads = 1;
+            if (rem < delta * load[k])
+                delta = rem / load[k];
+        }
+    return delta;
+}
+
+double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw)
+{
+    int loads;
+    double delta = alone_delta(link, load, nnz, inv_bw, INFINITY, &loads);
+    return loads ? fmax(delta, 0) : INFINITY;
+}
+
+/* The rate of class ci alone on free links into rate[ci]. A known free
+ * rate serves when it is not within rounding of the cap: the walk from the
+ * cap then takes the same steps as the one from infinity, or none. */
 static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate, wt_err *e)
 {
     const flow_class *c = &cls[ci];
-    double delta = c->max_rate > 0 ? c->max_rate : INFINITY;
-    int loads = 0;
+    double f = c->free_rate;
+    if (f > 0 && (c->max_rate <= 0 || fabs(f - c->max_rate) > 1e-9 * c->max_rate)) {
+        rate[ci] = c->max_rate > 0 ? fmin(f, c->max_rate) : f;
+        return WT_OK;
+    }
+    int loads;
     for (int k = 0; k < c->nnz; k++) {
         int l = c->link[k];
         if (l < 0 || (size_t)l >= fc->nlinks) {
             wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", ci, l, fc->nlinks);
             return WT_EINTERNAL;
         }
-        if (c->load[k] > 0) {
-            double rem = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
-            loads = 1;
-            if (rem < delta * c->load[k])
-                delta = rem / c->load[k];
-        }
     }
+    double delta = alone_delta(c->link, c->load, c->nnz, fc->inv_bw, c->max_rate > 0 ? c->max_rate : INFINITY,
+                               &loads);
     if (!loads)
         rate[ci] = c->max_rate > 0 ? c->max_rate : INFINITY;
     else

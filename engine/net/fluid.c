@@ -101,7 +101,7 @@ static int add(plan_run *p, const sim_pattern *pat, double work, double max_rate
     for (int k = 0; k < npred; k++)
         pr[k] = after[k];
     p->cls[i] = (flow_class){pat ? pat->link : NULL, pat ? pat->load : NULL, pat ? pat->nnz : 0, prio, max_rate,
-                             work, 0, latency_s, pr, npred};
+                             work, 0, latency_s, pr, npred, pat ? pat->free_rate : 0};
     p->alone_s[i] = (pat ? work * sim_pattern_busy(pat) : max_rate > 0 ? work / max_rate : 0) + latency_s;
     return i;
 }
