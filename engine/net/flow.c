@@ -66,12 +66,13 @@ typedef struct flow_key {
 struct flow_ctx {
     size_t nlinks;
     const double *inv_bw;  /* borrowed, nlinks, s per byte */
-    /* Per link. on[] and util[] are zero and slot[] is -1 between calls;
-     * rem[] and sum[] are set on the links listed in touched[]. */
+    /* Per link. on[], util[] and slot[] are zero between calls; a solve
+     * sets rem[] and sum[] on the links of its classes. All come from
+     * calloc or malloc: pages of links no class loads are never touched. */
     double *rem;           /* bandwidth left, bytes/s */
     double *sum;           /* loads of a level's unfrozen classes, bytes per unit */
     double *util;          /* an interval's utilisation, then a window's busy time */
-    int *slot;             /* index into stats, -1 */
+    int *slot;             /* index into stats + 1, 0 = none */
     unsigned char *on;     /* listed in touched */
     int *touched;          /* ntouched links */
     size_t ntouched;
@@ -145,15 +146,13 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
     fc->rem = malloc(n * sizeof *fc->rem);
     fc->sum = malloc(n * sizeof *fc->sum);
     fc->util = calloc(n, sizeof *fc->util);
-    fc->slot = malloc(n * sizeof *fc->slot);
+    fc->slot = calloc(n, sizeof *fc->slot);
     fc->on = calloc(n, 1);
     fc->touched = malloc(n * sizeof *fc->touched);
     if (!fc->rem || !fc->sum || !fc->util || !fc->slot || !fc->on || !fc->touched) {
         flow_ctx_free(fc);
         return wt_oom(e, "flow context");
     }
-    for (size_t l = 0; l < nlinks; l++)
-        fc->slot[l] = -1;
     *out = fc;
     return WT_OK;
 }
@@ -359,21 +358,16 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
         if (rc != WT_OK || i == m - 1)
             return rc;
     }
-    int rc = WT_OK;
+    /* A link two classes load is set twice, to the same value. */
     for (int i = 0; i < m; i++) {
         const flow_class *c = &cls[idx[i]];
         for (int k = 0; k < c->nnz; k++) {
             int l = c->link[k];
             if (l < 0 || (size_t)l >= fc->nlinks) {
                 wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
-                rc = WT_EINTERNAL;
-                goto out;
+                return WT_EINTERNAL;
             }
-            if (!fc->on[l]) {
-                fc->on[l] = 1;
-                fc->touched[fc->ntouched++] = l;
-                fc->rem[l] = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
-            }
+            fc->rem[l] = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
         }
         fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
     }
@@ -383,11 +377,7 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
             ;
         fill_level(fc, cls, fc->keys + lo, hi - lo, hi == m, rate);
     }
-out:
-    for (size_t i = 0; i < fc->ntouched; i++)
-        fc->on[fc->touched[i]] = 0;
-    fc->ntouched = 0;
-    return rc;
+    return WT_OK;
 }
 
 int flow_solve(flow_ctx *fc, const flow_class *cls, int n, double *rate, wt_err *e)
@@ -517,8 +507,8 @@ static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, 
             if (c->load[k] <= 0)
                 continue;
             double u = fc->util[l] += r * c->load[k] * fc->inv_bw[l];
-            if (peaks && u > fc->stats[fc->slot[l]].peak) /* not fmax: a libm call per link */
-                fc->stats[fc->slot[l]].peak = u;
+            if (peaks && u > fc->stats[fc->slot[l] - 1].peak) /* not fmax: a libm call per link */
+                fc->stats[fc->slot[l] - 1].peak = u;
             if (!fc->on[l]) {
                 fc->on[l] = 1;
                 fc->touched[fc->ntouched++] = l;
@@ -530,11 +520,11 @@ static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, 
 /* The stats row of link l, added when l is first loaded. */
 static flow_link_stat *stat_of(flow_ctx *fc, int l)
 {
-    if (fc->slot[l] < 0) {
-        fc->slot[l] = (int)fc->nstats;
+    if (!fc->slot[l]) {
+        fc->slot[l] = (int)fc->nstats + 1;
         fc->stats[fc->nstats++] = (flow_link_stat){l, 0, 0, 0};
     }
-    return &fc->stats[fc->slot[l]];
+    return &fc->stats[fc->slot[l] - 1];
 }
 
 /* Records [t0, t1) with memo entry id (-1: idle) and adds its busy and hot
@@ -694,7 +684,7 @@ int flow_run(flow_ctx *fc, const flow_class *cls, int n, const flow_run_opts *o,
         o = &none;
     *out = (flow_run_out){0};
     for (size_t i = 0; i < fc->nstats; i++)
-        fc->slot[fc->stats[i].link] = -1;
+        fc->slot[fc->stats[i].link] = 0;
     fc->nstats = fc->niv = fc->nmemo = fc->narena = 0;
     if (fc->cap_table)
         memset(fc->table, 0, fc->cap_table * sizeof *fc->table);

@@ -176,15 +176,16 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
     for (int y = 0; y < rc->h; y++)
         rc->wafer_row[y] = y / wf->wafer_h;
 
-    for (size_t u = 0; u < rc->nunits; u++) {
-        unsigned m = 0;
-        for (int d = 0; d < WAFER_NDIR; d++) {
-            if (wafer_link_usable(wf, (int)u, d))
-                m |= 1u << d;
-            else if (wafer_neighbor(wf, (int)u, d) >= 0)
-                rc->faulty = 1;
+    /* A link is unusable between two existing units where the mask lacks
+     * a direction whose neighbour exists. */
+    for (int y = 0; y < rc->h; y++) {
+        unsigned ns = (y > 0 ? 1u << WAFER_N : 0) | (y + 1 < rc->h ? 1u << WAFER_S : 0);
+        for (int x = 0; x < rc->w; x++) {
+            unsigned m = wafer_usable_mask(wf, x, y);
+            unsigned all = ns | (x + 1 < rc->w ? 1u << WAFER_E : 0) | (x > 0 ? 1u << WAFER_W : 0);
+            rc->faulty |= m != all;
+            rc->ok[(size_t)y * (size_t)rc->w + (size_t)x] = (unsigned char)m;
         }
-        rc->ok[u] = (unsigned char)m;
     }
     if (!rc->faulty) {
         *out = rc;
