@@ -53,6 +53,12 @@ typedef struct flow_memo {
     size_t at;
 } flow_memo;
 
+/* A link in a solve. */
+typedef struct flow_link {
+    double rem;            /* bandwidth left, bytes/s */
+    double sum;            /* loads of a level's unfrozen classes, bytes per unit */
+} flow_link;
+
 /* A stretch of constant rates: [t0, t1), memo entry, -1 when idle. */
 typedef struct flow_interval {
     double t0, t1;
@@ -69,8 +75,7 @@ struct flow_ctx {
     /* Per link. on[], util[] and slot[] are zero between calls; a solve
      * sets rem[] and sum[] on the links of its classes. All come from
      * calloc or malloc: pages of links no class loads are never touched. */
-    double *rem;           /* bandwidth left, bytes/s */
-    double *sum;           /* loads of a level's unfrozen classes, bytes per unit */
+    flow_link *ln;         /* what a solve keeps per link, side by side: one cache line */
     double *util;          /* an interval's utilisation, then a window's busy time */
     int *slot;             /* index into stats + 1, 0 = none */
     unsigned char *on;     /* listed in touched */
@@ -143,13 +148,12 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
     fc->nlinks = nlinks;
     fc->inv_bw = inv_bw;
     size_t n = nlinks ? nlinks : 1;
-    fc->rem = malloc(n * sizeof *fc->rem);
-    fc->sum = malloc(n * sizeof *fc->sum);
+    fc->ln = malloc(n * sizeof *fc->ln);
     fc->util = calloc(n, sizeof *fc->util);
     fc->slot = calloc(n, sizeof *fc->slot);
     fc->on = calloc(n, 1);
     fc->touched = malloc(n * sizeof *fc->touched);
-    if (!fc->rem || !fc->sum || !fc->util || !fc->slot || !fc->on || !fc->touched) {
+    if (!fc->ln || !fc->util || !fc->slot || !fc->on || !fc->touched) {
         flow_ctx_free(fc);
         return wt_oom(e, "flow context");
     }
@@ -161,8 +165,7 @@ void flow_ctx_free(flow_ctx *fc)
 {
     if (!fc)
         return;
-    free(fc->rem);
-    free(fc->sum);
+    free(fc->ln);
     free(fc->util);
     free(fc->slot);
     free(fc->on);
@@ -218,7 +221,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
     for (int i = 0; i < n; i++) {
         const flow_class *c = &cls[lv[i].idx];
         for (int k = 0; k < c->nnz; k++)
-            fc->sum[c->link[k]] = 0;
+            fc->ln[c->link[k]].sum = 0;
     }
     for (int i = 0; i < n; i++) {
         int ci = lv[i].idx;
@@ -226,7 +229,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         int loads = 0;
         for (int k = 0; k < c->nnz; k++)
             if (c->load[k] > 0) {
-                fc->sum[c->link[k]] += c->load[k];
+                fc->ln[c->link[k]].sum += c->load[k];
                 loads = 1;
             }
         if (loads)
@@ -247,8 +250,8 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
             }
             for (int k = 0; k < c->nnz; k++) {
                 int l = c->link[k];
-                if (c->load[k] > 0 && fc->rem[l] < delta * fc->sum[l]) {
-                    delta = fc->rem[l] / fc->sum[l];
+                if (c->load[k] > 0 && fc->ln[l].rem < delta * fc->ln[l].sum) {
+                    delta = fc->ln[l].rem / fc->ln[l].sum;
                     arg_link = l;
                     arg_cls = -1;
                 }
@@ -265,17 +268,17 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         for (int i = 0; i < nu; i++) {
             const flow_class *c = &cls[fc->ulist[i]];
             for (int k = 0; k < c->nnz; k++)
-                fc->rem[c->link[k]] -= delta * c->load[k];
+                fc->ln[c->link[k]].rem -= delta * c->load[k];
         }
         if (arg_link >= 0)
-            fc->rem[arg_link] = 0;
+            fc->ln[arg_link].rem = 0;
         int kept = 0, nfrozen = 0;
         for (int i = 0; i < nu; i++) {
             int ci = fc->ulist[i];
             const flow_class *c = &cls[ci];
             int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS));
             for (int k = 0; k < c->nnz && !frozen; k++)
-                frozen = c->load[k] > 0 && fc->rem[c->link[k]] * fc->inv_bw[c->link[k]] <= FLOW_EPS;
+                frozen = c->load[k] > 0 && fc->ln[c->link[k]].rem * fc->inv_bw[c->link[k]] <= FLOW_EPS;
             if (!frozen) {
                 fc->ulist[kept++] = ci;
                 continue;
@@ -287,7 +290,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         for (int i = 0; i < nfrozen && kept > 0; i++) {
             const flow_class *c = &cls[fc->flist[i]];
             for (int k = 0; k < c->nnz; k++)
-                fc->sum[c->link[k]] -= c->load[k];
+                fc->ln[c->link[k]].sum -= c->load[k];
         }
         nu = kept;
     }
@@ -367,7 +370,7 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
                 wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
                 return WT_EINTERNAL;
             }
-            fc->rem[l] = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
+            fc->ln[l].rem = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
         }
         fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
     }

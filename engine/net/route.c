@@ -399,17 +399,6 @@ static void route_append(route_out *o, size_t slot, double v)
     sp->load[sp->n++] = v;
 }
 
-/* Puts a loaded link's bytes where o says: counted or summed, dense or
- * listed. */
-ROUTE_HOT void route_emit(route_out *o, size_t slot, const route_acc *run)
-{
-    double v = o->unit > 0 ? (double)run->n * o->unit : run->s;
-    if (o->load)
-        o->load[slot] += v;
-    else if (!o->oom)
-        route_append(o, slot, v);
-}
-
 /* Folds one marker into a running sum, without branches: in a busy mesh
  * whether a cell holds markers is a coin toss. Returns what the link adds. */
 ROUTE_HOT double route_fold_add(route_acc *run, int32_t c, double m)
@@ -433,29 +422,53 @@ static void route_drain_row(const int32_t *c, const double *m, double *load, siz
     }
 }
 
-/* A row of the pass into o, listed or counted: only the links with flows
- * come out (m NULL: the call's bytes are all the same, counts suffice). */
+/* A row of the pass into a list when the call's bytes differ: only the
+ * links with flows come out, with their summed bytes. */
 static void route_emit_row(route_out *o, const int32_t *c, const double *m, size_t slot, size_t w,
                            route_acc *col_n, route_acc *col_s)
 {
     route_acc run_e = {0, 0}, run_w = {0, 0};
+    for (size_t x = 0; x < w && !o->oom; x++, c += WAFER_NDIR, m += WAFER_NDIR, slot += WAFER_NDIR) {
+        if (route_fold(&run_e, c[WAFER_E], m[WAFER_E]))
+            route_append(o, slot + WAFER_E, run_e.s);
+        if (route_fold(&run_w, c[WAFER_W], m[WAFER_W]))
+            route_append(o, slot + WAFER_W, run_w.s);
+        if (route_fold(col_n + x, c[WAFER_N], m[WAFER_N]))
+            route_append(o, slot + WAFER_N, col_n[x].s);
+        if (route_fold(col_s + x, c[WAFER_S], m[WAFER_S]))
+            route_append(o, slot + WAFER_S, col_s[x].s);
+    }
+}
+
+/* A row of the pass into o when the call's bytes are all the same: only
+ * counts to fold, the links with flows come out as count * o->unit. */
+static void route_count_row(route_out *o, const int32_t *c, size_t slot, size_t w, route_acc *col_n,
+                            route_acc *col_s)
+{
+    int64_t e = 0, wv = 0;
     for (size_t x = 0; x < w; x++, c += WAFER_NDIR, slot += WAFER_NDIR) {
-        double me = 0, mw = 0, mn = 0, ms = 0;
-        if (m) {
-            me = m[WAFER_E];
-            mw = m[WAFER_W];
-            mn = m[WAFER_N];
-            ms = m[WAFER_S];
-            m += WAFER_NDIR;
+        e += c[WAFER_E];
+        wv += c[WAFER_W];
+        int64_t n = col_n[x].n += c[WAFER_N], s = col_s[x].n += c[WAFER_S];
+        if (!(e | wv | n | s))
+            continue;
+        if (o->load) {
+            o->load[slot + WAFER_E] += (double)e * o->unit;
+            o->load[slot + WAFER_W] += (double)wv * o->unit;
+            o->load[slot + WAFER_N] += (double)n * o->unit;
+            o->load[slot + WAFER_S] += (double)s * o->unit;
+            continue;
         }
-        if (route_fold(&run_e, c[WAFER_E], me))
-            route_emit(o, slot + WAFER_E, &run_e);
-        if (route_fold(&run_w, c[WAFER_W], mw))
-            route_emit(o, slot + WAFER_W, &run_w);
-        if (route_fold(col_n + x, c[WAFER_N], mn))
-            route_emit(o, slot + WAFER_N, col_n + x);
-        if (route_fold(col_s + x, c[WAFER_S], ms))
-            route_emit(o, slot + WAFER_S, col_s + x);
+        if (o->oom)
+            continue;
+        if (e)
+            route_append(o, slot + WAFER_E, (double)e * o->unit);
+        if (wv)
+            route_append(o, slot + WAFER_W, (double)wv * o->unit);
+        if (n)
+            route_append(o, slot + WAFER_N, (double)n * o->unit);
+        if (s)
+            route_append(o, slot + WAFER_S, (double)s * o->unit);
     }
 }
 
@@ -474,8 +487,10 @@ static void route_drain(route_ctx *rc, route_out *o)
         size_t slot = (size_t)y * w * WAFER_NDIR;
         if (y < rc->h && o->load && m)
             route_drain_row(c, m, o->load + slot, w, col_n, col_s);
-        else if (y < rc->h && (o->load || o->sp))
+        else if (y < rc->h && m && o->sp)
             route_emit_row(o, c, m, slot, w, col_n, col_s);
+        else if (y < rc->h && (o->load || o->sp))
+            route_count_row(o, c, slot, w, col_n, col_s);
         memset(c, 0, rc->pitch * sizeof *c);
         if (m)
             memset(m, 0, rc->pitch * sizeof *m);
