@@ -144,6 +144,42 @@ static void test_shared_link(void **state)
     flow_ctx_free(fc);
 }
 
+/* Kept solutions. One link of 4 B/s, A and B loading 4 and 8 per unit:
+ * 1/3 unit/s each, A done at 3 with work 1. Beside a compute block (a class
+ * with no loads) the set of loading classes is the same, so a kept run
+ * finishes as a fresh one does. Changing B's loads behind its pointer (what
+ * a caller promises not to do) shows what is reused: 4 and 4 share at 1/2
+ * (A done at 2), but a kept run still finishes A at 3 until it forgets. */
+static void test_kept_solutions(void **state)
+{
+    (void)state;
+    static const double inv[] = {0.25};
+    static const double a_load[] = {4};
+    double b_load[] = {8};
+    flow_class c[3] = {{.link = l0, .load = a_load, .nnz = 1, .work = 1},
+                       {.link = l0, .load = b_load, .nnz = 1, .work = 1},
+                       {.max_rate = 0.5, .work = 1}};
+    flow_ctx *fc = ctx_on(1, inv);
+    flow_time t[3];
+    flow_ctx_keep(fc, 1);
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    run_ok(fc, c, 3, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    assert_rel(t[2].finish_s, 2);
+    b_load[0] = 4;
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    flow_ctx_forget(fc);
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 2);
+    b_load[0] = 8;
+    flow_ctx_keep(fc, 0);
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    flow_ctx_free(fc);
+}
+
 /* A higher class runs as if alone; the lower one gets what is left. */
 static void test_priority(void **state)
 {
@@ -624,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_max_min_not_equal_split),
         cmocka_unit_test(test_caps),
         cmocka_unit_test(test_free_rate),
+        cmocka_unit_test(test_kept_solutions),
         cmocka_unit_test(test_dependencies_and_starts),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_windows),

@@ -97,6 +97,15 @@ struct flow_ctx {
     size_t nmemo, cap_memo;
     int *table;            /* cap_table slots: memo index + 1, 0 = empty */
     size_t cap_table;
+    /* Solutions of sets of two or more loading classes, kept across runs
+     * with keep: the loading classes' shapes (flow_class copies) and
+     * rates, nkept sets of them in kept[]. */
+    int keep;              /* flow_ctx_keep */
+    flow_memo *kept;
+    size_t nkept, cap_kept;
+    flow_class *kept_cls;
+    double *kept_rate;
+    size_t nkept_arena, cap_kept_arena;
     int *memo_idx;
     double *memo_rate;
     size_t narena, cap_arena;
@@ -174,6 +183,9 @@ void flow_ctx_free(flow_ctx *fc)
     free(fc->succ);
     free(fc->memo);
     free(fc->table);
+    free(fc->kept);
+    free(fc->kept_cls);
+    free(fc->kept_rate);
     free(fc->memo_idx);
     free(fc->memo_rate);
     free(fc->iv);
@@ -349,50 +361,6 @@ static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate
     return WT_OK;
 }
 
-/* The rates of classes idx[0..m) active together into rate[class]. */
-static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate, wt_err *e)
-{
-    int loading = 0;
-    for (int i = 0; i < m; i++)
-        loading += cls[idx[i]].nnz > 0;
-    /* With one class on the links at most, each has them to itself. */
-    for (int i = 0; i < m && loading <= 1; i++) {
-        int rc = solve_alone(fc, cls, idx[i], rate, e);
-        if (rc != WT_OK || i == m - 1)
-            return rc;
-    }
-    /* A link two classes load is set twice, to the same value. */
-    for (int i = 0; i < m; i++) {
-        const flow_class *c = &cls[idx[i]];
-        for (int k = 0; k < c->nnz; k++) {
-            int l = c->link[k];
-            if (l < 0 || (size_t)l >= fc->nlinks) {
-                wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
-                return WT_EINTERNAL;
-            }
-            fc->ln[l].rem = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
-        }
-        fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
-    }
-    qsort(fc->keys, (size_t)m, sizeof *fc->keys, cmp_key);
-    for (int lo = 0, hi; lo < m; lo = hi) {
-        for (hi = lo + 1; hi < m && fc->keys[hi].prio == fc->keys[lo].prio; hi++)
-            ;
-        fill_level(fc, cls, fc->keys + lo, hi - lo, hi == m, rate);
-    }
-    return WT_OK;
-}
-
-int flow_solve(flow_ctx *fc, const flow_class *cls, int n, double *rate, wt_err *e)
-{
-    int rc = ensure_classes(fc, n, e);
-    if (rc != WT_OK)
-        return rc;
-    for (int i = 0; i < n; i++)
-        fc->act[i] = i;
-    return solve_set(fc, cls, fc->act, n, rate, e);
-}
-
 /* FNV-1a over the bytes of one value. */
 static uint32_t hash_bytes(uint32_t h, const void *v, size_t n)
 {
@@ -424,6 +392,120 @@ static int same_shape(const flow_class *x, const flow_class *y)
 {
     return x->link == y->link && x->load == y->load && x->nnz == y->nnz && x->prio == y->prio &&
            x->max_rate == y->max_rate;
+}
+
+/* The kept solution of the loading classes list[0..n) (ascending), or
+ * -1. Rates depend on those alone: classes that load no link take their
+ * cap or run unbounded, whatever else runs. */
+static long kept_find(const flow_ctx *fc, const flow_class *cls, const int *list, int n, uint32_t h)
+{
+    for (size_t i = 0; i < fc->nkept; i++) {
+        const flow_memo *k = &fc->kept[i];
+        int same = k->hash == h && k->n == n;
+        for (int j = 0; j < n && same; j++)
+            same = same_shape(&fc->kept_cls[k->at + (size_t)j], &cls[list[j]]);
+        if (same)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Keeps the rates of the loading classes list[0..n) under hash h. */
+static int kept_add(flow_ctx *fc, const flow_class *cls, const int *list, int n, uint32_t h, const double *rate)
+{
+    size_t cap = fc->cap_kept_arena, need = fc->nkept_arena + (size_t)n;
+    if (grow(&fc->kept_cls, &cap, need, sizeof *fc->kept_cls) ||
+        grow(&fc->kept_rate, &fc->cap_kept_arena, need, sizeof *fc->kept_rate) ||
+        grow(&fc->kept, &fc->cap_kept, fc->nkept + 1, sizeof *fc->kept))
+        return -1;
+    /* Both arenas grow by the same doublings from the same start. */
+    for (int j = 0; j < n; j++) {
+        fc->kept_cls[fc->nkept_arena + (size_t)j] = cls[list[j]];
+        fc->kept_rate[fc->nkept_arena + (size_t)j] = rate[list[j]];
+    }
+    fc->kept[fc->nkept++] = (flow_memo){h, n, fc->nkept_arena};
+    fc->nkept_arena = need;
+    return 0;
+}
+
+void flow_ctx_keep(flow_ctx *fc, int keep)
+{
+    fc->keep = keep;
+}
+
+void flow_ctx_forget(flow_ctx *fc)
+{
+    fc->nkept = fc->nkept_arena = 0;
+}
+
+/* The classes of idx[0..m) that load links, in order, into list; returns
+ * their number. */
+static int loading_list(const flow_class *cls, const int *idx, int m, int *list)
+{
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        if (cls[idx[i]].nnz > 0)
+            list[n++] = idx[i];
+    return n;
+}
+
+/* The rates of classes idx[0..m) active together into rate[class]; a set
+ * of loading classes solved before since the last forget is not solved
+ * again. */
+static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate, wt_err *e)
+{
+    int loading = 0;
+    for (int i = 0; i < m; i++)
+        loading += cls[idx[i]].nnz > 0;
+    /* With one class on the links at most, each has them to itself. */
+    for (int i = 0; i < m && loading <= 1; i++) {
+        int rc = solve_alone(fc, cls, idx[i], rate, e);
+        if (rc != WT_OK || i == m - 1)
+            return rc;
+    }
+    int *list = fc->flist, nload = loading_list(cls, idx, m, list);
+    uint32_t h = hash_set(cls, list, nload);
+    long k = kept_find(fc, cls, list, nload, h);
+    if (k >= 0) {
+        const flow_memo *me = &fc->kept[k];
+        for (int i = 0, j = 0; i < m; i++) {
+            const flow_class *c = &cls[idx[i]];
+            rate[idx[i]] = c->nnz > 0 ? fc->kept_rate[me->at + (size_t)j++] : c->max_rate > 0 ? c->max_rate : INFINITY;
+        }
+        return WT_OK;
+    }
+    /* A link two classes load is set twice, to the same value. */
+    for (int i = 0; i < m; i++) {
+        const flow_class *c = &cls[idx[i]];
+        for (int k = 0; k < c->nnz; k++) {
+            int l = c->link[k];
+            if (l < 0 || (size_t)l >= fc->nlinks) {
+                wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
+                return WT_EINTERNAL;
+            }
+            fc->ln[l].rem = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
+        }
+        fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
+    }
+    qsort(fc->keys, (size_t)m, sizeof *fc->keys, cmp_key);
+    for (int lo = 0, hi; lo < m; lo = hi) {
+        for (hi = lo + 1; hi < m && fc->keys[hi].prio == fc->keys[lo].prio; hi++)
+            ;
+        fill_level(fc, cls, fc->keys + lo, hi - lo, hi == m, rate);
+    }
+    nload = loading_list(cls, idx, m, list); /* fill_level used flist */
+    return kept_add(fc, cls, list, nload, h, rate) ? wt_oom(e, "flow solutions") : WT_OK;
+}
+
+int flow_solve(flow_ctx *fc, const flow_class *cls, int n, double *rate, wt_err *e)
+{
+    int rc = ensure_classes(fc, n, e);
+    if (rc != WT_OK)
+        return rc;
+    flow_ctx_forget(fc);
+    for (int i = 0; i < n; i++)
+        fc->act[i] = i;
+    return solve_set(fc, cls, fc->act, n, rate, e);
 }
 
 /* 1 when memo entry me is the set act[0..m) up to shapes. */
@@ -686,6 +768,8 @@ int flow_run(flow_ctx *fc, const flow_class *cls, int n, const flow_run_opts *o,
     if (!o)
         o = &none;
     *out = (flow_run_out){0};
+    if (!fc->keep)
+        flow_ctx_forget(fc);
     for (size_t i = 0; i < fc->nstats; i++)
         fc->slot[fc->stats[i].link] = 0;
     fc->nstats = fc->niv = fc->nmemo = fc->narena = 0;

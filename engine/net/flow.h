@@ -117,6 +117,14 @@ typedef struct flow_ctx flow_ctx;
 
 int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e);
 
+/* With keep 1, runs reuse the solutions of sets of loading classes solved
+ * by earlier runs since the last flow_ctx_forget. Classes are matched by
+ * their link and load pointers, priority and cap: the caller promises the
+ * arrays behind the pointers do not change until it forgets. With keep 0
+ * (a new context's), each run starts afresh. */
+void flow_ctx_keep(flow_ctx *fc, int keep);
+void flow_ctx_forget(flow_ctx *fc);
+
 /* The rate of a class of loads load[0..nnz) on links link[] alone on free
  * links (inv_bw as the context's), without a cap: INFINITY when it loads
  * nothing, 0 when it loads an unusable link. What a solve finds for it. */

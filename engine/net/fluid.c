@@ -211,7 +211,14 @@ static double chain_end(const plan_run *p, int n, double *fin)
 /* The context's flow scratch, made on first use. */
 static int flow_ctx_made(sim_ctx *c, wt_err *e)
 {
-    return c->flow ? WT_OK : flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
+    if (c->flow)
+        return WT_OK;
+    int rc = flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
+    /* the runs of one step share their solutions: its patterns stay while
+     * it is timed, and net_fluid_time_step forgets them */
+    if (rc == WT_OK)
+        flow_ctx_keep(c->flow, 1);
+    return rc;
 }
 
 /* How much later the last backward ends with the DP buckets beside it. */
@@ -356,6 +363,8 @@ static int prefetch(sim_ctx *c, sim_result *r, int run, double *first_s, wt_err 
 int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e)
 {
     double first_s[SIM_MAX_PHASES] = {0};
+    if (c->flow) /* the last step's patterns are gone */
+        flow_ctx_forget(c->flow);
     net_closed_form_phases(c, r);
     int rc = prefetch(c, r, 0, first_s, e), slowest = net_stages(r, first_s);
     /* With the least the gathers can expose and without what the DP
