@@ -226,11 +226,13 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* Fills one priority level: classes lv[0..n) share what is left in rem[].
- * The last level leaves rem[] stale: no level reads it after. */
-static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, int n, int last, double *rate)
+ * The first level finds sum[] zero; the last leaves rem[] stale: no level
+ * reads it after. */
+static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, int n, int first, int last,
+                       double *rate)
 {
     int nu = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !first; i++) {
         const flow_class *c = &cls[lv[i].idx];
         for (int k = 0; k < c->nnz; k++)
             fc->ln[c->link[k]].sum = 0;
@@ -277,10 +279,19 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
             rate[fc->ulist[0]] = c->max_rate > 0 ? fmin(t, c->max_rate) : t;
             return;
         }
-        for (int i = 0; i < nu; i++) {
+        for (int i = 0; i < nu - 1; i++) {
             const flow_class *c = &cls[fc->ulist[i]];
             for (int k = 0; k < c->nnz; k++)
                 fc->ln[c->link[k]].rem -= delta * c->load[k];
+        }
+        /* The last class's links change no more after its own subtraction
+         * (but for arg_link, zeroed below): its freeze test rides along. */
+        int last_full = 0;
+        const flow_class *lc = &cls[fc->ulist[nu - 1]];
+        for (int k = 0; k < lc->nnz; k++) {
+            int l = lc->link[k];
+            double left = fc->ln[l].rem -= delta * lc->load[k];
+            last_full |= lc->load[k] > 0 && (l == arg_link ? 0 : left) * fc->inv_bw[l] <= FLOW_EPS;
         }
         if (arg_link >= 0)
             fc->ln[arg_link].rem = 0;
@@ -288,8 +299,9 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         for (int i = 0; i < nu; i++) {
             int ci = fc->ulist[i];
             const flow_class *c = &cls[ci];
-            int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS));
-            for (int k = 0; k < c->nnz && !frozen; k++)
+            int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS)) ||
+                         (i == nu - 1 && last_full);
+            for (int k = 0; k < c->nnz && !frozen && i < nu - 1; k++)
                 frozen = c->load[k] > 0 && fc->ln[c->link[k]].rem * fc->inv_bw[c->link[k]] <= FLOW_EPS;
             if (!frozen) {
                 fc->ulist[kept++] = ci;
@@ -474,7 +486,7 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
         }
         return WT_OK;
     }
-    /* A link two classes load is set twice, to the same value. */
+    /* A link two classes load is set twice, to the same values. */
     for (int i = 0; i < m; i++) {
         const flow_class *c = &cls[idx[i]];
         for (int k = 0; k < c->nnz; k++) {
@@ -483,7 +495,7 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
                 wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
                 return WT_EINTERNAL;
             }
-            fc->ln[l].rem = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
+            fc->ln[l] = (flow_link){fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0, 0};
         }
         fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
     }
@@ -491,7 +503,7 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
     for (int lo = 0, hi; lo < m; lo = hi) {
         for (hi = lo + 1; hi < m && fc->keys[hi].prio == fc->keys[lo].prio; hi++)
             ;
-        fill_level(fc, cls, fc->keys + lo, hi - lo, hi == m, rate);
+        fill_level(fc, cls, fc->keys + lo, hi - lo, lo == 0, hi == m, rate);
     }
     nload = loading_list(cls, idx, m, list); /* fill_level used flist */
     return kept_add(fc, cls, list, nload, h, rate) ? wt_oom(e, "flow solutions") : WT_OK;
