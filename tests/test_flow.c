@@ -253,8 +253,8 @@ static void test_caps(void **state)
 }
 
 /* A known free rate: links of 4, 2 and 8 B/s loaded 2, 0.5 and 8 per unit
- * allow 2, 4 and 1 units/s alone, so 1; nothing loaded is infinite, an
- * unusable link 0. A class carrying it is solved exactly as one without,
+ * allow 2, 4 and 1 units/s alone, so 1, the last the busiest; nothing
+ * loaded is infinite, an unusable link 0. A class carrying it is solved exactly as one without,
  * under caps below, above and at the rate; a wrong one shows it is used. */
 static void test_free_rate(void **state)
 {
@@ -262,16 +262,21 @@ static void test_free_rate(void **state)
     static const double inv[] = {0.25, 0.5, 0.125, 0};
     static const int links[] = {0, 1, 2}, dead[] = {3};
     static const double loads[] = {2, 0.5, 8};
-    assert_true(flow_free_rate(links, loads, 3, inv) == 1);
-    assert_true(flow_free_rate(links, loads, 2, inv) == 2);
-    assert_true(isinf(flow_free_rate(links, loads, 0, inv)));
-    assert_true(flow_free_rate(dead, one, 1, inv) == 0);
+    flow_busy busy;
+    assert_true(flow_free_rate(links, loads, 3, inv, &busy) == 1);
+    assert_true(busy.s == 1 && busy.link == 2); /* 0.5, 0.25, 1 s per unit */
+    assert_true(flow_free_rate(links, loads, 2, inv, &busy) == 2);
+    assert_true(busy.s == 0.5 && busy.link == 0);
+    assert_true(isinf(flow_free_rate(links, loads, 0, inv, &busy)));
+    assert_true(busy.s == 0 && busy.link == -1);
+    assert_true(flow_free_rate(dead, one, 1, inv, &busy) == 0);
+    assert_true(busy.s == 0 && busy.link == 3);
     flow_ctx *fc = ctx_on(4, inv);
     static const double caps[] = {0, 0.5, 3, 1};
     for (int i = 0; i < 4; i++) {
         flow_class walked = {.link = links, .load = loads, .nnz = 3, .max_rate = caps[i]};
         flow_class known = walked, wrong = walked;
-        known.free_rate = flow_free_rate(links, loads, 3, inv);
+        known.free_rate = flow_free_rate(links, loads, 3, inv, &busy);
         wrong.free_rate = 7; /* trusted: what the hint says is the answer */
         double a, b, c;
         solve_ok(fc, &walked, 1, &a);

@@ -324,24 +324,35 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
  * fill_level's arithmetic in one walk, without its per-link scratch. *loads
  * says whether any load is positive. */
 static double alone_delta(const int *link, const double *load, int nnz, const double *inv_bw, double start,
-                          int *loads)
+                          int *loads, flow_busy *busy)
 {
-    double delta = start;
+    double delta = start, inv = -1, rem = 0;
     *loads = 0;
-    for (int k = 0; k < nnz; k++)
+    busy->s = 0;
+    busy->link = -1;
+    for (int k = 0; k < nnz; k++) {
+        double ik = inv_bw[link[k]], b = load[k] * ik;
+        if (b > busy->s || k == 0) {
+            busy->s = b;
+            busy->link = link[k];
+        }
         if (load[k] > 0) {
-            double rem = inv_bw[link[k]] > 0 ? 1 / inv_bw[link[k]] : 0;
+            if (ik != inv) { /* most links share a bandwidth: few divisions */
+                inv = ik;
+                rem = inv > 0 ? 1 / inv : 0;
+            }
             *loads = 1;
             if (rem < delta * load[k])
                 delta = rem / load[k];
         }
+    }
     return delta;
 }
 
-double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw)
+double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw, flow_busy *busy)
 {
     int loads;
-    double delta = alone_delta(link, load, nnz, inv_bw, INFINITY, &loads);
+    double delta = alone_delta(link, load, nnz, inv_bw, INFINITY, &loads, busy);
     return loads ? fmax(delta, 0) : INFINITY;
 }
 
@@ -357,6 +368,7 @@ static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate
         return WT_OK;
     }
     int loads;
+    flow_busy busy;
     for (int k = 0; k < c->nnz; k++) {
         int l = c->link[k];
         if (l < 0 || (size_t)l >= fc->nlinks) {
@@ -365,7 +377,7 @@ static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate
         }
     }
     double delta = alone_delta(c->link, c->load, c->nnz, fc->inv_bw, c->max_rate > 0 ? c->max_rate : INFINITY,
-                               &loads);
+                               &loads, &busy);
     if (!loads)
         rate[ci] = c->max_rate > 0 ? c->max_rate : INFINITY;
     else
@@ -486,7 +498,9 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
         }
         return WT_OK;
     }
-    /* A link two classes load is set twice, to the same values. */
+    /* A link two classes load is set twice, to the same values. Most links
+     * share a bandwidth: a division only where it changes. */
+    double inv = -1, bw = 0;
     for (int i = 0; i < m; i++) {
         const flow_class *c = &cls[idx[i]];
         for (int k = 0; k < c->nnz; k++) {
@@ -495,7 +509,11 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
                 wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
                 return WT_EINTERNAL;
             }
-            fc->ln[l] = (flow_link){fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0, 0};
+            if (fc->inv_bw[l] != inv) {
+                inv = fc->inv_bw[l];
+                bw = inv > 0 ? 1 / inv : 0;
+            }
+            fc->ln[l] = (flow_link){bw, 0};
         }
         fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
     }

@@ -125,10 +125,19 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
 void flow_ctx_keep(flow_ctx *fc, int keep);
 void flow_ctx_forget(flow_ctx *fc);
 
+/* A class's busiest link alone: the largest load[k] * inv_bw[link[k]] (s
+ * per unit of progress) and the first link slot with it (-1 without
+ * links). */
+typedef struct flow_busy {
+    double s;
+    int link;
+} flow_busy;
+
 /* The rate of a class of loads load[0..nnz) on links link[] alone on free
  * links (inv_bw as the context's), without a cap: INFINITY when it loads
- * nothing, 0 when it loads an unusable link. What a solve finds for it. */
-double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw);
+ * nothing, 0 when it loads an unusable link. What a solve finds for it.
+ * Its busiest link into *busy, from the same walk. */
+double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw, flow_busy *busy);
 void flow_ctx_free(flow_ctx *fc);
 
 /* The max-min fair rates, with priority and caps, of the n classes all
