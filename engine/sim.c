@@ -117,7 +117,8 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
     size_t nl = wafer_nlinks(wf);
     c->inv_bw = malloc(nl * sizeof *c->inv_bw);
     c->scratch = calloc(nl, sizeof *c->scratch);
-    if (!c->inv_bw || !c->scratch) {
+    c->marks = calloc(nl, sizeof *c->marks);
+    if (!c->inv_bw || !c->scratch || !c->marks) {
         sim_ctx_free(c);
         return wt_oom(e, "simulation context");
     }
@@ -177,6 +178,7 @@ void sim_ctx_free(sim_ctx *c)
     route_ctx_free(c->rc);
     free(c->inv_bw);
     free(c->scratch);
+    free(c->marks);
     free(c->next);
     free(c->flows);
     free(c->overlap);
