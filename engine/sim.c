@@ -118,17 +118,20 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
     size_t nl = wafer_nlinks(wf);
     c->inv_bw = malloc(nl * sizeof *c->inv_bw);
     c->scratch = calloc(nl, sizeof *c->scratch);
-    if (!c->inv_bw || !c->scratch) {
+    c->marks = calloc(nl, sizeof *c->marks);
+    if (!c->inv_bw || !c->scratch || !c->marks) {
         sim_ctx_free(c);
         return wt_oom(e, "simulation context");
     }
+    /* wafer_link_bw divides to find wafer edges: one wafer has none */
+    int multi = wf->wafers_x > 1 || wf->wafers_y > 1;
     for (int y = 0; y < wf->h; y++) {
         for (int x = 0; x < wf->w; x++) {
             int u = wafer_unit(wf, x, y);
             unsigned ok = wafer_usable_mask(wf, x, y);
             double inject = 0;
             for (int d = 0; d < WAFER_NDIR; d++) {
-                double bw = (ok >> d) & 1u ? wafer_link_bw(wf, u, d) : 0;
+                double bw = !((ok >> d) & 1u) ? 0 : multi ? wafer_link_bw(wf, u, d) : wf->link_bw;
                 c->inv_bw[(size_t)u * WAFER_NDIR + (size_t)d] = bw > 0 ? 1 / bw : 0;
                 inject += bw;
                 if (bw > c->link_bw)
@@ -176,6 +179,7 @@ void sim_ctx_free(sim_ctx *c)
     route_ctx_free(c->rc);
     free(c->inv_bw);
     free(c->scratch);
+    free(c->marks);
     free(c->next);
     free(c->flows);
     free(c->overlap);
@@ -248,8 +252,13 @@ static void link_figures(sim_result *r, sim_ctx *c)
         for (int t = 0; t < ph->nterms; t++)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
+    /* Only the patterns' links can hold bytes (the array starts zero and
+     * the patterns stay), so only they are cleared: a large mesh's array is
+     * not written whole. */
     size_t nl = wafer_nlinks(r->wf);
-    memset(r->link_bytes, 0, nl * sizeof *r->link_bytes);
+    for (int p = 0; p < r->npatterns; p++)
+        for (int k = 0; k < r->patterns[p].nnz; k++)
+            r->link_bytes[r->patterns[p].link[k]] = 0;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
         for (int k = 0; k < pat->nnz; k++)

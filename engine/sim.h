@@ -93,6 +93,7 @@ typedef struct sim_pattern {
     double *load;         /* nnz loads: bytes per byte of coef, owned */
     double max_busy;      /* max over links of load / bandwidth, s per byte */
     int busiest;          /* the first link slot with max_busy, -1 without links */
+    double free_rate;     /* flow_free_rate of its loads (flow.h): bytes of coef per s alone */
     double store_s;       /* the store's patterns: its time per byte of coef, s; else 0 */
     double max_lat;       /* largest path latency, s */
     int max_hops;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow.h"
 #include "sim_int.h"
 #include "stream.h"
 
@@ -120,14 +121,10 @@ static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mod
     p->link = sp.link;
     p->load = sp.load;
     p->nnz = (int)sp.n;
-    p->busiest = -1;
-    for (int k = 0; k < p->nnz; k++) {
-        double busy = p->load[k] * c->inv_bw[p->link[k]];
-        if (busy > p->max_busy || k == 0) {
-            p->max_busy = busy;
-            p->busiest = p->link[k];
-        }
-    }
+    flow_busy busy;
+    p->free_rate = flow_free_rate(p->link, p->load, p->nnz, c->inv_bw, &busy);
+    p->max_busy = busy.s;
+    p->busiest = busy.link;
     p->kind = kind;
     p->pass = pass;
     p->mode = mode;

@@ -274,5 +274,30 @@ int main(void)
                tb[NB / 2] * 1e3, tb[0] * 1e3, NB, wafer_nlinks(&big), mark(tb[NB / 2], 0.1));
         wafer_free(&big);
     }
+
+    /* Weight streaming on wse2, 13B: every rank's weights broadcast from
+     * the edge ports, one fresh context per call, without and with the
+     * windows. */
+    static const char *const stream_opts[][2] = {
+        {"exec", "stream"}, {"placement", "snake"}, {"checkpoint", "full"}, {"tp-seqpar", "off"}, {"chunk", "4KB"}};
+    strategy ss = parsed("DP4,TP5,TATP42525");
+    for (size_t i = 0; i < sizeof stream_opts / sizeof stream_opts[0]; i++)
+        if (strategy_set_option(&ss, stream_opts[i][0], stream_opts[i][1], &e) != WT_OK) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            return 1;
+        }
+    model m13;
+    model_preset("gpt3-13b", &m13);
+    if (layout_load("layouts/wse2.yaml", &big, &e) != WT_OK) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return 1;
+    }
+    for (int windows = 0; windows <= 1; windows++) {
+        if (time_evals(&big, NULL, &m13, &ss, 0, windows ? SIM_WINDOW_S : 0, NB, tb) != WT_OK)
+            return 1;
+        printf("bench eval_wse2_13b_stream%s %.1f ms median min=%.1f n=%d strategy=DP4,TP5,TATP42525 target<200 %s\n",
+               windows ? "_windows" : "", tb[NB / 2] * 1e3, tb[0] * 1e3, NB, mark(tb[NB / 2], 0.2));
+    }
+    wafer_free(&big);
     return 0;
 }

@@ -144,6 +144,42 @@ static void test_shared_link(void **state)
     flow_ctx_free(fc);
 }
 
+/* Kept solutions. One link of 4 B/s, A and B loading 4 and 8 per unit:
+ * 1/3 unit/s each, A done at 3 with work 1. Beside a compute block (a class
+ * with no loads) the set of loading classes is the same, so a kept run
+ * finishes as a fresh one does. Changing B's loads behind its pointer (what
+ * a caller promises not to do) shows what is reused: 4 and 4 share at 1/2
+ * (A done at 2), but a kept run still finishes A at 3 until it forgets. */
+static void test_kept_solutions(void **state)
+{
+    (void)state;
+    static const double inv[] = {0.25};
+    static const double a_load[] = {4};
+    double b_load[] = {8};
+    flow_class c[3] = {{.link = l0, .load = a_load, .nnz = 1, .work = 1},
+                       {.link = l0, .load = b_load, .nnz = 1, .work = 1},
+                       {.max_rate = 0.5, .work = 1}};
+    flow_ctx *fc = ctx_on(1, inv);
+    flow_time t[3];
+    flow_ctx_keep(fc, 1);
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    run_ok(fc, c, 3, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    assert_rel(t[2].finish_s, 2);
+    b_load[0] = 4;
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    flow_ctx_forget(fc);
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 2);
+    b_load[0] = 8;
+    flow_ctx_keep(fc, 0);
+    run_ok(fc, c, 2, NULL, t);
+    assert_rel(t[0].finish_s, 3);
+    flow_ctx_free(fc);
+}
+
 /* A higher class runs as if alone; the lower one gets what is left. */
 static void test_priority(void **state)
 {
@@ -213,6 +249,48 @@ static void test_caps(void **state)
     assert_rel(rate[1], 0.75);
     assert_rel(rate[2], 2);
     assert_true(isinf(rate[3]));
+    flow_ctx_free(fc);
+}
+
+/* A known free rate: links of 4, 2 and 8 B/s loaded 2, 0.5 and 8 per unit
+ * allow 2, 4 and 1 units/s alone, so 1, the last the busiest; nothing
+ * loaded is infinite, an unusable link 0. A class carrying it is solved exactly as one without,
+ * under caps below, above and at the rate; a wrong one shows it is used. */
+static void test_free_rate(void **state)
+{
+    (void)state;
+    static const double inv[] = {0.25, 0.5, 0.125, 0};
+    static const int links[] = {0, 1, 2}, dead[] = {3};
+    static const double loads[] = {2, 0.5, 8};
+    flow_busy busy;
+    assert_true(flow_free_rate(links, loads, 3, inv, &busy) == 1);
+    assert_true(busy.s == 1 && busy.link == 2); /* 0.5, 0.25, 1 s per unit */
+    assert_true(flow_free_rate(links, loads, 2, inv, &busy) == 2);
+    assert_true(busy.s == 0.5 && busy.link == 0);
+    assert_true(isinf(flow_free_rate(links, loads, 0, inv, &busy)));
+    assert_true(busy.s == 0 && busy.link == -1);
+    assert_true(flow_free_rate(dead, one, 1, inv, &busy) == 0);
+    assert_true(busy.s == 0 && busy.link == 3);
+    flow_ctx *fc = ctx_on(4, inv);
+    static const double caps[] = {0, 0.5, 3, 1};
+    for (int i = 0; i < 4; i++) {
+        flow_class walked = {.link = links, .load = loads, .nnz = 3, .max_rate = caps[i]};
+        flow_class known = walked, wrong = walked;
+        known.free_rate = flow_free_rate(links, loads, 3, inv, &busy);
+        wrong.free_rate = 7; /* trusted: what the hint says is the answer */
+        double a, b, c;
+        solve_ok(fc, &walked, 1, &a);
+        solve_ok(fc, &known, 1, &b);
+        solve_ok(fc, &wrong, 1, &c);
+        assert_true(a == b);
+        assert_true(a == (caps[i] > 0 && caps[i] < 1 ? caps[i] : 1));
+        assert_true(c == (caps[i] > 0 ? caps[i] : 7));
+    }
+    /* a hint within rounding of the cap is not trusted: the walk decides */
+    flow_class tie = {.link = links, .load = loads, .nnz = 3, .max_rate = 1, .free_rate = 1 - 1e-12};
+    double r;
+    solve_ok(fc, &tie, 1, &r);
+    assert_true(r == 1);
     flow_ctx_free(fc);
 }
 
@@ -586,6 +664,8 @@ int main(void)
         cmocka_unit_test(test_priority),
         cmocka_unit_test(test_max_min_not_equal_split),
         cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_free_rate),
+        cmocka_unit_test(test_kept_solutions),
         cmocka_unit_test(test_dependencies_and_starts),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_windows),

@@ -58,7 +58,7 @@ static void time_phase(const sim_result *r, sim_phase *ph, double inj_bw)
 }
 
 /* Sets mark[l] = value on every link a backward phase loads. */
-static void mark_backward(const sim_result *r, double *mark, double value)
+static void mark_backward(const sim_result *r, unsigned char *mark, unsigned char value)
 {
     for (int i = 0; i < r->nphases; i++)
         if (r->phases[i].role == SIM_BACKWARD)
@@ -73,7 +73,7 @@ static void mark_backward(const sim_result *r, double *mark, double value)
  * uses: how much of it delays the backward when DP goes first. */
 static double dp_overlap(const sim_result *r, const sim_ctx *c)
 {
-    double *mark = c->scratch; /* zero between uses */
+    unsigned char *mark = c->marks; /* zero between uses */
     mark_backward(r, mark, 1);
     double shared = 0, all = 0;
     for (int i = 0; i < r->nphases; i++)

@@ -53,6 +53,12 @@ typedef struct flow_memo {
     size_t at;
 } flow_memo;
 
+/* A link in a solve. */
+typedef struct flow_link {
+    double rem;            /* bandwidth left, bytes/s */
+    double sum;            /* loads of a level's unfrozen classes, bytes per unit */
+} flow_link;
+
 /* A stretch of constant rates: [t0, t1), memo entry, -1 when idle. */
 typedef struct flow_interval {
     double t0, t1;
@@ -66,12 +72,12 @@ typedef struct flow_key {
 struct flow_ctx {
     size_t nlinks;
     const double *inv_bw;  /* borrowed, nlinks, s per byte */
-    /* Per link. on[] and util[] are zero and slot[] is -1 between calls;
-     * rem[] and sum[] are set on the links listed in touched[]. */
-    double *rem;           /* bandwidth left, bytes/s */
-    double *sum;           /* loads of a level's unfrozen classes, bytes per unit */
+    /* Per link. on[], util[] and slot[] are zero between calls; a solve
+     * sets rem[] and sum[] on the links of its classes. All come from
+     * calloc or malloc: pages of links no class loads are never touched. */
+    flow_link *ln;         /* what a solve keeps per link, side by side: one cache line */
     double *util;          /* an interval's utilisation, then a window's busy time */
-    int *slot;             /* index into stats, -1 */
+    int *slot;             /* index into stats + 1, 0 = none */
     unsigned char *on;     /* listed in touched */
     int *touched;          /* ntouched links */
     size_t ntouched;
@@ -91,6 +97,15 @@ struct flow_ctx {
     size_t nmemo, cap_memo;
     int *table;            /* cap_table slots: memo index + 1, 0 = empty */
     size_t cap_table;
+    /* Solutions of sets of two or more loading classes, kept across runs
+     * with keep: the loading classes' shapes (flow_class copies) and
+     * rates, nkept sets of them in kept[]. */
+    int keep;              /* flow_ctx_keep */
+    flow_memo *kept;
+    size_t nkept, cap_kept;
+    flow_class *kept_cls;
+    double *kept_rate;
+    size_t nkept_arena, cap_kept_arena;
     int *memo_idx;
     double *memo_rate;
     size_t narena, cap_arena;
@@ -142,18 +157,15 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
     fc->nlinks = nlinks;
     fc->inv_bw = inv_bw;
     size_t n = nlinks ? nlinks : 1;
-    fc->rem = malloc(n * sizeof *fc->rem);
-    fc->sum = malloc(n * sizeof *fc->sum);
+    fc->ln = malloc(n * sizeof *fc->ln);
     fc->util = calloc(n, sizeof *fc->util);
-    fc->slot = malloc(n * sizeof *fc->slot);
+    fc->slot = calloc(n, sizeof *fc->slot);
     fc->on = calloc(n, 1);
     fc->touched = malloc(n * sizeof *fc->touched);
-    if (!fc->rem || !fc->sum || !fc->util || !fc->slot || !fc->on || !fc->touched) {
+    if (!fc->ln || !fc->util || !fc->slot || !fc->on || !fc->touched) {
         flow_ctx_free(fc);
         return wt_oom(e, "flow context");
     }
-    for (size_t l = 0; l < nlinks; l++)
-        fc->slot[l] = -1;
     *out = fc;
     return WT_OK;
 }
@@ -162,8 +174,7 @@ void flow_ctx_free(flow_ctx *fc)
 {
     if (!fc)
         return;
-    free(fc->rem);
-    free(fc->sum);
+    free(fc->ln);
     free(fc->util);
     free(fc->slot);
     free(fc->on);
@@ -172,6 +183,9 @@ void flow_ctx_free(flow_ctx *fc)
     free(fc->succ);
     free(fc->memo);
     free(fc->table);
+    free(fc->kept);
+    free(fc->kept_cls);
+    free(fc->kept_rate);
     free(fc->memo_idx);
     free(fc->memo_rate);
     free(fc->iv);
@@ -212,14 +226,16 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* Fills one priority level: classes lv[0..n) share what is left in rem[].
- * The last level leaves rem[] stale: no level reads it after. */
-static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, int n, int last, double *rate)
+ * The first level finds sum[] zero; the last leaves rem[] stale: no level
+ * reads it after. */
+static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, int n, int first, int last,
+                       double *rate)
 {
     int nu = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !first; i++) {
         const flow_class *c = &cls[lv[i].idx];
         for (int k = 0; k < c->nnz; k++)
-            fc->sum[c->link[k]] = 0;
+            fc->ln[c->link[k]].sum = 0;
     }
     for (int i = 0; i < n; i++) {
         int ci = lv[i].idx;
@@ -227,7 +243,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         int loads = 0;
         for (int k = 0; k < c->nnz; k++)
             if (c->load[k] > 0) {
-                fc->sum[c->link[k]] += c->load[k];
+                fc->ln[c->link[k]].sum += c->load[k];
                 loads = 1;
             }
         if (loads)
@@ -248,8 +264,8 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
             }
             for (int k = 0; k < c->nnz; k++) {
                 int l = c->link[k];
-                if (c->load[k] > 0 && fc->rem[l] < delta * fc->sum[l]) {
-                    delta = fc->rem[l] / fc->sum[l];
+                if (c->load[k] > 0 && fc->ln[l].rem < delta * fc->ln[l].sum) {
+                    delta = fc->ln[l].rem / fc->ln[l].sum;
                     arg_link = l;
                     arg_cls = -1;
                 }
@@ -263,20 +279,30 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
             rate[fc->ulist[0]] = c->max_rate > 0 ? fmin(t, c->max_rate) : t;
             return;
         }
-        for (int i = 0; i < nu; i++) {
+        for (int i = 0; i < nu - 1; i++) {
             const flow_class *c = &cls[fc->ulist[i]];
             for (int k = 0; k < c->nnz; k++)
-                fc->rem[c->link[k]] -= delta * c->load[k];
+                fc->ln[c->link[k]].rem -= delta * c->load[k];
+        }
+        /* The last class's links change no more after its own subtraction
+         * (but for arg_link, zeroed below): its freeze test rides along. */
+        int last_full = 0;
+        const flow_class *lc = &cls[fc->ulist[nu - 1]];
+        for (int k = 0; k < lc->nnz; k++) {
+            int l = lc->link[k];
+            double left = fc->ln[l].rem -= delta * lc->load[k];
+            last_full |= lc->load[k] > 0 && (l == arg_link ? 0 : left) * fc->inv_bw[l] <= FLOW_EPS;
         }
         if (arg_link >= 0)
-            fc->rem[arg_link] = 0;
+            fc->ln[arg_link].rem = 0;
         int kept = 0, nfrozen = 0;
         for (int i = 0; i < nu; i++) {
             int ci = fc->ulist[i];
             const flow_class *c = &cls[ci];
-            int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS));
-            for (int k = 0; k < c->nnz && !frozen; k++)
-                frozen = c->load[k] > 0 && fc->rem[c->link[k]] * fc->inv_bw[c->link[k]] <= FLOW_EPS;
+            int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS)) ||
+                         (i == nu - 1 && last_full);
+            for (int k = 0; k < c->nnz && !frozen && i < nu - 1; k++)
+                frozen = c->load[k] > 0 && fc->ln[c->link[k]].rem * fc->inv_bw[c->link[k]] <= FLOW_EPS;
             if (!frozen) {
                 fc->ulist[kept++] = ci;
                 continue;
@@ -288,90 +314,75 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         for (int i = 0; i < nfrozen && kept > 0; i++) {
             const flow_class *c = &cls[fc->flist[i]];
             for (int k = 0; k < c->nnz; k++)
-                fc->sum[c->link[k]] -= c->load[k];
+                fc->ln[c->link[k]].sum -= c->load[k];
         }
         nu = kept;
     }
 }
 
-/* The rate of class ci alone on free links into rate[ci]: fill_level's
- * arithmetic in one walk, without its per-link scratch. */
+/* The smallest of start and each loaded link's bandwidth over its load:
+ * fill_level's arithmetic in one walk, without its per-link scratch. *loads
+ * says whether any load is positive. */
+static double alone_delta(const int *link, const double *load, int nnz, const double *inv_bw, double start,
+                          int *loads, flow_busy *busy)
+{
+    double delta = start, inv = -1, rem = 0;
+    *loads = 0;
+    busy->s = 0;
+    busy->link = -1;
+    for (int k = 0; k < nnz; k++) {
+        double ik = inv_bw[link[k]], b = load[k] * ik;
+        if (b > busy->s || k == 0) {
+            busy->s = b;
+            busy->link = link[k];
+        }
+        if (load[k] > 0) {
+            if (ik != inv) { /* most links share a bandwidth: few divisions */
+                inv = ik;
+                rem = inv > 0 ? 1 / inv : 0;
+            }
+            *loads = 1;
+            if (rem < delta * load[k])
+                delta = rem / load[k];
+        }
+    }
+    return delta;
+}
+
+double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw, flow_busy *busy)
+{
+    int loads;
+    double delta = alone_delta(link, load, nnz, inv_bw, INFINITY, &loads, busy);
+    return loads ? fmax(delta, 0) : INFINITY;
+}
+
+/* The rate of class ci alone on free links into rate[ci]. A known free
+ * rate serves when it is not within rounding of the cap: the walk from the
+ * cap then takes the same steps as the one from infinity, or none. */
 static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate, wt_err *e)
 {
     const flow_class *c = &cls[ci];
-    double delta = c->max_rate > 0 ? c->max_rate : INFINITY;
-    int loads = 0;
+    double f = c->free_rate;
+    if (f > 0 && (c->max_rate <= 0 || fabs(f - c->max_rate) > 1e-9 * c->max_rate)) {
+        rate[ci] = c->max_rate > 0 ? fmin(f, c->max_rate) : f;
+        return WT_OK;
+    }
+    int loads;
+    flow_busy busy;
     for (int k = 0; k < c->nnz; k++) {
         int l = c->link[k];
         if (l < 0 || (size_t)l >= fc->nlinks) {
             wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", ci, l, fc->nlinks);
             return WT_EINTERNAL;
         }
-        if (c->load[k] > 0) {
-            double rem = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
-            loads = 1;
-            if (rem < delta * c->load[k])
-                delta = rem / c->load[k];
-        }
     }
+    double delta = alone_delta(c->link, c->load, c->nnz, fc->inv_bw, c->max_rate > 0 ? c->max_rate : INFINITY,
+                               &loads, &busy);
     if (!loads)
         rate[ci] = c->max_rate > 0 ? c->max_rate : INFINITY;
     else
         rate[ci] = c->max_rate > 0 ? fmin(fmax(delta, 0), c->max_rate) : fmax(delta, 0);
     return WT_OK;
-}
-
-/* The rates of classes idx[0..m) active together into rate[class]. */
-static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate, wt_err *e)
-{
-    int loading = 0;
-    for (int i = 0; i < m; i++)
-        loading += cls[idx[i]].nnz > 0;
-    /* With one class on the links at most, each has them to itself. */
-    for (int i = 0; i < m && loading <= 1; i++) {
-        int rc = solve_alone(fc, cls, idx[i], rate, e);
-        if (rc != WT_OK || i == m - 1)
-            return rc;
-    }
-    int rc = WT_OK;
-    for (int i = 0; i < m; i++) {
-        const flow_class *c = &cls[idx[i]];
-        for (int k = 0; k < c->nnz; k++) {
-            int l = c->link[k];
-            if (l < 0 || (size_t)l >= fc->nlinks) {
-                wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
-                rc = WT_EINTERNAL;
-                goto out;
-            }
-            if (!fc->on[l]) {
-                fc->on[l] = 1;
-                fc->touched[fc->ntouched++] = l;
-                fc->rem[l] = fc->inv_bw[l] > 0 ? 1 / fc->inv_bw[l] : 0;
-            }
-        }
-        fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
-    }
-    qsort(fc->keys, (size_t)m, sizeof *fc->keys, cmp_key);
-    for (int lo = 0, hi; lo < m; lo = hi) {
-        for (hi = lo + 1; hi < m && fc->keys[hi].prio == fc->keys[lo].prio; hi++)
-            ;
-        fill_level(fc, cls, fc->keys + lo, hi - lo, hi == m, rate);
-    }
-out:
-    for (size_t i = 0; i < fc->ntouched; i++)
-        fc->on[fc->touched[i]] = 0;
-    fc->ntouched = 0;
-    return rc;
-}
-
-int flow_solve(flow_ctx *fc, const flow_class *cls, int n, double *rate, wt_err *e)
-{
-    int rc = ensure_classes(fc, n, e);
-    if (rc != WT_OK)
-        return rc;
-    for (int i = 0; i < n; i++)
-        fc->act[i] = i;
-    return solve_set(fc, cls, fc->act, n, rate, e);
 }
 
 /* FNV-1a over the bytes of one value. */
@@ -405,6 +416,126 @@ static int same_shape(const flow_class *x, const flow_class *y)
 {
     return x->link == y->link && x->load == y->load && x->nnz == y->nnz && x->prio == y->prio &&
            x->max_rate == y->max_rate;
+}
+
+/* The kept solution of the loading classes list[0..n) (ascending), or
+ * -1. Rates depend on those alone: classes that load no link take their
+ * cap or run unbounded, whatever else runs. */
+static long kept_find(const flow_ctx *fc, const flow_class *cls, const int *list, int n, uint32_t h)
+{
+    for (size_t i = 0; i < fc->nkept; i++) {
+        const flow_memo *k = &fc->kept[i];
+        int same = k->hash == h && k->n == n;
+        for (int j = 0; j < n && same; j++)
+            same = same_shape(&fc->kept_cls[k->at + (size_t)j], &cls[list[j]]);
+        if (same)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Keeps the rates of the loading classes list[0..n) under hash h. */
+static int kept_add(flow_ctx *fc, const flow_class *cls, const int *list, int n, uint32_t h, const double *rate)
+{
+    size_t cap = fc->cap_kept_arena, need = fc->nkept_arena + (size_t)n;
+    if (grow(&fc->kept_cls, &cap, need, sizeof *fc->kept_cls) ||
+        grow(&fc->kept_rate, &fc->cap_kept_arena, need, sizeof *fc->kept_rate) ||
+        grow(&fc->kept, &fc->cap_kept, fc->nkept + 1, sizeof *fc->kept))
+        return -1;
+    /* Both arenas grow by the same doublings from the same start. */
+    for (int j = 0; j < n; j++) {
+        fc->kept_cls[fc->nkept_arena + (size_t)j] = cls[list[j]];
+        fc->kept_rate[fc->nkept_arena + (size_t)j] = rate[list[j]];
+    }
+    fc->kept[fc->nkept++] = (flow_memo){h, n, fc->nkept_arena};
+    fc->nkept_arena = need;
+    return 0;
+}
+
+void flow_ctx_keep(flow_ctx *fc, int keep)
+{
+    fc->keep = keep;
+}
+
+void flow_ctx_forget(flow_ctx *fc)
+{
+    fc->nkept = fc->nkept_arena = 0;
+}
+
+/* The classes of idx[0..m) that load links, in order, into list; returns
+ * their number. */
+static int loading_list(const flow_class *cls, const int *idx, int m, int *list)
+{
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        if (cls[idx[i]].nnz > 0)
+            list[n++] = idx[i];
+    return n;
+}
+
+/* The rates of classes idx[0..m) active together into rate[class]; a set
+ * of loading classes solved before since the last forget is not solved
+ * again. */
+static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate, wt_err *e)
+{
+    int loading = 0;
+    for (int i = 0; i < m; i++)
+        loading += cls[idx[i]].nnz > 0;
+    /* With one class on the links at most, each has them to itself. */
+    for (int i = 0; i < m && loading <= 1; i++) {
+        int rc = solve_alone(fc, cls, idx[i], rate, e);
+        if (rc != WT_OK || i == m - 1)
+            return rc;
+    }
+    int *list = fc->flist, nload = loading_list(cls, idx, m, list);
+    uint32_t h = hash_set(cls, list, nload);
+    long k = kept_find(fc, cls, list, nload, h);
+    if (k >= 0) {
+        const flow_memo *me = &fc->kept[k];
+        for (int i = 0, j = 0; i < m; i++) {
+            const flow_class *c = &cls[idx[i]];
+            rate[idx[i]] = c->nnz > 0 ? fc->kept_rate[me->at + (size_t)j++] : c->max_rate > 0 ? c->max_rate : INFINITY;
+        }
+        return WT_OK;
+    }
+    /* A link two classes load is set twice, to the same values. Most links
+     * share a bandwidth: a division only where it changes. */
+    double inv = -1, bw = 0;
+    for (int i = 0; i < m; i++) {
+        const flow_class *c = &cls[idx[i]];
+        for (int k = 0; k < c->nnz; k++) {
+            int l = c->link[k];
+            if (l < 0 || (size_t)l >= fc->nlinks) {
+                wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
+                return WT_EINTERNAL;
+            }
+            if (fc->inv_bw[l] != inv) {
+                inv = fc->inv_bw[l];
+                bw = inv > 0 ? 1 / inv : 0;
+            }
+            fc->ln[l] = (flow_link){bw, 0};
+        }
+        fc->keys[i] = (flow_key){cls[idx[i]].prio, idx[i]};
+    }
+    qsort(fc->keys, (size_t)m, sizeof *fc->keys, cmp_key);
+    for (int lo = 0, hi; lo < m; lo = hi) {
+        for (hi = lo + 1; hi < m && fc->keys[hi].prio == fc->keys[lo].prio; hi++)
+            ;
+        fill_level(fc, cls, fc->keys + lo, hi - lo, lo == 0, hi == m, rate);
+    }
+    nload = loading_list(cls, idx, m, list); /* fill_level used flist */
+    return kept_add(fc, cls, list, nload, h, rate) ? wt_oom(e, "flow solutions") : WT_OK;
+}
+
+int flow_solve(flow_ctx *fc, const flow_class *cls, int n, double *rate, wt_err *e)
+{
+    int rc = ensure_classes(fc, n, e);
+    if (rc != WT_OK)
+        return rc;
+    flow_ctx_forget(fc);
+    for (int i = 0; i < n; i++)
+        fc->act[i] = i;
+    return solve_set(fc, cls, fc->act, n, rate, e);
 }
 
 /* 1 when memo entry me is the set act[0..m) up to shapes. */
@@ -491,8 +622,8 @@ static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, 
             if (c->load[k] <= 0)
                 continue;
             double u = fc->util[l] += r * c->load[k] * fc->inv_bw[l];
-            if (peaks && u > fc->stats[fc->slot[l]].peak) /* not fmax: a libm call per link */
-                fc->stats[fc->slot[l]].peak = u;
+            if (peaks && u > fc->stats[fc->slot[l] - 1].peak) /* not fmax: a libm call per link */
+                fc->stats[fc->slot[l] - 1].peak = u;
             if (!fc->on[l]) {
                 fc->on[l] = 1;
                 fc->touched[fc->ntouched++] = l;
@@ -504,11 +635,11 @@ static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, 
 /* The stats row of link l, added when l is first loaded. */
 static flow_link_stat *stat_of(flow_ctx *fc, int l)
 {
-    if (fc->slot[l] < 0) {
-        fc->slot[l] = (int)fc->nstats;
+    if (!fc->slot[l]) {
+        fc->slot[l] = (int)fc->nstats + 1;
         fc->stats[fc->nstats++] = (flow_link_stat){l, 0, 0, 0};
     }
-    return &fc->stats[fc->slot[l]];
+    return &fc->stats[fc->slot[l] - 1];
 }
 
 /* Records [t0, t1) with memo entry id (-1: idle) and adds its busy and hot
@@ -667,8 +798,10 @@ int flow_run(flow_ctx *fc, const flow_class *cls, int n, const flow_run_opts *o,
     if (!o)
         o = &none;
     *out = (flow_run_out){0};
+    if (!fc->keep)
+        flow_ctx_forget(fc);
     for (size_t i = 0; i < fc->nstats; i++)
-        fc->slot[fc->stats[i].link] = -1;
+        fc->slot[fc->stats[i].link] = 0;
     fc->nstats = fc->niv = fc->nmemo = fc->narena = 0;
     if (fc->cap_table)
         memset(fc->table, 0, fc->cap_table * sizeof *fc->table);

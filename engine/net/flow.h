@@ -75,6 +75,11 @@ typedef struct flow_class {
     double latency_s;    /* held after its work, no bandwidth used (>= 0) */
     const int *pred;     /* npred class indices it waits for, borrowed */
     int npred;
+    /* The rate alone on free links without the cap when the caller knows
+     * it (flow_free_rate of link, load, nnz), else 0: a class alone or
+     * beside classes that load nothing then takes no walk of its loads
+     * (nor a check of its link slots: a known rate is trusted). */
+    double free_rate;
 } flow_class;
 
 /* When a class ran, s. */
@@ -111,6 +116,28 @@ typedef struct flow_run_out {
 typedef struct flow_ctx flow_ctx;
 
 int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e);
+
+/* With keep 1, runs reuse the solutions of sets of loading classes solved
+ * by earlier runs since the last flow_ctx_forget. Classes are matched by
+ * their link and load pointers, priority and cap: the caller promises the
+ * arrays behind the pointers do not change until it forgets. With keep 0
+ * (a new context's), each run starts afresh. */
+void flow_ctx_keep(flow_ctx *fc, int keep);
+void flow_ctx_forget(flow_ctx *fc);
+
+/* A class's busiest link alone: the largest load[k] * inv_bw[link[k]] (s
+ * per unit of progress) and the first link slot with it (-1 without
+ * links). */
+typedef struct flow_busy {
+    double s;
+    int link;
+} flow_busy;
+
+/* The rate of a class of loads load[0..nnz) on links link[] alone on free
+ * links (inv_bw as the context's), without a cap: INFINITY when it loads
+ * nothing, 0 when it loads an unusable link. What a solve finds for it.
+ * Its busiest link into *busy, from the same walk. */
+double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw, flow_busy *busy);
 void flow_ctx_free(flow_ctx *fc);
 
 /* The max-min fair rates, with priority and caps, of the n classes all

@@ -57,14 +57,14 @@ typedef struct plan_run {
     double *fin;         /* chain_end's finishes */
     int n, cap;
     const sim_result *r;
-    const double *mark;  /* per link slot: nonzero where the overlapping activity loads it */
+    const unsigned char *mark; /* per link slot: nonzero where the overlapping activity loads it */
     double delay;        /* chain time gathered and not yet emitted, s */
 } plan_run;
 
 /* Room for cap classes of r's run beside the activity on the links marked
  * nonzero in mark. Returns WT_OK or an out-of-memory error; plan_free frees
  * it either way. */
-static int plan_alloc(plan_run *p, const sim_result *r, const double *mark, int cap, wt_err *e)
+static int plan_alloc(plan_run *p, const sim_result *r, const unsigned char *mark, int cap, wt_err *e)
 {
     size_t n = (size_t)cap;
     *p = (plan_run){.cls = malloc(sizeof *p->cls * n), .pred = malloc(sizeof *p->pred * PRED_MAX * n),
@@ -83,7 +83,7 @@ static void plan_free(plan_run *p)
 }
 
 /* Sets mark[l] = value on every link phase ph loads. */
-static void mark_phase(const sim_result *r, const sim_phase *ph, double *mark, double value)
+static void mark_phase(const sim_result *r, const sim_phase *ph, unsigned char *mark, unsigned char value)
 {
     for (int k = 0; k < ph->nterms; k++) {
         const sim_pattern *pat = &r->patterns[ph->terms[k].pattern];
@@ -101,7 +101,7 @@ static int add(plan_run *p, const sim_pattern *pat, double work, double max_rate
     for (int k = 0; k < npred; k++)
         pr[k] = after[k];
     p->cls[i] = (flow_class){pat ? pat->link : NULL, pat ? pat->load : NULL, pat ? pat->nnz : 0, prio, max_rate,
-                             work, 0, latency_s, pr, npred};
+                             work, 0, latency_s, pr, npred, pat ? pat->free_rate : 0};
     p->alone_s[i] = (pat ? work * sim_pattern_busy(pat) : max_rate > 0 ? work / max_rate : 0) + latency_s;
     return i;
 }
@@ -211,7 +211,14 @@ static double chain_end(const plan_run *p, int n, double *fin)
 /* The context's flow scratch, made on first use. */
 static int flow_ctx_made(sim_ctx *c, wt_err *e)
 {
-    return c->flow ? WT_OK : flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
+    if (c->flow)
+        return WT_OK;
+    int rc = flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
+    /* the runs of one step share their solutions: its patterns stay while
+     * it is timed, and net_fluid_time_step forgets them */
+    if (rc == WT_OK)
+        flow_ctx_keep(c->flow, 1);
+    return rc;
 }
 
 /* How much later the last backward ends with the DP buckets beside it. */
@@ -234,12 +241,12 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
     int rc = flow_ctx_made(c, e);
     if (rc != WT_OK)
         return rc;
-    /* the links the buckets load, marked in the context's scratch (zero
+    /* the links the buckets load, marked in the context's marks (zero
      * again on the way out) */
-    mark_phase(r, dp, c->scratch, 1);
+    mark_phase(r, dp, c->marks, 1);
     plan_run p;
     int *group_end = malloc(sizeof *group_end * 2 * (size_t)G), *group_n = malloc(sizeof *group_n * (size_t)G);
-    rc = plan_alloc(&p, r, c->scratch, nclasses, e);
+    rc = plan_alloc(&p, r, c->marks, nclasses, e);
     if (rc == WT_OK && !(group_end && group_n))
         rc = wt_oom(e, "fluid timeline");
     int dp_prio = sim_tuning_priority(&r->tune, dp->name);
@@ -265,7 +272,7 @@ static int dp_exposed(sim_ctx *c, sim_result *r, int slowest, double *exposed, w
             bucket_end = add_term(&p, &dp->terms[k], 1.0 / G, 1, dp_prio, after, n); /* a bucket: every step */
         }
     }
-    mark_phase(r, dp, c->scratch, 0);
+    mark_phase(r, dp, c->marks, 0);
     flow_run_out out;
     if (rc == WT_OK)
         rc = flow_run(c->flow, p.cls, p.n, &times_only, p.t, &out, e);
@@ -293,16 +300,16 @@ static int gather_exposed(sim_ctx *c, sim_result *r, const sim_phase *g, double 
     int rc = flow_ctx_made(c, e);
     if (rc != WT_OK)
         return rc;
-    mark_phase(r, g, c->scratch, 1);
+    mark_phase(r, g, c->marks, 1);
     plan_run p;
-    rc = plan_alloc(&p, r, c->scratch, n, e);
+    rc = plan_alloc(&p, r, c->marks, n, e);
     int end[2] = {-1, -1}, nend = 0;
     for (int i = 0; i < r->nphases && rc == WT_OK; i++) {
         const sim_phase *ph = &r->phases[i];
         if (ph->role == g->role && ph->scope == SIM_LAYER && !sim_prefetched(ph))
             add_phase(&p, ph, ph->rep / g->rep, end, &nend);
     }
-    mark_phase(r, g, c->scratch, 0);
+    mark_phase(r, g, c->marks, 0);
     flow_run_out out;
     if (rc == WT_OK) {
         flush(&p, end, &nend);
@@ -356,6 +363,8 @@ static int prefetch(sim_ctx *c, sim_result *r, int run, double *first_s, wt_err 
 int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e)
 {
     double first_s[SIM_MAX_PHASES] = {0};
+    if (c->flow) /* the last step's patterns are gone */
+        flow_ctx_forget(c->flow);
     net_closed_form_phases(c, r);
     int rc = prefetch(c, r, 0, first_s, e), slowest = net_stages(r, first_s);
     /* With the least the gathers can expose and without what the DP

@@ -10,6 +10,14 @@
  * x1+1 .. x0, so it starts at x1+1 and ends at x0+1 (in a padding cell past
  * the mesh edge when x0 is the last column).
  *
+ * A marker is a count of segments opened minus closed, and, only when the
+ * flows of a call carry different bytes, a sum of bytes beside it: when
+ * they all carry the same bytes (every pass of a collective, every stream)
+ * a link's load is its count times those bytes, and the 4-byte counts are
+ * all the pass reads and writes (a quarter of the memory a count and a sum
+ * would take, which is what a large mesh pays for in page faults and cache
+ * misses). The sums are allocated on the first call that needs them.
+ *
  * Faults are read once, in route_ctx_new: a usable-direction mask per unit,
  * prefix counts of unusable links along rows and columns (an O(1) check of a
  * straight segment), and the buffers of the rule-3 breadth-first search.
@@ -23,10 +31,10 @@
 #include <string.h>
 
 /*
- * A difference cell, and a running sum of the pass: s in bytes, n the
- * segments opened minus closed. Where the running n is zero no segment
- * covers the link, the true sum is exactly zero and the rounding residue of
- * +b and -b is dropped, so a link no flow crosses gets exactly nothing.
+ * A running sum of the pass: s in bytes, n the segments opened minus
+ * closed. Where the running n is zero no segment covers the link, the true
+ * sum is exactly zero and the rounding residue of +b and -b is dropped, so
+ * a link no flow crosses gets exactly nothing.
  */
 typedef struct route_acc {
     double s;
@@ -63,8 +71,12 @@ struct route_ctx {
     /* Markers, zero between calls: (h + 1) rows of pitch cells, unit (x, y)
      * direction d at y * pitch + x * 4 + d. The extra unit per row and the
      * extra row take the end markers of W and N moves that reach the mesh
-     * edge, so the flow loop needs no edge test; the pass never reads them. */
-    route_acc *cell;
+     * edge, so the flow loop needs no edge test; the pass never reads them.
+     * cnt holds the counts; sum, the bytes, is NULL until a call with
+     * mixed bytes needs it. A count fits 32 bits: route_call takes fewer
+     * than 2^30 flows, each adding 2 at most. */
+    int32_t *cnt;
+    double *sum;
     size_t pitch;        /* (w + 1) * 4 */
     route_acc *col;      /* 2 * w running N and S sums of the pass */
     int *wafer_col;      /* w: which wafer column each x lies in */
@@ -77,6 +89,7 @@ struct route_ctx {
     int *queue;          /* nunits BFS queue; also the list of labelled units */
     route_pending *pend; /* grows by doubling, kept across calls */
     size_t npend, cap_pend;
+    int mixed;           /* this call's flows carry different bytes: sum is kept */
     /* Rows holding markers of this call; lo > hi when none. */
     int row_lo, row_hi;
 };
@@ -85,7 +98,8 @@ void route_ctx_free(route_ctx *rc)
 {
     if (!rc)
         return;
-    free(rc->cell);
+    free(rc->cnt);
+    free(rc->sum);
     free(rc->col);
     free(rc->wafer_col);
     free(rc->wafer_row);
@@ -148,12 +162,12 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
     /* calloc: pages of rows no flow ever touches are never faulted in. */
     rc->pitch = ((size_t)rc->w + 1) * WAFER_NDIR;
     rc->inv_w = 1.0 / rc->w;
-    rc->cell = calloc(((size_t)rc->h + 1) * rc->pitch, sizeof *rc->cell);
+    rc->cnt = calloc(((size_t)rc->h + 1) * rc->pitch, sizeof *rc->cnt);
     rc->col = calloc((size_t)rc->w * 2, sizeof *rc->col);
     rc->wafer_col = malloc((size_t)rc->w * sizeof *rc->wafer_col);
     rc->wafer_row = malloc((size_t)rc->h * sizeof *rc->wafer_row);
     rc->ok = malloc(rc->nunits);
-    if (!rc->cell || !rc->col || !rc->wafer_col || !rc->wafer_row || !rc->ok) {
+    if (!rc->cnt || !rc->col || !rc->wafer_col || !rc->wafer_row || !rc->ok) {
         route_ctx_free(rc);
         return wt_oom(e, "route context");
     }
@@ -162,15 +176,16 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
     for (int y = 0; y < rc->h; y++)
         rc->wafer_row[y] = y / wf->wafer_h;
 
-    for (size_t u = 0; u < rc->nunits; u++) {
-        unsigned m = 0;
-        for (int d = 0; d < WAFER_NDIR; d++) {
-            if (wafer_link_usable(wf, (int)u, d))
-                m |= 1u << d;
-            else if (wafer_neighbor(wf, (int)u, d) >= 0)
-                rc->faulty = 1;
+    /* A link is unusable between two existing units where the mask lacks
+     * a direction whose neighbour exists. */
+    for (int y = 0; y < rc->h; y++) {
+        unsigned ns = (y > 0 ? 1u << WAFER_N : 0) | (y + 1 < rc->h ? 1u << WAFER_S : 0);
+        for (int x = 0; x < rc->w; x++) {
+            unsigned m = wafer_usable_mask(wf, x, y);
+            unsigned all = ns | (x + 1 < rc->w ? 1u << WAFER_E : 0) | (x > 0 ? 1u << WAFER_W : 0);
+            rc->faulty |= m != all;
+            rc->ok[(size_t)y * (size_t)rc->w + (size_t)x] = (unsigned char)m;
         }
-        rc->ok[u] = (unsigned char)m;
     }
     if (!rc->faulty) {
         *out = rc;
@@ -195,14 +210,15 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
 /* What the flow loop needs of the ctx, copied into locals: stores into the
  * cells could otherwise alias the ctx fields and force reloads. */
 typedef struct route_geo {
-    route_acc *cell;
+    int32_t *cnt;
+    double *sum;    /* NULL: the call's flows all carry the same bytes */
     size_t pitch;
     double inv_w;
 } route_geo;
 
 static route_geo route_geo_of(const route_ctx *rc)
 {
-    route_geo g = {rc->cell, rc->pitch, rc->inv_w};
+    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w};
     return g;
 }
 
@@ -214,7 +230,7 @@ static route_geo route_geo_of(const route_ctx *rc)
  * step the cell distance between neighbours on the line.
  */
 ROUTE_HOT void route_seg(const route_geo *g, size_t base, size_t step, size_t dfwd, size_t dback,
-                         int a, int b, double bytes, int64_t k)
+                         int a, int b, double bytes, int32_t k)
 {
     size_t s0, s1;
     if (a < b) {
@@ -226,28 +242,30 @@ ROUTE_HOT void route_seg(const route_geo *g, size_t base, size_t step, size_t df
     } else {
         return;
     }
-    g->cell[s0].s += bytes;
-    g->cell[s0].n += k;
-    g->cell[s1].s -= bytes;
-    g->cell[s1].n -= k;
+    g->cnt[s0] += k;
+    g->cnt[s1] -= k;
+    if (g->sum) {
+        g->sum[s0] += bytes;
+        g->sum[s1] -= bytes;
+    }
 }
 
 /* Loads the links from (xa, y) to (xb, y), E or W, with b bytes that count
  * as k flows. */
-ROUTE_HOT void route_seg_row(const route_geo *g, int y, int xa, int xb, double b, int64_t k)
+ROUTE_HOT void route_seg_row(const route_geo *g, int y, int xa, int xb, double b, int32_t k)
 {
     route_seg(g, (size_t)y * g->pitch, WAFER_NDIR, WAFER_E, WAFER_W, xa, xb, b, k);
 }
 
 /* Loads the links from (x, ya) to (x, yb), S or N. */
-ROUTE_HOT void route_seg_col(const route_geo *g, int x, int ya, int yb, double b, int64_t k)
+ROUTE_HOT void route_seg_col(const route_geo *g, int x, int ya, int yb, double b, int32_t k)
 {
     route_seg(g, (size_t)x * WAFER_NDIR, g->pitch, WAFER_S, WAFER_N, ya, yb, b, k);
 }
 
 /* Loads the dimension-order path from (x0, y0) to (x1, y1). */
 ROUTE_HOT void route_dor_add(const route_geo *g, int x0, int y0, int x1, int y1, int xfirst,
-                             double b, int64_t k)
+                             double b, int32_t k)
 {
     if (xfirst) {
         route_seg_row(g, y0, x0, x1, b, k);
@@ -314,7 +332,7 @@ ROUTE_HOT int route_dor_bad(const route_ctx *rc, int x0, int y0, int x1, int y1,
  * other one, 2 when it waits for a detour (which counts b > 0 as one), or
  * WT_EINTERNAL when the waiting list cannot grow. */
 static int route_half(route_ctx *rc, size_t idx, int src, int dst, int x0, int y0, int x1, int y1,
-                      int xfirst, double b, int64_t k)
+                      int xfirst, double b, int32_t k)
 {
     if (!route_dor_bad(rc, x0, y0, x1, y1, xfirst)) {
         route_geo g = route_geo_of(rc);
@@ -338,16 +356,14 @@ static int route_half(route_ctx *rc, size_t idx, int src, int dst, int x0, int y
     return 2;
 }
 
-/* Folds one marker cell into a running sum and leaves the cell zero;
- * returns the number of (half) flows on the link. For the list and the
- * counting path, where a link no flow crosses must stay out. */
-ROUTE_HOT int64_t route_fold(route_acc *run, route_acc *cell)
+/* Folds one marker (count c, bytes m) into a running sum; returns the
+ * number of (half) flows on the link. For the list and the counting path,
+ * where a link no flow crosses must stay out. */
+ROUTE_HOT int64_t route_fold(route_acc *run, int32_t c, double m)
 {
-    if (cell->n != 0 || cell->s != 0.0) {
-        run->s += cell->s;
-        run->n += cell->n;
-        cell->s = 0.0;
-        cell->n = 0;
+    if (c != 0 || m != 0.0) {
+        run->s += m;
+        run->n += c;
         if (run->n == 0)
             run->s = 0.0;
     }
@@ -358,7 +374,7 @@ ROUTE_HOT int64_t route_fold(route_acc *run, route_acc *cell)
 typedef struct route_out {
     double *load;     /* dense, or NULL */
     route_sparse *sp; /* list, or NULL; neither = only clear the markers */
-    double unit;      /* > 0: every (half) flow carried this, load = count * unit */
+    double unit;      /* every (half) flow carried this, load = count * unit; 0 = summed */
     int oom;          /* the list could not grow: stop listing, keep clearing */
 } route_out;
 
@@ -383,37 +399,76 @@ static void route_append(route_out *o, size_t slot, double v)
     sp->load[sp->n++] = v;
 }
 
-/* Puts a loaded link's bytes where o says: counted or summed, dense or
- * listed. */
-ROUTE_HOT void route_emit(route_out *o, size_t slot, const route_acc *run)
-{
-    double v = o->unit > 0 ? (double)run->n * o->unit : run->s;
-    if (o->load)
-        o->load[slot] += v;
-    else if (!o->oom)
-        route_append(o, slot, v);
-}
-
-/* Folds one cell into a running sum, without branches: in a busy mesh
+/* Folds one marker into a running sum, without branches: in a busy mesh
  * whether a cell holds markers is a coin toss. Returns what the link adds. */
-ROUTE_HOT double route_fold_add(route_acc *run, const route_acc *cell)
+ROUTE_HOT double route_fold_add(route_acc *run, int32_t c, double m)
 {
-    run->n += cell->n;
-    run->s = run->n ? run->s + cell->s : 0.0;
+    run->n += c;
+    run->s = run->n ? run->s + m : 0.0;
     return run->n ? run->s : 0.0;
 }
 
-/* A row of the pass into a dense load array, summing bytes (the common
- * case); the row's cells are cleared by the caller in one go. */
-static void route_drain_row(const route_acc *c, double *load, size_t w, route_acc *col_n,
+/* A row of the pass into a dense load array, summing bytes; the row's
+ * cells are cleared by the caller in one go. */
+static void route_drain_row(const int32_t *c, const double *m, double *load, size_t w, route_acc *col_n,
                             route_acc *col_s)
 {
     route_acc run_e = {0, 0}, run_w = {0, 0};
-    for (size_t x = 0; x < w; x++, c += WAFER_NDIR, load += WAFER_NDIR) {
-        load[WAFER_E] += route_fold_add(&run_e, c + WAFER_E);
-        load[WAFER_W] += route_fold_add(&run_w, c + WAFER_W);
-        load[WAFER_N] += route_fold_add(col_n + x, c + WAFER_N);
-        load[WAFER_S] += route_fold_add(col_s + x, c + WAFER_S);
+    for (size_t x = 0; x < w; x++, c += WAFER_NDIR, m += WAFER_NDIR, load += WAFER_NDIR) {
+        load[WAFER_E] += route_fold_add(&run_e, c[WAFER_E], m[WAFER_E]);
+        load[WAFER_W] += route_fold_add(&run_w, c[WAFER_W], m[WAFER_W]);
+        load[WAFER_N] += route_fold_add(col_n + x, c[WAFER_N], m[WAFER_N]);
+        load[WAFER_S] += route_fold_add(col_s + x, c[WAFER_S], m[WAFER_S]);
+    }
+}
+
+/* A row of the pass into a list when the call's bytes differ: only the
+ * links with flows come out, with their summed bytes. */
+static void route_emit_row(route_out *o, const int32_t *c, const double *m, size_t slot, size_t w,
+                           route_acc *col_n, route_acc *col_s)
+{
+    route_acc run_e = {0, 0}, run_w = {0, 0};
+    for (size_t x = 0; x < w && !o->oom; x++, c += WAFER_NDIR, m += WAFER_NDIR, slot += WAFER_NDIR) {
+        if (route_fold(&run_e, c[WAFER_E], m[WAFER_E]))
+            route_append(o, slot + WAFER_E, run_e.s);
+        if (route_fold(&run_w, c[WAFER_W], m[WAFER_W]))
+            route_append(o, slot + WAFER_W, run_w.s);
+        if (route_fold(col_n + x, c[WAFER_N], m[WAFER_N]))
+            route_append(o, slot + WAFER_N, col_n[x].s);
+        if (route_fold(col_s + x, c[WAFER_S], m[WAFER_S]))
+            route_append(o, slot + WAFER_S, col_s[x].s);
+    }
+}
+
+/* A row of the pass into o when the call's bytes are all the same: only
+ * counts to fold, the links with flows come out as count * o->unit. */
+static void route_count_row(route_out *o, const int32_t *c, size_t slot, size_t w, route_acc *col_n,
+                            route_acc *col_s)
+{
+    int64_t e = 0, wv = 0;
+    for (size_t x = 0; x < w; x++, c += WAFER_NDIR, slot += WAFER_NDIR) {
+        e += c[WAFER_E];
+        wv += c[WAFER_W];
+        int64_t n = col_n[x].n += c[WAFER_N], s = col_s[x].n += c[WAFER_S];
+        if (!(e | wv | n | s))
+            continue;
+        if (o->load) {
+            o->load[slot + WAFER_E] += (double)e * o->unit;
+            o->load[slot + WAFER_W] += (double)wv * o->unit;
+            o->load[slot + WAFER_N] += (double)n * o->unit;
+            o->load[slot + WAFER_S] += (double)s * o->unit;
+            continue;
+        }
+        if (o->oom)
+            continue;
+        if (e)
+            route_append(o, slot + WAFER_E, (double)e * o->unit);
+        if (wv)
+            route_append(o, slot + WAFER_W, (double)wv * o->unit);
+        if (n)
+            route_append(o, slot + WAFER_N, (double)n * o->unit);
+        if (s)
+            route_append(o, slot + WAFER_S, (double)s * o->unit);
     }
 }
 
@@ -427,29 +482,18 @@ static void route_drain(route_ctx *rc, route_out *o)
     route_acc *col_n = rc->col, *col_s = rc->col + w;
     memset(rc->col, 0, 2 * w * sizeof *rc->col);
     for (int y = rc->row_lo; y <= rc->row_hi; y++) {
-        route_acc *c = rc->cell + (size_t)y * rc->pitch;
-        if (y == rc->h || (!o->load && !o->sp)) {
-            memset(c, 0, rc->pitch * sizeof *c);
-            continue;
-        }
-        route_acc run_e = {0, 0}, run_w = {0, 0};
+        int32_t *c = rc->cnt + (size_t)y * rc->pitch;
+        double *m = rc->mixed ? rc->sum + (size_t)y * rc->pitch : NULL;
         size_t slot = (size_t)y * w * WAFER_NDIR;
-        if (o->load && !(o->unit > 0)) {
-            route_drain_row(c, o->load + slot, w, col_n, col_s);
-            memset(c, 0, rc->pitch * sizeof *c);
-            continue;
-        }
-        for (size_t x = 0; x < w; x++, c += WAFER_NDIR, slot += WAFER_NDIR) {
-            if (route_fold(&run_e, c + WAFER_E))
-                route_emit(o, slot + WAFER_E, &run_e);
-            if (route_fold(&run_w, c + WAFER_W))
-                route_emit(o, slot + WAFER_W, &run_w);
-            if (route_fold(col_n + x, c + WAFER_N))
-                route_emit(o, slot + WAFER_N, col_n + x);
-            if (route_fold(col_s + x, c + WAFER_S))
-                route_emit(o, slot + WAFER_S, col_s + x);
-        }
-        memset(c, 0, WAFER_NDIR * sizeof *c);
+        if (y < rc->h && o->load && m)
+            route_drain_row(c, m, o->load + slot, w, col_n, col_s);
+        else if (y < rc->h && m && o->sp)
+            route_emit_row(o, c, m, slot, w, col_n, col_s);
+        else if (y < rc->h && (o->load || o->sp))
+            route_count_row(o, c, slot, w, col_n, col_s);
+        memset(c, 0, rc->pitch * sizeof *c);
+        if (m)
+            memset(m, 0, rc->pitch * sizeof *m);
     }
     rc->row_lo = INT_MAX;
     rc->row_hi = -1;
@@ -487,7 +531,7 @@ static void route_bfs_expand(route_ctx *rc, int v, int *tail)
 /* Adds the straight run from (xa, ya) to (xb, yb) of a detour. */
 static void route_seg_any(route_ctx *rc, int xa, int ya, int xb, int yb, double b)
 {
-    int64_t k = b > 0;
+    int32_t k = b > 0;
     route_geo g = route_geo_of(rc);
     if (ya == yb)
         route_seg_row(&g, ya, xa, xb, b, k);
@@ -597,22 +641,26 @@ static int route_detours(route_ctx *rc, route_stats *st, size_t *fail)
 typedef struct route_tally {
     int max_hops;
     double max_lat;
-    double bytes; /* of the first routed flow that carries any */
-    int mixed;    /* some routed flow carried other bytes */
-    int any;      /* bytes is set */
 } route_tally;
 
-/* Notes the bytes of a routed flow: while they are all the same, a link's
- * load is its flow count times those bytes, with no rounding to pile up. */
-ROUTE_HOT void route_tally_bytes(route_tally *t, double b)
+/* The bytes every flow that loads links carries into *bytes (0 when none
+ * does); returns 1 when they differ. While they are all the same, a link's
+ * load is its flow count times those bytes, with no rounding to pile up,
+ * and the pass needs no sums. */
+static int route_mixed(const route_flow *flows, size_t n, double *bytes)
 {
-    if (b == 0)
-        return;
-    if (!t->any) {
-        t->any = 1;
-        t->bytes = b;
+    double first = 0;
+    for (size_t i = 0; i < n; i++) {
+        double b = flows[i].bytes;
+        if (flows[i].src == flows[i].dst || b == 0)
+            continue;
+        if (first == 0)
+            first = b;
+        else if (b != first)
+            return 1;
     }
-    t->mixed |= b != t->bytes;
+    *bytes = first;
+    return 0;
 }
 
 ROUTE_HOT void route_tally_flow(const route_ctx *rc, route_tally *t, int x0, int y0, int x1,
@@ -658,7 +706,7 @@ ROUTE_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t
             continue;
         int y0 = route_row_of(&g, src), x0 = src - y0 * w;
         int y1 = route_row_of(&g, dst), x1 = dst - y1 * w;
-        int64_t k = b > 0; /* an empty flow covers no link */
+        int32_t k = b > 0; /* an empty flow covers no link */
         if (!balanced) {
             route_dor_add(&g, x0, y0, x1, y1, xfirst, b, k);
         } else if (x0 == x1 || y0 == y1) {
@@ -668,7 +716,6 @@ ROUTE_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t
             route_dor_add(&g, x0, y0, x1, y1, 1, 0.5 * b, k);
             route_dor_add(&g, x0, y0, x1, y1, 0, 0.5 * b, k);
         }
-        route_tally_bytes(&tt, b);
         route_rows(&lo, &hi, y0, y1);
         int hops = abs(x1 - x0) + abs(y1 - y0);
         max_hops = hops > max_hops ? hops : max_hops;
@@ -724,7 +771,7 @@ ROUTE_LOOP size_t route_faulty(route_ctx *rc, const route_flow *flows, size_t n,
         int y1 = f->dst / wi, x1 = f->dst - y1 * wi;
         int r0, r1 = 0;
         double b = f->bytes;
-        int64_t k = b > 0; /* an empty flow covers no link */
+        int32_t k = b > 0; /* an empty flow covers no link */
         if (mode != ROUTE_BALANCED) {
             r0 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, mode == ROUTE_XY, b, k);
         } else if ((x0 == x1 || y0 == y1) && !route_dor_bad(rc, x0, y0, x1, y1, 1)) {
@@ -734,7 +781,6 @@ ROUTE_LOOP size_t route_faulty(route_ctx *rc, const route_flow *flows, size_t n,
             if (r0 >= 0)
                 r1 = route_half(rc, i, f->src, f->dst, x0, y0, x1, y1, 0, 0.5 * b, k);
         }
-        route_tally_bytes(t, b);
         if (r0 < 0 || r1 < 0) {
             *oom = 1;
             return i;
@@ -759,7 +805,20 @@ static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mo
         wt_fail(e, "route: unknown routing mode %d", (int)mode);
         return WT_EINTERNAL;
     }
-    route_tally t = {0, 0.0, 0.0, 0, 0};
+    if (n >= (size_t)1 << 30) {
+        wt_fail(e, "route: %zu flows in one call, more than the counts hold", n);
+        return WT_EINTERNAL;
+    }
+    double bytes = 0;
+    rc->mixed = route_mixed(flows, n, &bytes);
+    if (rc->mixed && !rc->sum) {
+        rc->sum = calloc(((size_t)rc->h + 1) * rc->pitch, sizeof *rc->sum);
+        if (!rc->sum) {
+            rc->mixed = 0;
+            return wt_oom(e, "route sums");
+        }
+    }
+    route_tally t = {0, 0.0};
     int oom = 0, rv = WT_OK;
     size_t done;
     rc->npend = 0;
@@ -795,8 +854,8 @@ static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mo
         memset(st, 0, sizeof *st);
         return rv;
     }
-    if (t.any && !t.mixed && t.bytes > 0)
-        o->unit = mode == ROUTE_BALANCED ? 0.5 * t.bytes : t.bytes;
+    if (!rc->mixed)
+        o->unit = mode == ROUTE_BALANCED ? 0.5 * bytes : bytes;
     route_drain(rc, o);
     return WT_OK;
 }
