@@ -127,6 +127,7 @@ bench: deps
 	./$(BUILD)/bench
 	./$(BIN) ui $(RUN_SCENARIO) --bench-frames 500
 	./$(BIN) ui --layout wse2 --bench-frames 50
+	./$(BIN) ui --layout wse3 --bench-frames 50
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)
