@@ -368,7 +368,7 @@ static void fixture_eval(fixture *f, const char *text, place_kind pl, int w, int
 /* The hot links panel ranks f's util as each link's busiest window. */
 static void fixture_hot(fixture *f)
 {
-    f->v.nhot = view_hottest(&f->wf, f->util, f->hot, VIEW_HOT_ROWS);
+    f->v.nhot = view_hottest(&f->wf, f->util, NULL, 0, f->hot, VIEW_HOT_ROWS);
 }
 
 /* A 4x4 wafer and gpt3-6.7b TP16 on it: every unit busy. */
@@ -1223,6 +1223,14 @@ static void test_live_frames(void **state)
             ui_step(u);
         assert_non_null(u->r);
         assert_true(u->r->nloaded > 0 && (size_t)u->r->nloaded < wafer_nlinks(u->r->wf) / 2);
+        /* the hot links panel ranked from the loaded links: as from all of
+         * them (when ranked, before the fault) */
+        size_t hot[VIEW_HOT_ROWS];
+        assert_true(u->play.nhot > 0);
+        if (round != 1) {
+            assert_int_equal(view_hottest(u->r->wf, u->r->link_peak, NULL, 0, hot, VIEW_HOT_ROWS), u->play.nhot);
+            assert_memory_equal(hot, u->play.hot, (size_t)u->play.nhot * sizeof *hot);
+        }
         for (int z = 0; z < 4; z++)
             for (int k = 0; k < 12; k++) {
                 char what[96];

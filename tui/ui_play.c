@@ -107,7 +107,7 @@ void ui_play_result(ui *u)
     if (!r)
         return;
     if (r->link_peak)
-        p->nhot = view_hottest(r->wf, r->link_peak, p->hot, VIEW_HOT_ROWS);
+        p->nhot = view_hottest(r->wf, r->link_peak, r->loaded, (size_t)r->nloaded, p->hot, VIEW_HOT_ROWS);
     p->norder = sim_play_order(r, p->order, SIM_MAX_PHASES);
     if (p->t >= r->step_time_s)
         p->t = 0;

@@ -136,8 +136,9 @@ void view_draw_legend(canvas *c, const view_state *v, view_rect a);
 
 /* The rows usable links with the busiest windows (peak, per link slot),
  * hottest first (ties by slot), into top; returns how many (those with a
- * peak above 0). */
-int view_hottest(const wafer *wf, const double *peak, size_t *top, int rows);
+ * peak above 0). Only the nat slots at[] (ascending) are read when at is
+ * not NULL: peak is 0 elsewhere (a result's loaded links). */
+int view_hottest(const wafer *wf, const double *peak, const int *at, size_t nat, size_t *top, int rows);
 
 /* The help text, one line per key or command (NULL-terminated). */
 extern const char *const view_help_lines[];
