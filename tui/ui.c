@@ -153,7 +153,8 @@ static void bench_print(const ui *u, const char *name, double *t, int n, double 
 
 /* What happens before a benchmarked frame: the cursor of time moved along
  * the step by 1/n of it (a new window every frame), nothing (what a key
- * that changes nothing shown pays), or the key ] (the next phase start). */
+ * that changes nothing shown pays), the key ] (the next phase start), or
+ * the command `:units` (a Lua command on a copy of the result). */
 typedef void (*bench_act)(ui *u, int n);
 
 static void act_time(ui *u, int n)
@@ -172,6 +173,12 @@ static void act_jump(ui *u, int n)
     (void)n;
     key_event ev = {']', 0, 0};
     ui_key(u, &ev);
+}
+
+static void act_units(ui *u, int n)
+{
+    (void)n;
+    ui_command(u, "units --top 5");
 }
 
 /* n frames after act each, into a canvas the size of a common terminal
@@ -206,6 +213,7 @@ static int bench_frames(ui *u, int n, double start, double loaded)
     bench_run(u, "ui_frame", act_time, t, n, 5);
     bench_run(u, "ui_redraw", act_none, t, n, 50);
     bench_run(u, "ui_key_jump", act_jump, t, n, 50);
+    bench_run(u, "ui_cmd_units", act_units, t, n < 10 ? n : 10, 300);
     free(t);
     return 0;
 }
