@@ -634,10 +634,12 @@ int sim_link_windows_at(const sim_result *r, double window_s, double hot_frac, c
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
+    /* calloc: the pages of the links no pattern loads are never touched;
+     * a result timed again (sim_retime) keeps its patterns, so its peaks
+     * are 0 but at the links the list holds again */
+    double *peak = r->link_peak ? r->link_peak : calloc(nl, sizeof *peak);
     free(r->loaded);
     r->loaded = loaded_list(r, &r->nloaded);
-    /* calloc: the links no pattern loads stay 0 and their pages untouched */
-    double *peak = r->link_peak ? memset(r->link_peak, 0, nl * sizeof *peak) : calloc(nl, sizeof *peak);
     if (!r->loaded || !peak) {
         free(r->loaded);
         r->loaded = NULL;

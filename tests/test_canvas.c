@@ -1230,6 +1230,14 @@ static void test_live_frames(void **state)
         if (round != 1) {
             assert_int_equal(view_hottest(u->r->wf, u->r->link_peak, NULL, 0, hot, VIEW_HOT_ROWS), u->play.nhot);
             assert_memory_equal(hot, u->play.hot, (size_t)u->play.nhot * sizeof *hot);
+            /* the step's busiest windows, kept in place from step to step:
+             * as computed afresh for every link */
+            size_t nl = wafer_nlinks(u->r->wf);
+            double *peak = malloc(nl * sizeof *peak);
+            assert_non_null(peak);
+            assert_int_equal(sim_link_windows(u->r, u->r->window_s, 0, peak, NULL, &e), WT_OK);
+            assert_memory_equal(peak, u->r->link_peak, nl * sizeof *peak);
+            free(peak);
         }
         for (int z = 0; z < 4; z++)
             for (int k = 0; k < 12; k++) {
