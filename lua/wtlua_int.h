@@ -140,6 +140,10 @@ const double *wtlua_push_windows(lua_State *L, const sim_result *r);
  * [i], its hot_s at [n + i] (what a view of a few links needs: O(loaded
  * links), not O(links)). */
 const double *wtlua_push_windows_at(lua_State *L, const sim_result *r, const int *links, int n);
+/* Link slot l's busiest window from a result's peaks: they predate a fault
+ * the session made since (a policy's on_step), and a dead link's is 0, as
+ * sim_link_windows finds it now. */
+double wtlua_link_peak(const wafer *wf, const double *peak, size_t l);
 /* Adds peak_util and hot_s to the link table on top. */
 void wtlua_set_windows(lua_State *L, double peak, double hot_s);
 /* The link slots a view of r reads, ascending, *n of them: r's loaded

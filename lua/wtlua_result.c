@@ -362,6 +362,11 @@ static int cmp_util_desc(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+double wtlua_link_peak(const wafer *wf, const double *peak, size_t l)
+{
+    return sim_link_inv_bw(wf, l) > 0 ? peak[l] : 0;
+}
+
 /* r:hot_links(threshold[, {limit = N}]): links whose busiest window is at
  * or above it (default wt.hot, SIM_HOT), busiest first, at most limit of
  * them; then how many there are in all. */
@@ -381,14 +386,14 @@ static int result_hot_links(lua_State *L)
     const int *at = th > 0 ? wtlua_loaded(r, &nat) : NULL;
     for (size_t i = 0; i < nat; i++) {
         size_t l = at ? (size_t)at[i] : i;
-        n += peak[l] >= th && wtlua_on_mesh(r->wf, l);
+        n += wtlua_link_peak(r->wf, peak, l) >= th && wtlua_on_mesh(r->wf, l);
     }
     double *pairs = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *pairs, 0);
     n = 0;
     for (size_t i = 0; i < nat; i++) {
         size_t l = at ? (size_t)at[i] : i;
-        if (peak[l] >= th && wtlua_on_mesh(r->wf, l)) {
-            pairs[2 * n] = peak[l];
+        if (wtlua_link_peak(r->wf, peak, l) >= th && wtlua_on_mesh(r->wf, l)) {
+            pairs[2 * n] = wtlua_link_peak(r->wf, peak, l);
             pairs[2 * n++ + 1] = (double)l;
         }
     }

@@ -32,7 +32,7 @@ typedef struct link_figure {
 static double link_value(const link_figure *f, const wafer *wf, size_t l)
 {
     if (f->peak)
-        return f->peak[l];
+        return wtlua_link_peak(wf, f->peak, l);
     return f->span_s > 0 ? f->bytes[l] * sim_link_inv_bw(wf, l) / f->span_s : 0;
 }
 
