@@ -1197,9 +1197,9 @@ static void check_frame(ui *u, canvas *kept, canvas *fresh, const char *what)
 /* A strategy on part of the 16x16 mesh, zoomed into blocks of 2 and 3 and
  * at zoom 1, over the links by window (the cursor moving along the step)
  * and by step average, max and mean, then the units' views; again when a
- * unit of the step fails (its links dead before the next step), and after
- * the next step is placed elsewhere (other links loaded: those the last
- * result loaded must be cleared). */
+ * unit of the step fails (its links dead before the next step), after the
+ * next step is placed elsewhere (other links loaded: those the last result
+ * loaded must be cleared), and when :repair revives the unit. */
 static void test_live_frames(void **state)
 {
     (void)state;
@@ -1218,16 +1218,18 @@ static void test_live_frames(void **state)
     new_canvas(&fresh, 100, 36);
     /* a round starts at the zoom the last one ended at: kept blocks meet the fault */
     static const int zooms[] = {2, 1, 3, 2};
-    for (int round = 0; round < 3; round++) {
-        if (round != 1) /* round 1: the fault shows on the last step */
+    /* rounds 1 and 3: the fault, then the repair, show on the last step */
+    for (int round = 0; round < 4; round++) {
+        int stepped = round % 2 == 0;
+        if (stepped)
             ui_step(u);
         assert_non_null(u->r);
         assert_true(u->r->nloaded > 0 && (size_t)u->r->nloaded < wafer_nlinks(u->r->wf) / 2);
         /* the hot links panel ranked from the loaded links: as from all of
-         * them (when ranked, before the fault) */
+         * them (when ranked, before the fault or the repair) */
         size_t hot[VIEW_HOT_ROWS];
         assert_true(u->play.nhot > 0);
-        if (round != 1) {
+        if (stepped) {
             assert_int_equal(view_hottest(u->r->wf, u->r->link_peak, NULL, 0, hot, VIEW_HOT_ROWS), u->play.nhot);
             assert_memory_equal(hot, u->play.hot, (size_t)u->play.nhot * sizeof *hot);
             /* the step's busiest windows, kept in place from step to step:
@@ -1251,12 +1253,14 @@ static void test_live_frames(void **state)
                          u->v.mode, u->v.mean, u->play.average ? "average" : "window", u->play.t);
                 check_frame(u, &kept, &fresh, what);
             }
-        /* a unit of the step fails: the next step places the ranks elsewhere */
+        /* a unit of the step fails (the next step places the ranks
+         * elsewhere), then :repair revives it */
         int unit = u->r->loaded[0] / WAFER_NDIR;
-        char fault[32];
-        snprintf(fault, sizeof fault, "%d,%d", wafer_x(u->r->wf, unit), wafer_y(u->r->wf, unit));
-        if (round == 0 && ui_fail(u, "fail", fault, &e) != WT_OK)
-            fail_msg("%s: %s", fault, e.msg);
+        char fault[40];
+        snprintf(fault, sizeof fault, "fail %d,%d", wafer_x(u->r->wf, unit), wafer_y(u->r->wf, unit));
+        if (round == 0 || round == 2)
+            ui_command(u, round == 0 ? fault : "repair");
+        assert_int_equal(u->status_error, 0);
     }
     canvas_free(&kept);
     canvas_free(&fresh);
