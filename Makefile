@@ -127,6 +127,9 @@ bench: deps
 	./$(BUILD)/bench
 	./$(BIN) ui $(RUN_SCENARIO) --bench-frames 500
 	./$(BIN) ui --layout wse2 --bench-frames 50
+	./$(BIN) ui --layout wse3 --bench-frames 50
+	@for c in "link_util --group 12x12" units hot_links; do \
+	    WAFERTOP_BENCH=1 ./$(BIN) cmd $$c --layout wse2 >/dev/null || exit 1; done
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)

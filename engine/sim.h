@@ -279,10 +279,16 @@ double sim_link_util(const sim_result *r, size_t l);
  * hot_s[wafer_nlinks] (seconds of the step at utilisation >= hot_frac; 0
  * everywhere when hot_frac is 0, and hot_s may then be NULL). A window longer than the step is taken as
  * the step (callers say so). Memory O(links + patterns' loads), freed
- * before returning; time O(sum over links of the layers x the phases they
- * carry x (window / slot + 2)). WT_EINPUT for a window that is not a
- * positive finite time, WT_EINTERNAL out of memory. */
+ * before returning; time O(links) to clear the arrays, then O(sum over
+ * loaded links of the layers x the phases they carry x (window / slot +
+ * 2)). WT_EINPUT for a window that is not a positive finite time,
+ * WT_EINTERNAL out of memory. */
 int sim_link_windows(const sim_result *r, double window_s, double hot_frac, double *peak, double *hot_s, wt_err *e);
+/* The same for the n link slots links[] alone, the i-th's into peak[i] and
+ * hot_s[i]: what a view of a few links needs (O(loaded links), not
+ * O(links) but for an untouched scratch array). */
+int sim_link_windows_at(const sim_result *r, double window_s, double hot_frac, const int *links, int n,
+                        double *peak, double *hot_s, wt_err *e);
 /* The step played in time (docs/MODEL.md, "Windows" and "What the screen
  * colours"): each link's busy fraction over the window [t0, t0 + window_s]
  * of the step, the integral of the u(t) above over the window over its

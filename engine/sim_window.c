@@ -494,10 +494,10 @@ static double dropped_hot(const sim_result *r, const win_plan *p, const win_load
     return hot;
 }
 
-/* One link's figures in peak[l] and hot_s[l] (when not NULL): those of its
- * class, swept on first need, never below the step's average when it is
- * loaded (the busiest window carries at least that, where the timeline's
- * slots or the cap at 1 hold fewer bytes than the step moves). */
+/* One link's (slot l's) figures in *peak and *hot_s (when not NULL): those
+ * of its class, swept on first need, never below the step's average when it
+ * is loaded (the busiest window carries at least that, where the
+ * timeline's slots or the cap at 1 hold fewer bytes than the step moves). */
 typedef struct win_sweep {
     const sim_result *r;
     const win_plan *p;
@@ -524,15 +524,43 @@ static int sweep_link(win_sweep *sw, int f, size_t l, double inv, double *peak, 
                 c->hot = seq_hot(&sw->s, sw->hot_frac) + dropped_hot(sw->r, sw->p, ld, n, sw->hot_frac);
         }
     }
-    peak[l] = c->peak;
+    *peak = c->peak;
     if (hot_s)
-        hot_s[l] = c->hot;
+        *hot_s = c->hot;
     if (c->loaded && sw->r->step_time_s > 0) /* as sim_link_util */
-        peak[l] = fmax(peak[l], sw->r->link_bytes[l] * inv / sw->r->step_time_s);
+        *peak = fmax(*peak, sw->r->link_bytes[l] * inv / sw->r->step_time_s);
     return 0;
 }
 
-int sim_link_windows(const sim_result *r, double window_s, double hot_frac, double *peak, double *hot_s, wt_err *e)
+/* The link slots some pattern of r loads, ascending, into a new array
+ * (*n of them); NULL out of memory. */
+static int *loaded_list(const sim_result *r, int *n)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    unsigned char *mark = calloc(nl, 1);
+    if (!mark)
+        return NULL;
+    *n = 0;
+    for (int p = 0; p < r->npatterns; p++)
+        for (int k = 0; k < r->patterns[p].nnz; k++) {
+            int l = r->patterns[p].link[k];
+            *n += !mark[l];
+            mark[l] = 1;
+        }
+    int *list = malloc((size_t)(*n ? *n : 1) * sizeof *list);
+    int i = 0;
+    for (size_t l = 0; list && i < *n && l < nl; l++)
+        if (mark[l])
+            list[i++] = (int)l;
+    free(mark);
+    return list;
+}
+
+/* sim_link_windows for the n link slots links[] (ascending or not), into
+ * peak[i] and hot_s[i] for the i-th, or peak[links[i]] and hot_s[links[i]]
+ * when scatter is set. */
+static int windows_at(const sim_result *r, double window_s, double hot_frac, const int *links, int n, int scatter,
+                      double *peak, double *hot_s, wt_err *e)
 {
     if (!(window_s > 0) || !isfinite(window_s))
         return wt_fail(e, "window %g s: must be a positive time", window_s);
@@ -541,6 +569,7 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
     win_sweep sw = {.r = r, .p = &p, .w = fmin(window_s, r->step_time_s), .hot_frac = hot_frac};
     plan_build(r, sw.w, &p);
     size_t np = (size_t)r->npatterns + 1;
+    /* calloc: only the pages of loaded links are touched */
     int *cls = calloc(wafer_nlinks(wf), sizeof *cls);
     sw.mark = malloc(np * sizeof *sw.mark);
     sw.bytes = malloc(np * sizeof *sw.bytes);
@@ -553,30 +582,25 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
                 sw.mark[r->phases[i].terms[t].pattern] = 0;
         rc = classes_chain(r, &sw.cl, sw.mark, cls);
     }
-    /* each link closes its chain with its 1 / bandwidth (as sim_link_inv_bw) */
+    /* each link closes its chain with its 1 / bandwidth */
     int from = -1, f = -1;
     double inv_at = 0;
-    for (int y = 0; y < wf->h && !rc; y++)
-        for (int x = 0; x < wf->w && !rc; x++) {
-            int u = wafer_unit(wf, x, y);
-            unsigned ok = wafer_usable_mask(wf, x, y);
-            for (int d = 0; d < WAFER_NDIR && !rc; d++) {
-                size_t l = (size_t)u * WAFER_NDIR + (size_t)d;
-                if (!cls[l]) { /* no timed phase loads it: nothing to sweep */
-                    peak[l] = 0;
-                    if (hot_s)
-                        hot_s[l] = 0;
-                    continue;
-                }
-                double inv = (ok >> d) & 1u ? 1 / wafer_link_bw(wf, u, d) : 0;
-                if (cls[l] != from || memcmp(&inv, &inv_at, sizeof inv)) {
-                    from = cls[l];
-                    inv_at = inv;
-                    f = classes_get(&sw.cl, from, -1, inv);
-                }
-                rc = f < 0 || sweep_link(&sw, f, l, inv, peak, hot_s);
-            }
+    for (int i = 0; i < n && !rc; i++) {
+        size_t l = (size_t)links[i], at = scatter ? l : (size_t)i;
+        if (!cls[l]) { /* no timed phase loads it: nothing to sweep */
+            peak[at] = 0;
+            if (hot_s)
+                hot_s[at] = 0;
+            continue;
         }
+        double inv = sim_link_inv_bw(wf, l);
+        if (cls[l] != from || memcmp(&inv, &inv_at, sizeof inv)) {
+            from = cls[l];
+            inv_at = inv;
+            f = classes_get(&sw.cl, from, -1, inv);
+        }
+        rc = f < 0 || sweep_link(&sw, f, l, inv, &peak[at], hot_s ? &hot_s[at] : NULL);
+    }
     free(sw.s.x);
     free(sw.s.u);
     free(sw.mark);
@@ -586,51 +610,56 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
     return rc ? wt_oom(e, "link windows") : WT_OK;
 }
 
-/* Fills r->loaded: the link slots some pattern loads, ascending. Returns
- * 0, or -1 out of memory (r->loaded then NULL). */
-static int loaded_links(sim_result *r)
+int sim_link_windows(const sim_result *r, double window_s, double hot_frac, double *peak, double *hot_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
-    unsigned char *mark = calloc(nl, 1);
-    free(r->loaded);
-    r->loaded = NULL;
-    r->nloaded = 0;
-    if (!mark)
-        return -1;
-    int n = 0;
-    for (int p = 0; p < r->npatterns; p++)
-        for (int k = 0; k < r->patterns[p].nnz; k++) {
-            int l = r->patterns[p].link[k];
-            n += !mark[l];
-            mark[l] = 1;
-        }
-    r->loaded = malloc((size_t)(n ? n : 1) * sizeof *r->loaded);
-    for (size_t l = 0; r->loaded && l < nl; l++)
-        if (mark[l])
-            r->loaded[r->nloaded++] = (int)l;
-    free(mark);
-    return r->loaded ? 0 : -1;
+    memset(peak, 0, nl * sizeof *peak);
+    if (hot_s)
+        memset(hot_s, 0, nl * sizeof *hot_s);
+    int n = r->nloaded;
+    int *own = r->loaded ? NULL : loaded_list(r, &n);
+    if (!r->loaded && !own)
+        return wt_oom(e, "link windows");
+    int rc = windows_at(r, window_s, hot_frac, r->loaded ? r->loaded : own, n, 1, peak, hot_s, e);
+    free(own);
+    return rc;
+}
+
+int sim_link_windows_at(const sim_result *r, double window_s, double hot_frac, const int *links, int n,
+                        double *peak, double *hot_s, wt_err *e)
+{
+    return windows_at(r, window_s, hot_frac, links, n, 0, peak, hot_s, e);
 }
 
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
-    double *peak = r->link_peak ? r->link_peak : malloc(nl * sizeof *peak);
-    if (!peak)
+    /* calloc: the pages of the links no pattern loads are never touched;
+     * a result timed again (sim_retime) keeps its patterns, so its peaks
+     * are 0 but at the links the list holds again */
+    double *peak = r->link_peak ? r->link_peak : calloc(nl, sizeof *peak);
+    free(r->loaded);
+    r->loaded = loaded_list(r, &r->nloaded);
+    if (!r->loaded || !peak) {
+        free(r->loaded);
+        r->loaded = NULL;
+        r->nloaded = 0;
+        free(peak);
+        r->link_peak = NULL;
         return wt_oom(e, "link windows");
+    }
     r->link_peak = peak;
-    int rc = sim_link_windows(r, window_s, 0, peak, NULL, e);
+    int rc = windows_at(r, window_s, 0, r->loaded, r->nloaded, 1, peak, NULL, e);
     if (rc == WT_OK) {
         r->window_s = fmin(window_s, r->step_time_s);
         r->hot_links = 0;
         r->max_peak_util = 0;
-        for (size_t l = 0; l < nl; l++) {
-            r->hot_links += peak[l] >= SIM_HOT;
-            if (peak[l] > r->max_peak_util) /* not fmax: a libm call per link */
-                r->max_peak_util = peak[l];
+        for (int i = 0; i < r->nloaded; i++) {
+            double u = peak[r->loaded[i]];
+            r->hot_links += u >= SIM_HOT;
+            if (u > r->max_peak_util) /* not fmax: a libm call per link */
+                r->max_peak_util = u;
         }
-        if (loaded_links(r) != 0)
-            rc = wt_oom(e, "link windows");
     }
     return rc;
 }

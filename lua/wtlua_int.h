@@ -136,9 +136,20 @@ const sim_result *wtlua_check_result(lua_State *L, int idx);
  * when r has none), peak[0..nl) then hot_s[0..nl), in a userdata left on
  * the stack. */
 const double *wtlua_push_windows(lua_State *L, const sim_result *r);
-/* Adds peak_util and hot_s of link l (win from wtlua_push_windows) to the
- * link table on top. */
-void wtlua_set_windows(lua_State *L, const sim_result *r, const double *win, size_t l);
+/* The same for the n link slots links[] alone: peak_util of the i-th at
+ * [i], its hot_s at [n + i] (what a view of a few links needs: O(loaded
+ * links), not O(links)). */
+const double *wtlua_push_windows_at(lua_State *L, const sim_result *r, const int *links, int n);
+/* Link slot l's busiest window from a result's peaks: they predate a fault
+ * the session made since (a policy's on_step), and a dead link's is 0, as
+ * sim_link_windows finds it now. */
+double wtlua_link_peak(const wafer *wf, const double *peak, size_t l);
+/* Adds peak_util and hot_s to the link table on top. */
+void wtlua_set_windows(lua_State *L, double peak, double hot_s);
+/* The link slots a view of r reads, ascending, *n of them: r's loaded
+ * links, every other link's bytes and windows being 0; NULL (and *n every
+ * slot) when r does not list them. */
+const int *wtlua_loaded(const sim_result *r, size_t *n);
 /* 1 when link slot l is a link: a slot off the mesh's edge holds none. */
 int wtlua_on_mesh(const wafer *wf, size_t l);
 /* One unit record {x, y, used, dead, rank, stage, compute_util, memory}. */

@@ -274,12 +274,28 @@ const double *wtlua_push_windows(lua_State *L, const sim_result *r)
     return peak;
 }
 
-void wtlua_set_windows(lua_State *L, const sim_result *r, const double *win, size_t l)
+const double *wtlua_push_windows_at(lua_State *L, const sim_result *r, const int *links, int n)
 {
-    lua_pushnumber(L, win[l]);
+    double *win = lua_newuserdatauv(L, 2 * (size_t)(n ? n : 1) * sizeof *win, 0);
+    wt_err e;
+    if (sim_link_windows_at(r, r->window_s > 0 ? r->window_s : SIM_WINDOW_S, SIM_HOT, links, n, win, win + n, &e) !=
+        WT_OK)
+        luaL_error(L, "%s", e.msg);
+    return win;
+}
+
+void wtlua_set_windows(lua_State *L, double peak, double hot_s)
+{
+    lua_pushnumber(L, peak);
     lua_setfield(L, -2, "peak_util");
-    lua_pushnumber(L, win[wafer_nlinks(r->wf) + l]);
+    lua_pushnumber(L, hot_s);
     lua_setfield(L, -2, "hot_s");
+}
+
+const int *wtlua_loaded(const sim_result *r, size_t *n)
+{
+    *n = r->loaded ? (size_t)r->nloaded : wafer_nlinks(r->wf);
+    return r->loaded;
 }
 
 int wtlua_on_mesh(const wafer *wf, size_t l)
@@ -313,7 +329,7 @@ static int result_links(lua_State *L)
         if (!wtlua_on_mesh(r->wf, l))
             continue;
         wtlua_push_link(L, r->wf, l, bytes[l], span);
-        wtlua_set_windows(L, r, win, l);
+        wtlua_set_windows(L, win[l], win[nl + l]);
         lua_rawseti(L, -2, ++k);
     }
     return 1;
@@ -331,10 +347,10 @@ static int result_link(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    size_t l = (size_t)wafer_unit(r->wf, (int)x, (int)y) * WAFER_NDIR + (size_t)dir;
-    const double *win = wtlua_push_windows(L, r);
-    wtlua_push_link(L, r->wf, l, r->link_bytes[l], r->step_time_s);
-    wtlua_set_windows(L, r, win, l);
+    int l = wafer_unit(r->wf, (int)x, (int)y) * WAFER_NDIR + dir;
+    const double *win = wtlua_push_windows_at(L, r, &l, 1);
+    wtlua_push_link(L, r->wf, (size_t)l, r->link_bytes[l], r->step_time_s);
+    wtlua_set_windows(L, win[0], win[1]);
     return 1;
 }
 
@@ -344,6 +360,11 @@ static int cmp_util_desc(const void *a, const void *b)
     if (x[0] != y[0])
         return x[0] < y[0] ? 1 : -1;
     return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+double wtlua_link_peak(const wafer *wf, const double *peak, size_t l)
+{
+    return sim_link_inv_bw(wf, l) > 0 ? peak[l] : 0;
 }
 
 /* r:hot_links(threshold[, {limit = N}]): links whose busiest window is at
@@ -358,26 +379,34 @@ static int result_hot_links(lua_State *L)
         limit = luaL_checkinteger(L, -1);
         luaL_argcheck(L, limit >= 0, 3, "limit must be a count >= 0");
     }
-    const double *win = wtlua_push_windows(L, r);
-    size_t nl = wafer_nlinks(r->wf), n = 0;
-    for (size_t l = 0; l < nl; l++)
-        n += win[l] >= th && wtlua_on_mesh(r->wf, l);
+    /* the peaks are r's own when it has them (as sim_link_windows over r's
+     * window); above 0 only the loaded links can reach the threshold */
+    const double *peak = r->link_peak ? r->link_peak : wtlua_push_windows(L, r);
+    size_t nat = wafer_nlinks(r->wf), n = 0;
+    const int *at = th > 0 ? wtlua_loaded(r, &nat) : NULL;
+    for (size_t i = 0; i < nat; i++) {
+        size_t l = at ? (size_t)at[i] : i;
+        n += wtlua_link_peak(r->wf, peak, l) >= th && wtlua_on_mesh(r->wf, l);
+    }
     double *pairs = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *pairs, 0);
     n = 0;
-    for (size_t l = 0; l < nl; l++) {
-        double u = win[l];
-        if (u >= th && wtlua_on_mesh(r->wf, l)) {
-            pairs[2 * n] = u;
+    for (size_t i = 0; i < nat; i++) {
+        size_t l = at ? (size_t)at[i] : i;
+        if (wtlua_link_peak(r->wf, peak, l) >= th && wtlua_on_mesh(r->wf, l)) {
+            pairs[2 * n] = wtlua_link_peak(r->wf, peak, l);
             pairs[2 * n++ + 1] = (double)l;
         }
     }
     qsort(pairs, n, 2 * sizeof *pairs, cmp_util_desc);
     size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
+    int *links = lua_newuserdatauv(L, (shown ? shown : 1) * sizeof *links, 0);
+    for (size_t i = 0; i < shown; i++)
+        links[i] = (int)pairs[2 * i + 1];
+    const double *win = wtlua_push_windows_at(L, r, links, (int)shown);
     lua_createtable(L, (int)shown, 0);
     for (size_t i = 0; i < shown; i++) {
-        size_t l = (size_t)pairs[2 * i + 1];
-        wtlua_push_link(L, r->wf, l, r->link_bytes[l], r->step_time_s);
-        wtlua_set_windows(L, r, win, l);
+        wtlua_push_link(L, r->wf, (size_t)links[i], r->link_bytes[links[i]], r->step_time_s);
+        wtlua_set_windows(L, win[i], win[shown + i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_pushinteger(L, (lua_Integer)n);

@@ -9,11 +9,15 @@
  * first N links or units as the same records r:links() and r:units() give.
  * They agree with those tables: a tile sums its links in slot order, as a
  * script looping over r:links() does, and ties rank as the stock commands
- * ranked them (by y, x, then the direction's letter).
+ * ranked them (by y, x, then the direction's letter). Only the result's
+ * loaded links are read (wtlua_loaded): every other link's figure is 0, so
+ * a tile's sum is the same to the bit, and the links no pattern loads enter
+ * a top list only when it has room for links at 0.
  */
 #include <string.h>
 
 #include "sim.h"
+#include "tiles.h"
 #include "wtlua_int.h"
 
 /* What a view ranks or aggregates links by (link_value) and the record
@@ -28,7 +32,7 @@ typedef struct link_figure {
 static double link_value(const link_figure *f, const wafer *wf, size_t l)
 {
     if (f->peak)
-        return f->peak[l];
+        return wtlua_link_peak(wf, f->peak, l);
     return f->span_s > 0 ? f->bytes[l] * sim_link_inv_bw(wf, l) / f->span_s : 0;
 }
 
@@ -60,10 +64,10 @@ static const char *opt_str(lua_State *L, int t, const char *k, const char *def)
 }
 
 /* Reads {over = "peak"|"step", phase = NAME} from the options at t and
- * fills f. The busiest windows are r's own when it has them, else win, or
- * computed when win is NULL (a userdata left on the stack); a phase's
- * bytes are a userdata left on the stack. */
-static void figure_of(lua_State *L, const sim_result *r, int t, const double *win, link_figure *f)
+ * fills f. The busiest windows are r's own when it has them, else computed
+ * (a userdata left on the stack); a phase's bytes are a userdata left on
+ * the stack. */
+static void figure_of(lua_State *L, const sim_result *r, int t, link_figure *f)
 {
     const char *over = opt_str(L, t, "over", "peak"), *phase = opt_str(L, t, "phase", NULL);
     if (strcmp(over, "peak") && strcmp(over, "step"))
@@ -80,8 +84,8 @@ static void figure_of(lua_State *L, const sim_result *r, int t, const double *wi
         f->bytes = bytes;
         f->span_s = r->phases[p].count * r->phases[p].time_s;
     } else if (!strcmp(over, "peak")) {
-        /* r's peaks are sim_link_windows' over r's window, as win's */
-        f->peak = r->link_peak ? r->link_peak : win ? win : wtlua_push_windows(L, r);
+        /* r's peaks are sim_link_windows' over r's window */
+        f->peak = r->link_peak ? r->link_peak : wtlua_push_windows(L, r);
     }
 }
 
@@ -107,20 +111,26 @@ static int views_link_groups(lua_State *L)
     lua_Integer w = opt_int(L, t, "w", big ? 8 : 1), h = opt_int(L, t, "h", big ? 8 : 1);
     luaL_argcheck(L, w >= 1 && h >= 1, 2, "a tile is w x h units, w and h at least 1");
     link_figure f;
-    figure_of(L, r, t, NULL, &f);
-    size_t nx = (size_t)((wf->w + w - 1) / w), ny = (size_t)((wf->h + h - 1) / h), nt = nx * ny;
+    figure_of(L, r, t, &f);
+    /* a tile wider than the mesh holds all of it */
+    int tw = w < wf->w ? (int)w : wf->w, th = h < wf->h ? (int)h : wf->h, nx, ny;
+    tiles_size(wf, tw, th, &nx, &ny);
+    size_t nt = (size_t)nx * (size_t)ny, nat;
     double *sum = lua_newuserdatauv(L, 3 * nt * sizeof *sum, 0), *n = sum + nt, *max = n + nt;
-    memset(sum, 0, 3 * nt * sizeof *sum);
-    for (size_t l = 0; l < wafer_nlinks(wf); l++) {
-        if (!wtlua_on_mesh(wf, l) || sim_link_inv_bw(wf, l) <= 0)
-            continue;
-        int u = (int)(l / WAFER_NDIR);
-        size_t k = (size_t)(wafer_y(wf, u) / h) * nx + (size_t)(wafer_x(wf, u) / w);
-        double v = link_value(&f, wf, l);
-        sum[k] += v;
-        n[k]++;
-        max[k] = v > max[k] ? v : max[k];
+    memset(sum, 0, nt * sizeof *sum);
+    memset(max, 0, nt * sizeof *max);
+    tiles_count(wf, tw, th, n, NULL);
+    const int *at = wtlua_loaded(r, &nat);
+    const double *val = f.peak;
+    if (!val) { /* the figures where they may not be 0: the untouched pages cost nothing */
+        double *v = lua_newuserdatauv(L, wafer_nlinks(wf) * sizeof *v, 0);
+        for (size_t i = 0; i < nat; i++) {
+            size_t l = at ? (size_t)at[i] : i;
+            v[l] = link_value(&f, wf, l);
+        }
+        val = v;
     }
+    tiles_add(wf, tw, th, val, at, nat, sum, max);
     for (size_t k = 0; k < nt; k++) /* the sums become the means */
         sum[k] = n[k] > 0 ? sum[k] / n[k] : 0;
     lua_createtable(L, 0, 7);
@@ -207,6 +217,38 @@ static void top_new(lua_State *L, top_list *t, lua_Integer n, size_t count, rank
     t->wf = wf;
 }
 
+/* 1 when slot l is among the n ascending slots at. */
+static int listed(const int *at, size_t n, size_t l)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((size_t)at[mid] < l)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && (size_t)at[lo] == l;
+}
+
+/* Offers the links at 0 that the nat slots at[] leave out, unit by unit,
+ * while one can still enter the top list: only once it has room, or holds
+ * a link at 0 that a link of an earlier unit ranks before. */
+static void top_zeros(top_list *top, const int *at, size_t nat)
+{
+    const wafer *wf = top->wf;
+    for (size_t u = 0; u < wafer_nunits(wf) && top->n > 0; u++) {
+        const ranked *last = &top->top[top->n - 1];
+        if (top->len == top->n && (last->v > 0 || last->i / WAFER_NDIR < u))
+            return;
+        for (size_t d = 0; d < WAFER_NDIR; d++) {
+            size_t l = u * WAFER_NDIR + d;
+            if (wtlua_on_mesh(wf, l) && !listed(at, nat, l))
+                top_offer(top, (ranked){0, l});
+        }
+    }
+}
+
 /* r:top_links{n = 10, over =, phase =}: the n links with the highest
  * figure, as r:links() records. */
 static int views_top_links(lua_State *L)
@@ -214,20 +256,28 @@ static int views_top_links(lua_State *L)
     const sim_result *r = wtlua_check_result(L, 1);
     const wafer *wf = r->wf;
     int t = lua_istable(L, 2) ? 2 : 0;
-    const double *win = wtlua_push_windows(L, r);
     link_figure f;
-    figure_of(L, r, t, win, &f);
-    size_t nl = wafer_nlinks(wf);
+    figure_of(L, r, t, &f);
+    size_t nat;
+    const int *at = wtlua_loaded(r, &nat);
     top_list top;
-    top_new(L, &top, opt_int(L, t, "n", 10), nl, link_before, wf);
-    for (size_t l = 0; l < nl; l++)
+    top_new(L, &top, opt_int(L, t, "n", 10), wafer_nlinks(wf), link_before, wf);
+    for (size_t i = 0; i < nat; i++) {
+        size_t l = at ? (size_t)at[i] : i;
         if (wtlua_on_mesh(wf, l))
             top_offer(&top, (ranked){link_value(&f, wf, l), l});
+    }
+    if (at)
+        top_zeros(&top, at, nat);
+    int *links = lua_newuserdatauv(L, (top.len ? top.len : 1) * sizeof *links, 0);
+    for (size_t i = 0; i < top.len; i++)
+        links[i] = (int)top.top[i].i;
+    const double *win = wtlua_push_windows_at(L, r, links, (int)top.len);
     lua_createtable(L, (int)top.len, 0);
     for (size_t i = 0; i < top.len; i++) {
         size_t l = top.top[i].i;
         wtlua_push_link(L, wf, l, f.bytes[l], f.span_s);
-        wtlua_set_windows(L, r, win, l);
+        wtlua_set_windows(L, win[i], win[top.len + i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

@@ -420,6 +420,18 @@ grep -q 'faults: \[\]' "$tmp/repaired.yaml" || fail ":repair kept --fail faults:
 keys q
 wait_exit "q (--fail)"
 
+# --- the wafer: 850,500 units, the views in C over the loaded links
+start ui --layout wse2
+wait_for "figures" "first frame (wse2)"
+keys ':' 'units --top 3' Enter
+wait_for "850500 units: 128 used, 850372 idle, 0 dead; top 3 by util" ":units on wse2"
+keys ':' 'link_util --group 12x12 --top 2' Enter
+wait_for "link utilisation (%) by 12x12 tile, mean/max, busiest window" ":link_util on wse2"
+keys End
+wait_for "hottest 2 links:" ":link_util's hottest links on wse2 (End: its last lines)"
+keys q
+wait_exit "q (wse2)"
+
 # --- wafertop alone opens the screen on the default scenario
 start
 wait_for "figures" "wafertop with no arguments"
@@ -437,5 +449,14 @@ expect_bad "--fail: unit 99,99" ui --fail 99,99 --bench-frames 1
 expect_ok ui $scenario --bench-frames 20
 grep -q "^bench ui_frame " "$tmp/out" || fail "--bench-frames prints no ui_frame line: $(cat "$tmp/out")"
 grep -q "^bench ui_redraw " "$tmp/out" || fail "--bench-frames prints no ui_redraw line: $(cat "$tmp/out")"
+grep -q "^bench ui_key_jump " "$tmp/out" || fail "--bench-frames prints no ui_key_jump line: $(cat "$tmp/out")"
+grep -q "^bench ui_cmd_units " "$tmp/out" || fail "--bench-frames prints no ui_cmd_units line: $(cat "$tmp/out")"
+grep -q "^bench ui_first_frame .* load=.* eval=.* draw=" "$tmp/out" ||
+    fail "--bench-frames does not split the first frame: $(cat "$tmp/out")"
+# --- a command's times for make bench
+WAFERTOP_BENCH=1 "$bin" cmd units --top 1 >"$tmp/out" 2>"$tmp/err" || fail "cmd units under WAFERTOP_BENCH"
+grep -q "^bench cmd_units default [0-9.]* ms lua eval=[0-9.]* total=[0-9.]* target<300 " "$tmp/err" ||
+    fail "WAFERTOP_BENCH=1 prints no bench line: $(cat "$tmp/err")"
+grep -q "top 1 by util" "$tmp/out" || fail "cmd units under WAFERTOP_BENCH printed: $(cat "$tmp/out")"
 
 finish e2e_ui

@@ -1,7 +1,9 @@
 /* The screen's drawing parts without a terminal (tui/canvas.h, tui/theme.h,
  * tui/view.h): canvas text, theme files and colour mapping, the mesh
  * heatmap of real results (glyphs, colours, half-block pairing, blocks,
- * faults), the legend, the whole frame and mouse hits. */
+ * faults), the legend, the whole frame and mouse hits; the live screen's
+ * frames, drawn from what it keeps between frames, against frames drawn
+ * from scratch. */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 #include "canvas.h"
 #include "net.h"
 #include "theme.h"
+#include "ui.h"
 #include "view.h"
 
 #define HALF 0x2580u /* ▀ */
@@ -365,7 +368,7 @@ static void fixture_eval(fixture *f, const char *text, place_kind pl, int w, int
 /* The hot links panel ranks f's util as each link's busiest window. */
 static void fixture_hot(fixture *f)
 {
-    f->v.nhot = view_hottest(&f->wf, f->util, f->hot, VIEW_HOT_ROWS);
+    f->v.nhot = view_hottest(&f->wf, f->util, NULL, 0, f->hot, VIEW_HOT_ROWS);
 }
 
 /* A 4x4 wafer and gpt3-6.7b TP16 on it: every unit busy. */
@@ -1149,6 +1152,121 @@ static void test_help_scroll(void **state)
     fixture_close(&f);
 }
 
+/* ---- the live screen's frames ------------------------------------------ */
+
+/* Two canvases cell by cell; what names the frame. */
+static void check_same(const canvas *a, const canvas *b, const char *what)
+{
+    for (int y = 0; y < a->h; y++)
+        for (int x = 0; x < a->w; x++) {
+            const canvas_cell *p = canvas_at(a, x, y), *q = canvas_at(b, x, y);
+            if (p->ch != q->ch || p->fg != q->fg || p->bg != q->bg || p->attr != q->attr)
+                fail_msg("%s: cell %d,%d is U+%04X fg %d bg %d, from scratch U+%04X fg %d bg %d", what, x, y,
+                         (unsigned)p->ch, p->fg, p->bg, (unsigned)q->ch, q->fg, q->bg);
+        }
+}
+
+/* Draws u's next frame as the screen does (the colours and blocks it keeps,
+ * only the loaded links read), then the same frame from scratch (every
+ * link's figure computed alone, the blocks counted and filled from every
+ * link), and compares them. */
+static void check_frame(ui *u, canvas *kept, canvas *fresh, const char *what)
+{
+    ui_sync_view(u);
+    view_state v = u->v;
+    memset(&v.blocks, 0, sizeof v.blocks);
+    v.values_gen = v.mesh_gen = 0;
+    v.nonzero = NULL;
+    size_t nl = wafer_nlinks(u->r->wf);
+    double *util = malloc(nl * sizeof *util);
+    assert_non_null(util);
+    wt_err e;
+    if (u->play.average)
+        for (size_t l = 0; l < nl; l++)
+            util[l] = sim_link_util(u->r, l);
+    else
+        assert_int_equal(sim_link_window_util(u->r, u->play.t, v.window_s, util, &e), WT_OK);
+    v.link_util = util;
+    view_draw(kept, &u->v);
+    view_draw(fresh, &v);
+    check_same(kept, fresh, what);
+    view_blocks_free(&v.blocks);
+    free(util);
+}
+
+/* A strategy on part of the 16x16 mesh, zoomed into blocks of 2 and 3 and
+ * at zoom 1, over the links by window (the cursor moving along the step)
+ * and by step average, max and mean, then the units' views; again when a
+ * unit of the step fails (its links dead before the next step), after the
+ * next step is placed elsewhere (other links loaded: those the last result
+ * loaded must be cleared), and when :repair revives the unit. */
+static void test_live_frames(void **state)
+{
+    (void)state;
+    char *words[] = {"--layout", "default", "--model", "gpt3-6.7b", "--strategy", "DP2,TP8", "--placement",
+                     "tiles"};
+    ui *u = ui_new(".");
+    assert_non_null(u);
+    wt_err e;
+    if (cli_parse((int)(sizeof words / sizeof words[0]), words, CLI_TUNE | CLI_UI, ".", &u->o, &e) != WT_OK ||
+        ui_load(u, u->o.layout, u->o.model, 0, NULL, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    ui_load_themes(u, NULL);
+    u->ncolours = 256;
+    canvas kept, fresh;
+    new_canvas(&kept, 100, 36);
+    new_canvas(&fresh, 100, 36);
+    /* a round starts at the zoom the last one ended at: kept blocks meet the fault */
+    static const int zooms[] = {2, 1, 3, 2};
+    /* rounds 1 and 3: the fault, then the repair, show on the last step */
+    for (int round = 0; round < 4; round++) {
+        int stepped = round % 2 == 0;
+        if (stepped)
+            ui_step(u);
+        assert_non_null(u->r);
+        assert_true(u->r->nloaded > 0 && (size_t)u->r->nloaded < wafer_nlinks(u->r->wf) / 2);
+        /* the hot links panel ranked from the loaded links: as from all of
+         * them (when ranked, before the fault or the repair) */
+        size_t hot[VIEW_HOT_ROWS];
+        assert_true(u->play.nhot > 0);
+        if (stepped) {
+            assert_int_equal(view_hottest(u->r->wf, u->r->link_peak, NULL, 0, hot, VIEW_HOT_ROWS), u->play.nhot);
+            assert_memory_equal(hot, u->play.hot, (size_t)u->play.nhot * sizeof *hot);
+            /* the step's busiest windows, kept in place from step to step:
+             * as computed afresh for every link */
+            size_t nl = wafer_nlinks(u->r->wf);
+            double *peak = malloc(nl * sizeof *peak);
+            assert_non_null(peak);
+            assert_int_equal(sim_link_windows(u->r, u->r->window_s, 0, peak, NULL, &e), WT_OK);
+            assert_memory_equal(peak, u->r->link_peak, nl * sizeof *peak);
+            free(peak);
+        }
+        for (int z = 0; z < 4; z++)
+            for (int k = 0; k < 12; k++) {
+                char what[96];
+                u->v.zoom = zooms[z];
+                u->v.mode = k < 10 ? VIEW_LINKS : k == 10 ? VIEW_COMPUTE : VIEW_MEMORY;
+                u->v.mean = k % 2;
+                u->play.average = k == 8 || k == 9;
+                u->play.t = u->r->step_time_s * k / 8.5;
+                snprintf(what, sizeof what, "round %d zoom %d mode %d mean %d %s at %g s", round, zooms[z],
+                         u->v.mode, u->v.mean, u->play.average ? "average" : "window", u->play.t);
+                check_frame(u, &kept, &fresh, what);
+            }
+        /* a unit of the step fails (the next step places the ranks
+         * elsewhere), then :repair revives it */
+        int unit = u->r->loaded[0] / WAFER_NDIR;
+        char fault[40];
+        snprintf(fault, sizeof fault, "fail %d,%d", wafer_x(u->r->wf, unit), wafer_y(u->r->wf, unit));
+        if (round == 0 || round == 2)
+            ui_command(u, round == 0 ? fault : "repair");
+        assert_int_equal(u->status_error, 0);
+    }
+    canvas_free(&kept);
+    canvas_free(&fresh);
+    ui_free(u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1160,7 +1278,7 @@ int main(void)
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_auto_scale),
         cmocka_unit_test(test_view_draw),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
-        cmocka_unit_test(test_help_scroll),
+        cmocka_unit_test(test_help_scroll),       cmocka_unit_test(test_live_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

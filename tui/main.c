@@ -3,6 +3,7 @@
  * chooses the exit status: 0 ok, 2 bad input, 1 internal error.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,8 +156,28 @@ static int cmd_usage(const scenario *sc, wt_err *e)
                              e);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Under WAFERTOP_BENCH=1 (`make bench`), a command's time, its evaluation's
+ * and its Lua's, as a bench line on stderr: the Lua part's target is 300 ms. */
+static void cmd_bench(const char *name, const char *layout, double start, double evaluated, double done)
+{
+    const char *want = getenv("WAFERTOP_BENCH");
+    if (!want || strcmp(want, "1"))
+        return;
+    double lua = done - evaluated;
+    fprintf(stderr, "bench cmd_%s %s %.2f ms lua eval=%.2f total=%.2f target<300 %s\n", name, layout, 1e3 * lua,
+            1e3 * (evaluated - start), 1e3 * (done - start), lua < 0.3 ? "pass" : "FAIL");
+}
+
 static int run_cmd(int argc, char **argv, const char *root)
 {
+    double start = now_s(), evaluated = start;
     scenario sc = {0};
     wt_err e;
     const char *name = argc > 0 && strncmp(argv[0], "-", 1) ? argv[0] : NULL;
@@ -185,7 +206,10 @@ static int run_cmd(int argc, char **argv, const char *root)
         rc = evaluate(&sc, root, &e);
     if (rc == WT_OK) {
         sc.evaluated = 0; /* the result now belongs to Lua */
+        evaluated = now_s();
         rc = wtlua_run_command(sc.lua, name, sc.o.nrest, sc.o.rest, &sc.r, &e);
+        if (rc == WT_OK)
+            cmd_bench(name, sc.o.layout, start, evaluated, now_s());
     }
     scenario_free(&sc);
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);

@@ -151,33 +151,69 @@ static void bench_print(const ui *u, const char *name, double *t, int n, double 
            1e3 * t[n / 2] < target_ms ? "pass" : "FAIL");
 }
 
-/* Draws n frames into a canvas the size of a common terminal, the cursor
- * of time moving along the step by 1/n of it at each (a new window every
- * frame), then n frames that only redraw (the cursor fixed: what a key
- * that changes nothing shown pays), and prints the timings. */
-static int bench_frames(ui *u, int n, double start)
+/* What happens before a benchmarked frame: the cursor of time moved along
+ * the step by 1/n of it (a new window every frame), nothing (what a key
+ * that changes nothing shown pays), the key ] (the next phase start), or
+ * the command `:units` (a Lua command on a copy of the result). */
+typedef void (*bench_act)(ui *u, int n);
+
+static void act_time(ui *u, int n)
+{
+    u->play.t = u->r ? fmod(u->play.t + u->r->step_time_s / n, u->r->step_time_s) : 0;
+}
+
+static void act_none(ui *u, int n)
+{
+    (void)u;
+    (void)n;
+}
+
+static void act_jump(ui *u, int n)
+{
+    (void)n;
+    key_event ev = {']', 0, 0};
+    ui_key(u, &ev);
+}
+
+static void act_units(ui *u, int n)
+{
+    (void)n;
+    ui_command(u, "units --top 5");
+}
+
+/* n frames after act each, into a canvas the size of a common terminal
+ * (t: room for n timings), printed as one `bench NAME` line. */
+static void bench_run(ui *u, const char *name, bench_act act, double *t, int n, double target_ms)
+{
+    for (int i = 0; i < n; i++) {
+        double t0 = now_s();
+        act(u, n);
+        draw(u, BENCH_W, BENCH_H);
+        t[i] = now_s() - t0;
+    }
+    bench_print(u, name, t, n, target_ms);
+}
+
+/* Draws a first frame, then n frames of each kind of bench_act, and prints
+ * the timings. The first frame counts from start (the program's) and says
+ * what it spent loading the scenario (until loaded), in the evaluation and
+ * drawing. */
+static int bench_frames(ui *u, int n, double start, double loaded)
 {
     u->ncolours = 256;
     ui_step(u);
+    double stepped = now_s();
     draw(u, BENCH_W, BENCH_H);
-    double first = now_s() - start;
+    double drawn = now_s(), first = drawn - start;
     double *t = malloc((size_t)n * sizeof *t);
     if (!t)
         return 1;
-    for (int i = 0; i < n; i++) {
-        double t0 = now_s();
-        u->play.t = u->r ? fmod(u->play.t + u->r->step_time_s / n, u->r->step_time_s) : 0;
-        draw(u, BENCH_W, BENCH_H);
-        t[i] = now_s() - t0;
-    }
-    printf("bench ui_first_frame %s %.2f ms target<100 %s\n", u->layout, 1e3 * first, first < 0.1 ? "pass" : "FAIL");
-    bench_print(u, "ui_frame", t, n, 5);
-    for (int i = 0; i < n; i++) {
-        double t0 = now_s();
-        draw(u, BENCH_W, BENCH_H);
-        t[i] = now_s() - t0;
-    }
-    bench_print(u, "ui_redraw", t, n, 50);
+    printf("bench ui_first_frame %s %.2f ms load=%.2f eval=%.2f draw=%.2f target<100 %s\n", u->layout, 1e3 * first,
+           1e3 * (loaded - start), 1e3 * (stepped - loaded), 1e3 * (drawn - stepped), first < 0.1 ? "pass" : "FAIL");
+    bench_run(u, "ui_frame", act_time, t, n, 5);
+    bench_run(u, "ui_redraw", act_none, t, n, 50);
+    bench_run(u, "ui_key_jump", act_jump, t, n, 50);
+    bench_run(u, "ui_cmd_units", act_units, t, n < 10 ? n : 10, 300);
     free(t);
     return 0;
 }
@@ -224,7 +260,7 @@ int cmd_ui(int argc, char **argv, const char *root)
         goto out;
     ui_printf(u, "wafertop: %s on %s; press ? for the keys, : for commands", u->model, u->layout);
     if (u->o.bench_frames) {
-        int status = bench_frames(u, u->o.bench_frames, start);
+        int status = bench_frames(u, u->o.bench_frames, start, now_s());
         free(args);
         free(sf);
         ui_free(u);

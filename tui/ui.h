@@ -44,16 +44,27 @@ typedef struct ui_search {
  * all-reduce. */
 #define UI_MAX_RUNNING 4
 
+/* A figure per link slot that is 0 but at the slots `at` lists (a copy of
+ * the loaded links of the result it was last filled for): the next result
+ * clears those alone, and the blocks read those alone (view_state.nonzero). */
+typedef struct ui_links {
+    double *val;                      /* nlinks, owned */
+    int *at;                          /* ascending, nat of them, owned */
+    size_t nat;
+    int dense;                        /* may be non-zero anywhere (a result without loaded links) */
+} ui_links;
+
 /* The cursor of time and what the mesh is coloured by (ui_play.c). */
 typedef struct ui_play {
-    double *avg;                      /* per link slot: utilisation over the step, owned; filled
-                                         when the average is first shown (avg_gen) */
-    double *window;                   /* per link slot: busy fraction in the window at the cursor, owned */
+    ui_links avg;                     /* utilisation over the step; filled when the average is
+                                         first shown (avg_gen) */
+    ui_links window;                  /* busy fraction in the window at the cursor */
     size_t nlinks;
     long gen;                         /* bumped at every result */
     long window_gen;                  /* the gen and cursor window was computed for (-1: none) */
     long avg_gen;                     /* the gen avg was computed for (-1: none) */
     long shown;                       /* bumped whenever the colours change (view_state.values_gen) */
+    long mesh;                        /* bumped at every result and fault (view_state.mesh_gen) */
     double window_t;
     size_t hot[VIEW_HOT_ROWS];        /* the links with the busiest windows, hottest first */
     int nhot;

@@ -193,7 +193,9 @@ static const ui_cmd *find_cmd(const char *name)
 static int run(ui *u, int argc, char **argv, wt_err *e)
 {
     const ui_cmd *c = find_cmd(argv[0]);
-    u->play.shown++; /* a command may change the mesh before the next step (fail, repair, Lua) */
+    /* a command may change the mesh before the next step (fail, repair, Lua) */
+    u->play.shown++;
+    u->play.mesh++;
     if (c) {
         if (argc - 1 < c->min_args || argc - 1 > c->max_args)
             return wt_fail(e, "usage: %s", c->usage);

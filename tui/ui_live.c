@@ -88,6 +88,7 @@ ui *ui_new(const char *root)
     u->play.window_gen = -1;
     u->play.avg_gen = -1;
     u->play.shown = 1;
+    u->play.mesh = 1;
     cmdline_init(&u->cmd, ':', ui_complete_words, u);
     cmdline_init(&u->find, '/', NULL, NULL);
     return u;
@@ -215,6 +216,7 @@ int ui_fail(ui *u, const char *who, const char *text, wt_err *e)
     if (rc != WT_OK)
         return wt_fail(e, "%s: %s", who, why.msg);
     u->play.shown++; /* the dead units and links show before the next step */
+    u->play.mesh++;
     ui_search_forget(u);
     return WT_OK;
 }

@@ -27,10 +27,11 @@ static const int ui_play_nspeeds = (int)(sizeof ui_play_speeds / sizeof ui_play_
 int ui_play_links(ui_play *p, size_t nlinks)
 {
     memset(p, 0, sizeof *p);
-    p->avg = calloc(nlinks, sizeof *p->avg);
-    p->window = calloc(nlinks, sizeof *p->window);
+    /* calloc: pages a result never loads are never touched */
+    p->avg.val = calloc(nlinks, sizeof *p->avg.val);
+    p->window.val = calloc(nlinks, sizeof *p->window.val);
     p->nlinks = nlinks;
-    if (p->avg && p->window)
+    if (p->avg.val && p->window.val)
         return 0;
     ui_play_free(p);
     return -1;
@@ -38,9 +39,12 @@ int ui_play_links(ui_play *p, size_t nlinks)
 
 void ui_play_free(ui_play *p)
 {
-    free(p->avg);
-    free(p->window);
-    p->avg = p->window = NULL;
+    free(p->avg.val);
+    free(p->avg.at);
+    free(p->window.val);
+    free(p->window.at);
+    memset(&p->avg, 0, sizeof p->avg);
+    memset(&p->window, 0, sizeof p->window);
     p->nlinks = 0;
 }
 
@@ -51,12 +55,38 @@ void ui_play_start(ui_play *p, ui_play *fresh)
     p->window = fresh->window;
     p->nlinks = fresh->nlinks;
     p->gen++;
+    p->mesh++;
     p->window_gen = -1;
     p->avg_gen = -1;
     p->norder = 0;
     p->t = 0;
     p->level = -1;
     memset(fresh, 0, sizeof *fresh);
+}
+
+/* Clears a's values for result r: at the slots it lists, then lists r's
+ * loaded links (a's values may then be non-zero there alone); everywhere
+ * when it was dense or r has no loaded links or memory is short (a is then
+ * dense). */
+static void links_clear(ui_links *a, size_t nlinks, const sim_result *r)
+{
+    if (a->dense)
+        memset(a->val, 0, nlinks * sizeof *a->val);
+    else
+        for (size_t i = 0; i < a->nat; i++)
+            a->val[a->at[i]] = 0;
+    size_t n = r->loaded ? (size_t)r->nloaded : 0;
+    int *at = r->loaded ? realloc(a->at, (n ? n : 1) * sizeof *at) : NULL;
+    a->dense = !at;
+    if (!at) {
+        free(a->at);
+        a->at = NULL;
+        a->nat = 0;
+        return;
+    }
+    memcpy(at, r->loaded, n * sizeof *at);
+    a->at = at;
+    a->nat = n;
 }
 
 /* The window the cursor's colours are over: --window, within the step. */
@@ -71,12 +101,13 @@ void ui_play_result(ui *u)
     const sim_result *r = u->r;
     p->gen++;
     p->shown++;
+    p->mesh++;
     p->norder = 0;
     p->nhot = 0;
     if (!r)
         return;
     if (r->link_peak)
-        p->nhot = view_hottest(r->wf, r->link_peak, p->hot, VIEW_HOT_ROWS);
+        p->nhot = view_hottest(r->wf, r->link_peak, r->loaded, (size_t)r->nloaded, p->hot, VIEW_HOT_ROWS);
     p->norder = sim_play_order(r, p->order, SIM_MAX_PHASES);
     if (p->t >= r->step_time_s)
         p->t = 0;
@@ -156,19 +187,21 @@ int ui_play_at(ui *u, const char *what, wt_err *e)
     return WT_OK;
 }
 
-/* The window at the cursor, unless it holds it already. */
+/* The window at the cursor, unless it holds it already: only the links
+ * the result loads change. */
 static void colour_window(ui *u)
 {
     ui_play *p = &u->play;
     if (p->window_gen == p->gen && p->window_t == p->t)
         return;
     wt_err e;
-    /* a window of the same result: only the links it loads change */
-    int again = p->window_gen == p->gen;
-    if ((again ? sim_link_window_util_again : sim_link_window_util)(u->r, p->t, window_s(u), p->window, &e) !=
-        WT_OK) {
+    if (p->window_gen != p->gen)
+        links_clear(&p->window, p->nlinks, u->r);
+    int rc = (p->window.dense ? sim_link_window_util : sim_link_window_util_again)(u->r, p->t, window_s(u),
+                                                                                   p->window.val, &e);
+    if (rc != WT_OK) {
         ui_status(u, 1, "window at %g s: %s", p->t, e.msg);
-        memset(p->window, 0, p->nlinks * sizeof *p->window);
+        memset(p->window.val, 0, p->nlinks * sizeof *p->window.val);
     }
     p->window_gen = p->gen;
     p->window_t = p->t;
@@ -176,16 +209,27 @@ static void colour_window(ui *u)
 }
 
 /* The step average, unless it holds it already: 3.4M links on a wafer, so
- * only when shown. */
+ * only when shown, and only the loaded ones. */
 static void colour_average(ui *u)
 {
     ui_play *p = &u->play;
     if (p->avg_gen == p->gen)
         return;
-    for (size_t l = 0; l < p->nlinks; l++)
-        p->avg[l] = sim_link_util(u->r, l);
+    links_clear(&p->avg, p->nlinks, u->r);
+    for (size_t i = 0; i < (p->avg.dense ? p->nlinks : p->avg.nat); i++) {
+        size_t l = p->avg.dense ? i : (size_t)p->avg.at[i];
+        p->avg.val[l] = sim_link_util(u->r, l);
+    }
     p->avg_gen = p->gen;
     p->shown++;
+}
+
+/* Points v at the figure a. */
+static void show_links(view_state *v, const ui_links *a)
+{
+    v->link_util = a->val;
+    v->nonzero = a->dense ? NULL : a->at;
+    v->nnonzero = a->nat;
 }
 
 void ui_play_view(ui *u, int links)
@@ -205,9 +249,10 @@ void ui_play_view(ui *u, int links)
     v->nrunning = sim_running_at(r, p->t, p->running, UI_MAX_RUNNING);
     v->running = p->running;
     v->util_auto = !p->fixed;
+    v->mesh_gen = p->mesh;
     if (p->average) {
         colour_average(u);
-        v->link_util = p->avg;
+        show_links(v, &p->avg);
         v->util_label = "step average";
         v->values_gen = p->shown;
         return;
@@ -217,6 +262,6 @@ void ui_play_view(ui *u, int links)
     v->values_gen = p->shown; /* after colour_window: a new window is a new key */
     char s[32];
     snprintf(p->label, sizeof p->label, "%s window", qty_format(v->window_s, QTY_TIME, s, sizeof s));
-    v->link_util = p->window;
+    show_links(v, &p->window);
     v->util_label = p->label;
 }

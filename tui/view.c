@@ -122,23 +122,24 @@ static int figures(canvas *c, const view_state *v, view_rect a, int y)
     return y;
 }
 
-int view_hottest(const wafer *wf, const double *peak, size_t *top, int rows)
+int view_hottest(const wafer *wf, const double *peak, const int *at, size_t nat, size_t *top, int rows)
 {
-    size_t nl = wafer_nlinks(wf);
+    size_t nl = at ? nat : wafer_nlinks(wf);
     double val[VIEW_HOT_ROWS];
     int n = 0;
     rows = rows < VIEW_HOT_ROWS ? rows : VIEW_HOT_ROWS;
-    for (size_t l = 0; l < nl && rows > 0; l++) {
+    for (size_t i = 0; i < nl && rows > 0; i++) {
+        size_t l = at ? (size_t)at[i] : i;
         double u = peak[l];
         if (u <= 0 || (n == rows && u <= val[n - 1]) || sim_link_inv_bw(wf, l) <= 0)
             continue;
-        int at = n < rows ? n++ : rows - 1;
-        for (; at > 0 && val[at - 1] < u; at--) {
-            val[at] = val[at - 1];
-            top[at] = top[at - 1];
+        int k = n < rows ? n++ : rows - 1;
+        for (; k > 0 && val[k - 1] < u; k--) {
+            val[k] = val[k - 1];
+            top[k] = top[k - 1];
         }
-        val[at] = u;
-        top[at] = l;
+        val[k] = u;
+        top[k] = l;
     }
     return n;
 }

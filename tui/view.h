@@ -21,12 +21,15 @@ enum view_mode { VIEW_LINKS = 0, VIEW_COMPUTE, VIEW_MEMORY, VIEW_NMODES };
 /* The mesh in blocks as the last frame drew it (view_blocks.c), owned by
  * the view_state's holder, freed with view_blocks_free. */
 typedef struct view_blocks {
-    double *val;               /* gw x gh block values, then scratch */
+    double *val;               /* gw x gh block values, then the sums, the maxima, the links and
+                                * the live units of each block (tiles.h) */
     int gw, gh;
-    long gen;                  /* the key it was computed for */
+    const sim_result *r;       /* the key of the counts: the mesh and the zoom */
+    long mesh_gen;
+    int zoom;
+    long gen;                  /* the key of the values */
     const double *util;
-    const sim_result *r;
-    int zoom, mode, mean;
+    int mode, mean;
 } view_blocks;
 
 typedef struct view_state {
@@ -73,6 +76,11 @@ typedef struct view_state {
     int help_top;              /* its first line shown, when it does not fit */
     long values_gen;           /* changes whenever what link_util or the units hold changes (a new
                                 * result, window, fault); 0: unknown, blocks computed every frame */
+    long mesh_gen;             /* changes whenever the dead units and links may have (a new result,
+                                * a fault); 0: unknown, blocks counted every frame */
+    const int *nonzero;        /* the only link slots link_util may be non-zero at, ascending
+                                * (the result's loaded links), nnonzero of them; NULL: any */
+    size_t nnonzero;
     view_blocks blocks;        /* the block cache (zoom > 1) */
 } view_state;
 
@@ -112,7 +120,9 @@ double view_unit_value(const view_state *v, int u);
 /* A block with no live unit. */
 #define VIEW_BLOCK_DEAD (-3.0)
 /* The values of v's blocks (zoom > 1), row by row: v->blocks as kept when
- * its key is v's, else computed again; NULL out of memory. */
+ * its key is v's, else computed again (the counts only when the mesh or
+ * the zoom changed, the values from v->nonzero's links); NULL out of
+ * memory. */
 const double *view_blocks_get(view_blocks *b, const view_state *v);
 void view_blocks_free(view_blocks *b);
 
@@ -126,8 +136,9 @@ void view_draw_legend(canvas *c, const view_state *v, view_rect a);
 
 /* The rows usable links with the busiest windows (peak, per link slot),
  * hottest first (ties by slot), into top; returns how many (those with a
- * peak above 0). */
-int view_hottest(const wafer *wf, const double *peak, size_t *top, int rows);
+ * peak above 0). Only the nat slots at[] (ascending) are read when at is
+ * not NULL: peak is 0 elsewhere (a result's loaded links). */
+int view_hottest(const wafer *wf, const double *peak, const int *at, size_t nat, size_t *top, int rows);
 
 /* The help text, one line per key or command (NULL-terminated). */
 extern const char *const view_help_lines[];
