@@ -325,6 +325,8 @@ int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e)
                           "shard (or turn --tp-seqpar off)", name, s->tp, m->seq / s->sp);
     if (s->exec == EXEC_STREAM && !wf->store_ports)
         return wt_fail(e, "exec stream: the layout %s has no parameter store (a store: section)", wf->name);
+    if (s->exec == EXEC_STREAM && wafer_store_port(wf, 0) < 0)
+        return wt_fail(e, "exec stream: every unit on the store's port edges of %s is dead", wf->name);
     if (s->exec == EXEC_STREAM && (s->mem & MEM_ZERO))
         return wt_fail(e, "strategy %s: exec stream keeps no weights on the wafer for mem zero to shard", name);
     if (s->exec == EXEC_STREAM && s->pp > 1)

@@ -136,18 +136,40 @@ int wafer_parse_fault(const char *s, int *x, int *y, int *dir, char *bad)
     return 0;
 }
 
+/* The live unit nearest to (x, y) on the edge of direction d, walking along
+ * the edge from the unit facing (x, y); *along gets how far it walked, -1
+ * when the whole edge is dead. */
+static int live_on_edge(const wafer *wf, int d, int x, int y, int *along)
+{
+    int on_ns = d == WAFER_N || d == WAFER_S; /* the edge runs along x */
+    int ex = d == WAFER_E ? wf->w - 1 : d == WAFER_W ? 0 : x;
+    int ey = d == WAFER_N ? 0 : d == WAFER_S ? wf->h - 1 : y;
+    int pos = on_ns ? ex : ey, len = on_ns ? wf->w : wf->h;
+    for (int k = 0; k < len; k++)
+        for (int sign = 1; sign >= -1; sign -= 2) {
+            int p = pos + sign * k;
+            if (p < 0 || p >= len)
+                continue;
+            int v = on_ns ? wafer_unit(wf, p, ey) : wafer_unit(wf, ex, p);
+            if (!wf->unit_dead[v]) {
+                *along = k;
+                return v;
+            }
+        }
+    return -1;
+}
+
 int wafer_store_port(const wafer *wf, int u)
 {
     int x = wafer_x(wf, u), y = wafer_y(wf, u), best = -1, best_d = 0;
-    /* per direction: the distance to that edge and the unit on it */
-    const int dist[WAFER_NDIR] = {wf->w - 1 - x, x, y, wf->h - 1 - y};
-    const int port[WAFER_NDIR] = {wafer_unit(wf, wf->w - 1, y), wafer_unit(wf, 0, y), wafer_unit(wf, x, 0),
-                                  wafer_unit(wf, x, wf->h - 1)};
-    for (int d = 0; d < WAFER_NDIR; d++)
-        if ((wf->store_ports >> d & 1u) && (best < 0 || dist[d] < best_d)) {
-            best = port[d];
-            best_d = dist[d];
+    const int dist[WAFER_NDIR] = {wf->w - 1 - x, x, y, wf->h - 1 - y}; /* to each edge */
+    for (int d = 0; d < WAFER_NDIR; d++) {
+        int along = 0, port = (wf->store_ports >> d & 1u) ? live_on_edge(wf, d, x, y, &along) : -1;
+        if (port >= 0 && (best < 0 || dist[d] + along < best_d)) {
+            best = port;
+            best_d = dist[d] + along;
         }
+    }
     return best;
 }
 

@@ -152,8 +152,10 @@ static inline double wafer_link_lat(const wafer *wf, int u, int dir)
     return wafer_link_crosses(wf, u, dir) ? wf->iw_lat : wf->link_lat;
 }
 
-/* The unit where the store's I/O reaches unit u: the nearest unit on an
- * edge with ports (ties: E, W, N, S in that order); -1 without a store. */
+/* The unit where the store's I/O reaches unit u: the nearest live unit on
+ * an edge with ports (ties: E, W, N, S in that order, then the way
+ * south or east along the edge); -1 without a store or when every unit on
+ * those edges is dead. */
 int wafer_store_port(const wafer *wf, int u);
 
 int wafer_live_units(const wafer *wf);

@@ -110,6 +110,17 @@ static void test_store(void **state)
     assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 1, 1)), wafer_unit(&wf, 0, 1));
     assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 3, 2)), wafer_unit(&wf, 4, 2));
     assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 2, 0)), wafer_unit(&wf, 4, 0));
+    /* dead units are no ports: the nearest live one along the edge (south
+     * first on a tie), else the other edge, else none */
+    assert_int_equal(wafer_fail_unit(&wf, 0, 1, NULL), WT_OK);
+    assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 1, 1)), wafer_unit(&wf, 0, 2));
+    assert_int_equal(wafer_fail_unit(&wf, 0, 2, NULL), WT_OK);
+    assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 1, 1)), wafer_unit(&wf, 0, 0));
+    assert_int_equal(wafer_fail_unit(&wf, 0, 0, NULL), WT_OK);
+    assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 1, 1)), wafer_unit(&wf, 4, 1));
+    for (int y = 0; y < 3; y++)
+        assert_int_equal(wafer_fail_unit(&wf, 4, y, NULL), WT_OK);
+    assert_int_equal(wafer_store_port(&wf, wafer_unit(&wf, 1, 1)), -1);
     wafer_free(&wf);
     load_ok("layouts/default.yaml", &wf);
     assert_int_equal(wf.store_ports, 0);
