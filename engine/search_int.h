@@ -37,4 +37,26 @@ int search_variants(const search_space *sp, place_kind *pl, coll_algo *co, int m
 void search_core_strategy(const search_core *c, place_kind pl, coll_algo co, strategy *s);
 void search_core_model(const search_core *c, const model *m, model *out);
 
+/* What one routed evaluation of a signature tells about its siblings
+ * (search_routed.c): per phase, its ops and the seconds its passes but the
+ * store's take at their busiest links. */
+typedef struct search_routed_phase {
+    char name[24];
+    int nops;
+    sim_op ops[SIM_MAX_OPS];
+    double busy_s;             /* sum over its terms of coef x max_busy, s per occurrence */
+} search_routed_phase;
+
+typedef struct search_routed {
+    int nphases;
+    search_routed_phase phase[SIM_MAX_PHASES];
+} search_routed;
+
+/* The profile of r, an evaluation (finished or above its cutoff). */
+void search_routed_take(search_routed *p, const sim_result *r);
+/* For each phase i of spec (sim_spec'd, of p's signature), a lower bound
+ * on its passes' busiest-link seconds into routed[i] (0 when p says
+ * nothing of it): for sim_bound_routed. */
+void search_routed_bounds(const search_routed *p, const sim_result *spec, double *routed);
+
 #endif

@@ -331,8 +331,14 @@ static void expand_dims(walk *w)
     }
 }
 
+/* Tries value v for dimension dim (the d-th chosen) with `left` to fill. */
+static void try_dim(walk *w, int d, int dim, int v, int left);
+
 /* Chooses dimension d (TATP first, DP last) among the divisors of what is
- * left of the product. */
+ * left of the product, in increasing order: the divisors up to its square
+ * root, then their cofactors, so that a wafer of 850,000 units with idle
+ * units allowed (every product up to the live units) is not walked v by v.
+ * A fixed dimension tries its value only, the last one what is left. */
 static void walk_dims(walk *w, int d, int left)
 {
     static const int order[5] = {4, 1, 2, 3, 0}; /* TATP, TP, SP, PP, DP */
@@ -343,12 +349,27 @@ static void walk_dims(walk *w, int d, int left)
         return;
     }
     int dim = order[d];
-    for (int v = 1; v <= left && !w->oom; v++) {
-        if (left % v || (*fixed[dim] && v != *fixed[dim]))
-            continue;
-        w->dims[dim] = v;
-        walk_dims(w, d + 1, left / v);
+    if (*fixed[dim] || d == 4) {
+        int v = *fixed[dim] ? *fixed[dim] : left;
+        if (left % v == 0)
+            try_dim(w, d, dim, v, left);
+        return;
     }
+    int root = 1;
+    while ((long long)(root + 1) * (root + 1) <= left)
+        root++;
+    for (int v = 1; v <= root && !w->oom; v++)
+        if (left % v == 0)
+            try_dim(w, d, dim, v, left);
+    for (int v = root; v >= 1 && !w->oom; v--)
+        if (left % v == 0 && v * v != left)
+            try_dim(w, d, dim, left / v, left);
+}
+
+static void try_dim(walk *w, int d, int dim, int v, int left)
+{
+    w->dims[dim] = v;
+    walk_dims(w, d + 1, left / v);
 }
 
 int search_cores(const wafer *wf, const model *m, const search_space *sp, search_core **out, size_t *n, wt_err *e)

@@ -221,6 +221,78 @@ static void test_bound_per_algorithm(void **state)
     }
 }
 
+/* A routed sibling's bound (search_routed.c, sim_bound_routed) is never
+ * above the step: every 7th candidate of a space, bounded with the profile
+ * of a sibling evaluated with other options (checkpointing, int8
+ * activations, chunk, micro-batch), then evaluated itself. */
+typedef struct routed_check {
+    const wafer *wf;
+    sim_ctx *ctx;
+    long n, seen, tighter;   /* checked, candidates seen, bounds above sim_bounds' */
+} routed_check;
+
+static void check_routed(void *ud, const strategy *s, const model *m, int fits, double bound)
+{
+    routed_check *c = ud;
+    if (!fits || c->seen++ % 7)
+        return;
+    strategy rs = *s;
+    model rm = *m;
+    rs.checkpoint = (model_recompute)((s->checkpoint + 1) % RECOMPUTE_NKINDS);
+    rs.mem = s->mem ^ MEM_ACT_INT8;
+    rs.chunk = s->chunk > 0 ? 0 : 256e3;
+    rm.microbatch = m->microbatch > 1 ? 1 : m->batch / s->dp > 1 ? 2 : 1;
+    sim_result sib, spec, r;
+    if (sim_eval_ctx(c->ctx, &sib, &rm, &rs, NULL) != WT_OK)
+        return; /* refused by its placement: no sibling to learn from */
+    search_routed p;
+    search_routed_take(&p, &sib);
+    sim_free(&sib);
+    assert_int_equal(sim_spec(&spec, c->wf, m, s, NULL), WT_OK);
+    double routed[SIM_MAX_PHASES];
+    search_routed_bounds(&p, &spec, routed);
+    double b = sim_bound_routed(&spec, sim_ctx_link_bw(c->ctx), routed, s->collective);
+    assert_int_equal(sim_eval_ctx(c->ctx, &r, m, s, NULL), WT_OK);
+    if (!(b <= r.step_time_s * (1 + 1e-12))) {
+        char id[160];
+        identity(&r, id, sizeof id);
+        fail_msg("routed bound %.17g above the step %.17g for %s", b, r.step_time_s, id);
+    }
+    assert_true(b >= bound * (1 - 1e-12)); /* never weaker than level 1's */
+    c->tighter += b > bound * (1 + 1e-9);
+    c->n++;
+    sim_free(&r);
+}
+
+static void test_routed_bound_below_fine(void **state)
+{
+    (void)state;
+    wt_err e;
+    model m = small_model(4, 64, 4, 32, 16);
+    for (int k = 0; k < 3; k++) {
+        wafer wf;
+        if (k == 0 && layout_load("tests/fixtures/layouts/store-4x4.yaml", &wf, &e) != WT_OK)
+            fail_msg("%s", e.msg);
+        if (k > 0) { /* one wafer of 8x4, and two of 4x4 */
+            assert_int_equal(wafer_init(&wf, k == 1 ? 8 : 4, 4, k == 1 ? 1 : 2, 1, NULL), WT_OK);
+            wf.peak_flops = 1e12;
+            wf.link_bw = 1e9;
+            wf.link_lat = 1e-8;
+            wf.link_overhead = 2e-7;
+            wf.sram_bytes = 1e9;
+        }
+        search_space sp = {.mems = 1u | (1u << MEM_ACT_INT8), .chunks = 1u | 4u};
+        routed_check c = {&wf, NULL, 0, 0, 0};
+        assert_int_equal(sim_ctx_new(&c.ctx, &wf, NULL), WT_OK);
+        assert_int_equal(search_each(&wf, &m, &sp, check_routed, &c, NULL), WT_OK);
+        print_message("%dx%d x%d: routed bound checked on %ld candidates, above level 1's on %ld\n", wf.w, wf.h,
+                      wf.wafers_x, c.n, c.tighter);
+        assert_true(c.n > 200 && c.tighter > 0);
+        sim_ctx_free(c.ctx);
+        wafer_free(&wf);
+    }
+}
+
 /* Streaming on a 4x4 with a store on its west edge (a fixture): the pruned
  * search equals the exhaustive one over both execution modes, only
  * streaming fits (the units hold too little for resident weights), and the
@@ -401,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_pruned_equals_exhaustive),
         cmocka_unit_test(test_bound_below_fine),
         cmocka_unit_test(test_bound_per_algorithm),
+        cmocka_unit_test(test_routed_bound_below_fine),
         cmocka_unit_test(test_stream_search),
         cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
