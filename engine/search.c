@@ -398,9 +398,10 @@ static size_t bins_within(const bound_bins *b, double x)
 }
 
 /* What would fit when nothing does: the smallest footprint. */
-static int fits_nowhere(const search_core *cores, size_t n, const wafer *wf, const search_space *sp, wt_err *e)
+static int fits_nowhere(const search_core *cores, size_t n, const search_core *skipped, const wafer *wf,
+                        const search_space *sp, wt_err *e)
 {
-    const search_core *least = NULL;
+    const search_core *least = skipped->valid ? skipped : NULL;
     for (size_t i = 0; i < n; i++)
         if (cores[i].valid && (!least || cores[i].memory < least->memory))
             least = &cores[i];
@@ -624,15 +625,16 @@ out:
 static int run_levels(search_run_state *st, search_result *r, wt_err *e)
 {
     const search_opts *o = st->o;
-    search_core *cores = NULL;
-    size_t ncores = 0;
-    int rc = search_cores(st->wf, st->m, &o->space, &cores, &ncores, e);
+    search_cores_out all;
+    int rc = search_cores(st->wf, st->m, &o->space, &all, e);
     if (rc != WT_OK)
         return rc;
+    search_core *cores = all.cores;
+    size_t ncores = all.n;
     place_kind pl[SEARCH_MAX_VARIANTS];
     coll_algo co[SEARCH_MAX_VARIANTS];
     int nvar = search_variants(&o->space, pl, co, SEARCH_MAX_VARIANTS);
-    r->candidates = (long long)ncores * nvar;
+    r->candidates = ((long long)ncores + all.skipped) * nvar;
     if (r->candidates == 0) {
         free(cores);
         return wt_fail(e, "the search space is empty: no (DP,TP,SP,PP,TATP) with the model's constraints and the "
@@ -673,7 +675,7 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
             ord[total++] = (order){cores[i].bound[co[v]], i, v, 0};
     r->pruned_memory = r->candidates - (long long)total;
     if (nfit == 0) {
-        rc = fits_nowhere(cores, ncores, st->wf, &o->space, e);
+        rc = fits_nowhere(cores, ncores, &all.least, st->wf, &o->space, e);
         free(ord);
         free(cores);
         return rc;
@@ -832,11 +834,12 @@ int search_each(const wafer *wf, const model *m, const search_space *sp,
                 void (*fn)(void *ud, const strategy *s, const model *m, int fits, double bound), void *ud,
                 wt_err *e)
 {
-    search_core *cores;
-    size_t n;
-    int rc = search_cores(wf, m, sp, &cores, &n, e);
+    search_cores_out all;
+    int rc = search_cores(wf, m, sp, &all, e);
     if (rc != WT_OK)
         return rc;
+    search_core *cores = all.cores;
+    size_t n = all.n;
     sim_ctx *ctx;
     if ((rc = sim_ctx_new(&ctx, wf, e)) != WT_OK) {
         free(cores);

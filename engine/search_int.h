@@ -21,10 +21,18 @@ typedef struct search_core {
     double bound[COLL_NALGOS]; /* lower bound on the step per collective algorithm (sim_bounds), s */
 } search_core;
 
-/* Every core of the space, in enumeration order (the tie-break order).
- * *out is allocated; the caller frees it. */
-int search_cores(const wafer *wf, const model *m, const search_space *sp, search_core **out, size_t *n,
-                 wt_err *e);
+/* Every core of the space, in enumeration order (the tie-break order):
+ * cores (allocated; the caller frees it), and with idle units allowed the
+ * count of those left out because none of their grid's can fit, with the
+ * least footprint among them (least.valid = 0 when none). */
+typedef struct search_cores_out {
+    search_core *cores;
+    size_t n;
+    long long skipped;
+    search_core least;
+} search_cores_out;
+
+int search_cores(const wafer *wf, const model *m, const search_space *sp, search_cores_out *out, wt_err *e);
 
 /* Every placement x collective the space allows, placement-major in table
  * order: the placements and the collective algorithms flagged

@@ -435,6 +435,64 @@ static void test_net_model(void **state)
     wafer_free(&wf);
 }
 
+/* The least memory of every candidate search_each lists. */
+typedef struct least_check {
+    const wafer *wf;
+    double least;
+    long n;
+} least_check;
+
+static void note_least(void *ud, const strategy *s, const model *m, int fits, double bound)
+{
+    (void)fits;
+    (void)bound;
+    least_check *c = ud;
+    sim_result spec;
+    if (sim_spec(&spec, c->wf, m, s, NULL) == WT_OK && spec.mem.total < c->least)
+        c->least = spec.mem.total;
+    c->n++;
+}
+
+/* With idle units allowed, grids none of whose cores can fit are counted,
+ * not kept (search_space.c): the candidates are as many as where everything
+ * fits, the search equals the exhaustive one, and when nothing fits the
+ * smallest footprint named is the least over every candidate, brute force. */
+static void test_idle_grids_left_out(void **state)
+{
+    (void)state;
+    wafer wf;
+    model m = small_model(4, 64, 4, 32, 16);
+    small_wafer(&wf, 3, 2, 1e12);
+    search_opts o = {.top_k = 5, .jobs = 2};
+    o.space.allow_idle = 1;
+    o.space.mems = 1u | (1u << (MEM_ZERO | MEM_ACT_INT8 | MEM_GRAD_FP8)) | (1u << (MEM_ACT_INT8 | MEM_GRAD_FP8));
+    o.space.chunks = 1u | 2u;
+    search_result roomy, tight;
+    run(&wf, &m, &o, &roomy);
+    least_check c = {&wf, INFINITY, 0};
+    assert_int_equal(search_each(&wf, &m, &o.space, note_least, &c, NULL), WT_OK);
+    assert_true(roomy.pruned_memory == 0 && c.n == roomy.candidates);
+    wf.sram_bytes = 2 * c.least; /* some grids fit, some do not */
+    pruned_is_exhaustive(&wf, &m, o, &tight);
+    assert_true(tight.pruned_memory > 0);
+    assert_int_equal(tight.candidates, roomy.candidates);
+    least_check kept = {&wf, INFINITY, 0}; /* search_each lists the kept cores only */
+    assert_int_equal(search_each(&wf, &m, &o.space, note_least, &kept, NULL), WT_OK);
+    print_message("3x2 idle: %ld of %ld candidates kept\n", kept.n, c.n);
+    assert_true(kept.n < c.n && kept.least == c.least);
+    search_free(&tight);
+    search_free(&roomy);
+
+    wf.sram_bytes = c.least / 2; /* nothing fits */
+    wt_err e;
+    char want[64];
+    assert_int_equal(search_run(&wf, &m, &o, &tight, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "the smallest footprint is %.3g GB", c.least / 1e9);
+    if (!strstr(e.msg, want))
+        fail_msg("'%s' lacks '%s'", e.msg, want);
+    wafer_free(&wf);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -479,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),
         cmocka_unit_test(test_net_model),
+        cmocka_unit_test(test_idle_grids_left_out),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
