@@ -293,13 +293,25 @@ static void push_core(walk *w, const search_core *c)
     w->cores[w->n++] = *c;
 }
 
-/* The model's own constraints on the dimensions (strategy_resolve refuses
- * the rest), checked before any option multiplies them. */
-static int dims_valid(const model *m, const int d[5])
+/* The model's own constraints on dimension dim = v (strategy_resolve
+ * refuses the rest), checked as each is chosen (TP before SP, whose check
+ * needs it) so that no product is walked past a value that cannot be. */
+static int dim_valid(const model *m, const int d[5], int dim, int v)
 {
-    int dp = d[0], tp = d[1], sp = d[2], pp = d[3];
-    return m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 && m->seq % sp == 0 &&
-           (m->seq / sp) % tp == 0 && pp <= m->layers && m->batch % dp == 0;
+    switch (dim) {
+    case 0: return m->batch % v == 0;
+    case 1: return m->heads % v == 0 && m->kv_heads % v == 0 && m->ffn % v == 0;
+    case 2: return m->seq % v == 0 && (m->seq / v) % d[1] == 0;
+    case 3: return v <= m->layers;
+    default: return 1;
+    }
+}
+
+/* The largest value dimension dim may take with `left` to fill. */
+static int dim_cap(const model *m, int dim, int left)
+{
+    const int cap[5] = {m->batch, m->heads, m->seq, m->layers, left};
+    return cap[dim] < left ? cap[dim] : left;
 }
 
 /* The option masks of a 5-tuple. */
@@ -414,32 +426,33 @@ static void try_dim(walk *w, int d, int dim, int v, int left);
 /* Chooses dimension d (TATP first, DP last) among the divisors of what is
  * left of the product, in increasing order: the divisors up to its square
  * root, then their cofactors, so that a wafer of 850,000 units with idle
- * units allowed (every product up to the live units) is not walked v by v.
- * A fixed dimension tries its value only, the last one what is left. */
+ * units allowed (every product up to the live units) is not walked v by v,
+ * and none above what the model allows it (dim_cap). A fixed dimension tries
+ * its value only, the last one what is left. */
 static void walk_dims(walk *w, int d, int left)
 {
     static const int order[5] = {4, 1, 2, 3, 0}; /* TATP, TP, SP, PP, DP */
     const int *fixed[] = {&w->sp->dp, &w->sp->tp, &w->sp->sp, &w->sp->pp, &w->sp->tatp};
     if (d == 5) {
-        if (left == 1 && dims_valid(w->m, w->dims))
+        if (left == 1)
             expand_dims(w);
         return;
     }
     int dim = order[d];
     if (*fixed[dim] || d == 4) {
         int v = *fixed[dim] ? *fixed[dim] : left;
-        if (left % v == 0)
+        if (left % v == 0 && dim_valid(w->m, w->dims, dim, v))
             try_dim(w, d, dim, v, left);
         return;
     }
-    int root = 1;
+    int root = 1, cap = dim_cap(w->m, dim, left);
     while ((long long)(root + 1) * (root + 1) <= left)
         root++;
-    for (int v = 1; v <= root && !w->oom; v++)
-        if (left % v == 0)
+    for (int v = 1; v <= root && v <= cap && !w->oom; v++)
+        if (left % v == 0 && dim_valid(w->m, w->dims, dim, v))
             try_dim(w, d, dim, v, left);
     for (int v = root; v >= 1 && !w->oom; v--)
-        if (left % v == 0 && v * v != left)
+        if (left % v == 0 && v * v != left && left / v <= cap && dim_valid(w->m, w->dims, dim, left / v))
             try_dim(w, d, dim, left / v, left);
 }
 
