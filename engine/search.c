@@ -74,6 +74,9 @@ typedef struct level1 {
     const search_space *sp;
     search_core *cores;
     const size_t *group;  /* start of each group of cores; group[ngroups] = ncores */
+    size_t ngroups;
+    void (*progress)(void *ud, double done); /* the search's, or NULL */
+    void *progress_ud;
     sim_result *scratch;  /* one per thread */
     double link_bw;
 } level1;
@@ -129,6 +132,10 @@ static void level1_group(void *ctx, size_t g, int thread)
 {
     level1 *l = ctx;
     size_t begin = l->group[g], end = l->group[g + 1];
+    /* the calling thread reports; groups are striped over the threads, so
+     * its share done is about everyone's */
+    if (thread == 0 && l->progress && g % 4096 == 0)
+        l->progress(l->progress_ud, 0.5 * (double)g / (double)l->ngroups);
     unsigned chunks = l->sp->chunks ? l->sp->chunks : (1u << SEARCH_NCHUNKS) - 1;
     int small = 1; /* the smallest chunk allowed: buffers of at most 2 chunks; 0 means unchunked */
     while (small < SEARCH_NCHUNKS && !(chunks >> small & 1))
@@ -181,6 +188,23 @@ static size_t group_cores(const search_core *cores, size_t n, size_t **out)
 }
 
 /* ---- level 2 ---- */
+
+/* Numbers each core's dimensions, grid and exec mode (a signature: what
+ * places and routes the same patterns, with one variant); the cores of one
+ * dimensions and grid are enumerated together. Returns the count of
+ * signatures; *out (allocated, NULL on out of memory) holds each core's. */
+static size_t core_signatures(const search_core *cores, size_t n, int **out)
+{
+    int *sig = malloc((n ? n : 1) * sizeof *sig), run = -1;
+    for (size_t i = 0; sig && i < n; i++) {
+        const search_core *a = &cores[i], *b = i ? &cores[i - 1] : NULL;
+        if (!b || memcmp(a->dims, b->dims, sizeof a->dims) || a->gw != b->gw || a->gh != b->gh)
+            run++;
+        sig[i] = run * EXEC_NKINDS + a->exec;
+    }
+    *out = sig;
+    return (size_t)(run + 1) * EXEC_NKINDS;
+}
 
 /* A candidate: a core in bound order and one of its variants. */
 typedef struct cand {
@@ -244,12 +268,26 @@ static void offer(kept *top, int *ntop, int k, sim_result *r, size_t core, int v
     (*ntop)++;
 }
 
+/* arr (n of *cap elements of size bytes) with room for one more: doubled
+ * (from `first`) when full; NULL when out of memory, arr left as it was. */
+static void *room_for_one(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+    if (n < *cap)
+        return arr;
+    size_t grow = *cap ? 2 * *cap : first;
+    void *bigger = realloc(arr, grow * size);
+    if (bigger)
+        *cap = grow;
+    return bigger;
+}
+
 /* Sort key of a candidate that fits: its bound, then its place in the
- * enumeration. */
+ * enumeration. `refined` once the bound holds a routed sibling's links. */
 typedef struct order {
     double bound;
     size_t core;
     int variant;
+    int refined;
 } order;
 
 static int order_cmp(const void *a, const void *b)
@@ -262,10 +300,108 @@ static int order_cmp(const void *a, const void *b)
     return x->variant - y->variant;
 }
 
-/* What would fit when nothing does: the smallest footprint. */
-static int fits_nowhere(const search_core *cores, size_t n, const wafer *wf, const search_space *sp, wt_err *e)
+/* The candidates not taken yet, least first (order_cmp): a binary heap,
+ * built at once over every candidate that fits (only the few taken before
+ * the search stops are ever ordered, where sorting them all would take
+ * seconds on large spaces); a refined bound goes back in. */
+typedef struct queue {
+    order *heap;
+    size_t n, cap;
+} queue;
+
+static void sift_down(queue *q, size_t i, order o)
 {
-    const search_core *least = NULL;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && order_cmp(&q->heap[c + 1], &q->heap[c]) < 0)
+            c++;
+        if (order_cmp(&q->heap[c], &o) >= 0)
+            break;
+        q->heap[i] = q->heap[c];
+        i = c;
+    }
+    q->heap[i] = o;
+}
+
+/* Takes the n candidates of ord (allocated, cap of them) as the queue. */
+static void queue_init(queue *q, order *ord, size_t n, size_t cap)
+{
+    *q = (queue){ord, n, cap};
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(q, i, q->heap[i]);
+}
+
+static int queue_push(queue *q, order o)
+{
+    order *heap = room_for_one(q->heap, q->n, &q->cap, sizeof *heap, 256);
+    if (!heap)
+        return -1;
+    q->heap = heap;
+    size_t i = q->n++;
+    for (; i > 0 && order_cmp(&o, &q->heap[(i - 1) / 2]) < 0; i = (i - 1) / 2)
+        q->heap[i] = q->heap[(i - 1) / 2];
+    q->heap[i] = o;
+    return 0;
+}
+
+static const order *queue_peek(const queue *q)
+{
+    return q->n ? &q->heap[0] : NULL;
+}
+
+static order queue_pop(queue *q)
+{
+    order o = q->heap[0];
+    if (--q->n)
+        sift_down(q, 0, q->heap[q->n]);
+    return o;
+}
+
+/* For the progress only: how many first bounds fall at or below each of
+ * NBINS log-spaced bounds from the least to the largest, so that the
+ * candidates left below the K-th best are counted without sorting. */
+#define NBINS 1024
+
+typedef struct bound_bins {
+    double lo, scale;          /* bin of x: (log x - log lo) * scale */
+    size_t cum[NBINS];         /* candidates with a bin <= i */
+} bound_bins;
+
+static int bin_of(const bound_bins *b, double x)
+{
+    double f = x > b->lo ? (log(x) - log(b->lo)) * b->scale : 0;
+    return f >= NBINS - 1 ? NBINS - 1 : (int)f;
+}
+
+static void bins_fill(bound_bins *b, const order *ord, size_t n)
+{
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = fmin(lo, ord[i].bound);
+        hi = fmax(hi, ord[i].bound);
+    }
+    b->lo = lo > 0 ? lo : 1e-30;
+    b->scale = hi > b->lo ? (NBINS - 1) / (log(hi) - log(b->lo)) : 0;
+    memset(b->cum, 0, sizeof b->cum);
+    for (size_t i = 0; i < n; i++)
+        b->cum[bin_of(b, ord[i].bound)]++;
+    for (int i = 1; i < NBINS; i++)
+        b->cum[i] += b->cum[i - 1];
+}
+
+/* About how many candidates have a first bound at most x. */
+static size_t bins_within(const bound_bins *b, double x)
+{
+    return x == INFINITY ? b->cum[NBINS - 1] : b->cum[bin_of(b, x)];
+}
+
+/* What would fit when nothing does: the smallest footprint. */
+static int fits_nowhere(const search_core *cores, size_t n, const search_core *skipped, const wafer *wf,
+                        const search_space *sp, wt_err *e)
+{
+    const search_core *least = skipped->valid ? skipped : NULL;
     for (size_t i = 0; i < n; i++)
         if (cores[i].valid && (!least || cores[i].memory < least->memory))
             least = &cores[i];
@@ -295,44 +431,153 @@ typedef struct search_run_state {
     int jobs;
 } search_run_state;
 
-/* Level 2: evaluates the candidates that fit, in bound order (ord), in
- * batches, until the next bound exceeds the K-th best (or all of them when
- * exhaustive), and fills r's top and counts. */
-static int level2_run(search_run_state *st, const search_core *cores, const order *ord, size_t total,
-                      const place_kind *pl, const coll_algo *co, search_result *r, wt_err *e)
+/* What level 2 knows of each signature (a core's dimensions, grid and exec
+ * mode, with one variant): a routed sibling's profile (search_routed.c). */
+enum { SIG_UNKNOWN = -1, SIG_NONE = -2 }; /* not evaluated yet; refused (no profile) */
+
+typedef struct level2_state {
+    search_run_state *st;
+    const search_core *cores;
+    const int *core_sig;    /* per core: its dimensions-grid-exec signature */
+    int nvar;
+    const place_kind *pl;
+    const coll_algo *co;
+    int *sig;               /* per signature x variant: a profile index or SIG_* */
+    search_routed *prof;    /* the profiles */
+    size_t nprof, cap_prof;
+    sim_result *spec;       /* sim_spec scratch of the calling thread */
+    double link_bw;
+} level2_state;
+
+static int sig_of(const level2_state *s, const order *o)
 {
+    return s->core_sig[o->core] * s->nvar + o->variant;
+}
+
+/* o's bound with its signature's routed profile, never below its own. */
+static double refine(level2_state *s, const order *o, const search_routed *p)
+{
+    const search_core *c = &s->cores[o->core];
+    strategy st;
+    model m;
+    search_core_strategy(c, s->pl[o->variant], s->co[o->variant], &st);
+    search_core_model(c, s->st->m, &m);
+    if (sim_spec(s->spec, s->st->wf, &m, &st, NULL) != WT_OK)
+        return o->bound;
+    double routed[SIM_MAX_PHASES];
+    search_routed_bounds(p, s->spec, routed);
+    return fmax(o->bound, sim_bound_routed(s->spec, s->link_bw, routed, s->co[o->variant]));
+}
+
+/* Keeps r's profile for its signature, the first evaluation of it. */
+static int keep_profile(level2_state *s, int sig, const sim_result *r)
+{
+    search_routed *prof = room_for_one(s->prof, s->nprof, &s->cap_prof, sizeof *prof, 64);
+    if (!prof)
+        return -1;
+    s->prof = prof;
+    search_routed_take(&s->prof[s->nprof], r);
+    s->sig[sig] = (int)s->nprof++;
+    return 0;
+}
+
+/*
+ * Level 2: evaluates the candidates that fit in bound order, in batches,
+ * until the next bound exceeds the K-th best (or all of them when
+ * exhaustive), and fills r's top and counts. The first evaluation of a
+ * signature leaves a profile; a sibling taken later has its bound refined
+ * with it and goes back in the queue (pruned at once when that already
+ * exceeds the K-th best). A batch evaluates one candidate per signature
+ * that has no profile yet and puts its siblings off to the next, and holds
+ * no more candidates than the top still lacks while it is not full: on
+ * large meshes evaluations are slow and the cutoff only works once it is.
+ * Every choice depends on results only, never on the threads.
+ */
+static int level2_run(level2_state *s, order *ord, size_t total, search_result *r, wt_err *e)
+{
+    search_run_state *st = s->st;
     const search_opts *o = st->o;
-    int k = o->top_k, ntop = 0, rc = WT_OK;
+    int k = o->top_k, ntop = 0, rc = WT_OK, done = 0;
     kept *top = calloc((size_t)k + 1, sizeof *top);
     cand *batch = malloc(BATCH * sizeof *batch);
+    order *taken = malloc(BATCH * sizeof *taken);
     sim_result *out = calloc(BATCH, sizeof *out);
     int *ok = calloc(BATCH, sizeof *ok);
-    size_t next = 0;
-    if (!top || !batch || !out || !ok) {
+    order *later = NULL;
+    size_t nlater = 0, cap_later = 0;
+    size_t fresh = 0; /* first bounds taken, for the progress */
+    bound_bins *bins = o->progress ? malloc(sizeof *bins) : NULL;
+    if (bins)
+        bins_fill(bins, ord, total);
+    queue q;
+    queue_init(&q, ord, total, total);
+    if (!top || !batch || !taken || !out || !ok) {
         rc = wt_oom(e, "search batch");
         goto out;
     }
-    while (next < total) {
-        if (!o->exhaustive && ntop == k && ord[next].bound > top[k - 1].r.step_time_s)
-            break;
+    while (!done) {
         if (o->stop && atomic_load(o->stop)) {
             for (int i = 0; i < ntop; i++)
                 sim_free(&top[i].r);
+            ntop = 0;
             rc = wt_fail(e, "search stopped");
             goto out;
         }
         /* A candidate the K-th best already beats need not be finished:
          * the K-th best only improves within a batch. */
-        double cutoff = !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY;
+        double kth = !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY;
         for (int t = 0; t < st->jobs; t++)
-            sim_ctx_set_cutoff(st->ctx[t], cutoff);
-        size_t nb = 0;
-        for (; nb < BATCH && next < total; nb++, next++)
-            batch[nb] = (cand){ord[next].core, ord[next].variant};
-        level2 l2 = {st->m, cores, pl, co, st->ctx, batch, out, ok};
+            sim_ctx_set_cutoff(st->ctx[t], kth);
+        size_t nb = 0, room = ntop < k ? (size_t)(k - ntop) : BATCH;
+        while (nb < room) {
+            const order *peek = queue_peek(&q);
+            if (!peek || peek->bound > kth) {
+                done = 1;
+                break;
+            }
+            order c = queue_pop(&q);
+            fresh += c.refined == 0;
+            int sg = o->exhaustive ? 0 : sig_of(s, &c), in_batch = 0;
+            if (!o->exhaustive && s->sig[sg] >= 0 && c.refined != 1) {
+                c.bound = refine(s, &c, &s->prof[s->sig[sg]]);
+                c.refined = 1;
+                if (c.bound <= kth && queue_push(&q, c)) {
+                    rc = wt_oom(e, "search queue");
+                    goto out;
+                }
+                continue;
+            }
+            for (size_t i = 0; i < nb && !o->exhaustive && s->sig[sg] == SIG_UNKNOWN; i++)
+                in_batch |= sig_of(s, &taken[i]) == sg;
+            if (in_batch) {
+                order *more = room_for_one(later, nlater, &cap_later, sizeof *more, 64);
+                if (!more) {
+                    rc = wt_oom(e, "search queue");
+                    goto out;
+                }
+                later = more;
+                c.refined = 2; /* put off, not refined */
+                later[nlater++] = c;
+                continue;
+            }
+            taken[nb] = c;
+            batch[nb++] = (cand){c.core, c.variant};
+        }
+        if (nb == 0 && nlater == 0)
+            break;
+        level2 l2 = {st->m, s->cores, s->pl, s->co, st->ctx, batch, out, ok};
         par_for(st->jobs, nb, level2_one, &l2);
         for (size_t i = 0; i < nb; i++) {
+            int sg = o->exhaustive ? 0 : sig_of(s, &taken[i]);
             r->evaluated++;
+            if (!o->exhaustive && s->sig[sg] == SIG_UNKNOWN &&
+                (ok[i] ? keep_profile(s, sg, &out[i]) : (s->sig[sg] = SIG_NONE, 0))) {
+                for (size_t j = i; j < nb; j++)
+                    if (ok[j])
+                        sim_free(&out[j]);
+                rc = wt_oom(e, "search profiles");
+                goto out;
+            }
             if (!ok[i])
                 r->invalid++;
             else if (out[i].above_cutoff)
@@ -340,22 +585,39 @@ static int level2_run(search_run_state *st, const search_core *cores, const orde
             else
                 offer(top, &ntop, k, &out[i], batch[i].core, batch[i].variant);
         }
-        if (o->progress)
-            o->progress(o->progress_ud, 0.5 + 0.5 * (double)next / (double)total);
+        for (size_t i = 0; i < nlater; i++)
+            if (queue_push(&q, later[i])) {
+                rc = wt_oom(e, "search queue");
+                goto out;
+            }
+        if (nlater)
+            done = 0; /* what was put off is still to be taken */
+        nlater = 0;
+        if (bins) {
+            size_t left = bins_within(bins, !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY);
+            o->progress(o->progress_ud, 0.5 + 0.5 * fmin(1, (double)fresh / (double)(left ? left : 1)));
+        }
     }
-    for (int t = 0; t < st->jobs; t++)
-        sim_ctx_set_cutoff(st->ctx[t], INFINITY);
-    r->pruned_bound = (long long)(total - next);
+    r->pruned_bound = (long long)total - r->evaluated;
     r->ntop = ntop;
     for (int i = 0; i < ntop; i++)
         r->top[i] = top[i].r;
-    if (ntop == 0)
+    ntop = 0;
+    if (r->ntop == 0)
         rc = wt_fail(e, "no candidate that fits memory could be placed (every one was refused by its placement)");
 out:
+    for (int t = 0; t < st->jobs; t++)
+        sim_ctx_set_cutoff(st->ctx[t], INFINITY);
+    for (int i = 0; i < ntop; i++)
+        sim_free(&top[i].r);
     free(top);
     free(batch);
+    free(taken);
     free(out);
     free(ok);
+    free(later);
+    free(q.heap);
+    free(bins);
     return rc;
 }
 
@@ -363,15 +625,16 @@ out:
 static int run_levels(search_run_state *st, search_result *r, wt_err *e)
 {
     const search_opts *o = st->o;
-    search_core *cores = NULL;
-    size_t ncores = 0;
-    int rc = search_cores(st->wf, st->m, &o->space, &cores, &ncores, e);
+    search_cores_out all;
+    int rc = search_cores(st->wf, st->m, &o->space, &all, e);
     if (rc != WT_OK)
         return rc;
+    search_core *cores = all.cores;
+    size_t ncores = all.n;
     place_kind pl[SEARCH_MAX_VARIANTS];
     coll_algo co[SEARCH_MAX_VARIANTS];
     int nvar = search_variants(&o->space, pl, co, SEARCH_MAX_VARIANTS);
-    r->candidates = (long long)ncores * nvar;
+    r->candidates = ((long long)ncores + all.skipped) * nvar;
     if (r->candidates == 0) {
         free(cores);
         return wt_fail(e, "the search space is empty: no (DP,TP,SP,PP,TATP) with the model's constraints and the "
@@ -390,7 +653,8 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
         free(cores);
         return wt_oom(e, "search groups");
     }
-    level1 l1 = {st->wf, st->m, &o->space, cores, group, scratch, sim_ctx_link_bw(st->ctx[0])};
+    level1 l1 = {st->wf, st->m, &o->space, cores, group, ngroups, o->progress, o->progress_ud, scratch,
+                 sim_ctx_link_bw(st->ctx[0])};
     par_for(st->jobs, ngroups, level1_group, &l1);
     free(group);
     free(scratch);
@@ -408,18 +672,32 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     size_t total = 0;
     for (size_t i = 0; i < ncores; i++)
         for (int v = 0; v < nvar && cores[i].fits; v++)
-            ord[total++] = (order){cores[i].bound[co[v]], i, v};
+            ord[total++] = (order){cores[i].bound[co[v]], i, v, 0};
     r->pruned_memory = r->candidates - (long long)total;
     if (nfit == 0) {
-        rc = fits_nowhere(cores, ncores, st->wf, &o->space, e);
+        rc = fits_nowhere(cores, ncores, &all.least, st->wf, &o->space, e);
         free(ord);
         free(cores);
         return rc;
     }
-    qsort(ord, total, sizeof *ord, order_cmp);
 
-    rc = level2_run(st, cores, ord, total, pl, co, r, e);
-    free(ord);
+    int *core_sig = NULL;
+    size_t nsig = core_signatures(cores, ncores, &core_sig);
+    level2_state l2 = {st, cores, core_sig, nvar, pl, co, NULL, NULL, 0, 0, calloc(1, sizeof(sim_result)),
+                       sim_ctx_link_bw(st->ctx[0])};
+    l2.sig = core_sig ? malloc(nsig * (size_t)nvar * sizeof *l2.sig) : NULL;
+    if (!l2.sig || !l2.spec)
+        rc = wt_oom(e, "search signatures");
+    for (size_t i = 0; l2.sig && i < nsig * (size_t)nvar; i++)
+        l2.sig[i] = SIG_UNKNOWN;
+    if (rc == WT_OK)
+        rc = level2_run(&l2, ord, total, r, e); /* takes ord */
+    else
+        free(ord);
+    free(l2.sig);
+    free(l2.prof);
+    free(l2.spec);
+    free(core_sig);
     free(cores);
     return rc;
 }
@@ -556,11 +834,12 @@ int search_each(const wafer *wf, const model *m, const search_space *sp,
                 void (*fn)(void *ud, const strategy *s, const model *m, int fits, double bound), void *ud,
                 wt_err *e)
 {
-    search_core *cores;
-    size_t n;
-    int rc = search_cores(wf, m, sp, &cores, &n, e);
+    search_cores_out all;
+    int rc = search_cores(wf, m, sp, &all, e);
     if (rc != WT_OK)
         return rc;
+    search_core *cores = all.cores;
+    size_t n = all.n;
     sim_ctx *ctx;
     if ((rc = sim_ctx_new(&ctx, wf, e)) != WT_OK) {
         free(cores);
@@ -572,7 +851,7 @@ int search_each(const wafer *wf, const model *m, const search_space *sp,
         sim_ctx_free(ctx);
         return wt_oom(e, "search scratch");
     }
-    level1 l1 = {wf, m, sp, cores, NULL, scratch, sim_ctx_link_bw(ctx)};
+    level1 l1 = {wf, m, sp, cores, NULL, 0, NULL, NULL, scratch, sim_ctx_link_bw(ctx)};
     place_kind pl[SEARCH_MAX_VARIANTS];
     coll_algo co[SEARCH_MAX_VARIANTS];
     int nvar = search_variants(sp, pl, co, SEARCH_MAX_VARIANTS);

@@ -10,10 +10,12 @@
  *
  * Level 1, per candidate and without placing or routing: the memory of the
  * fullest unit (the engine's own formula, sim_spec) must fit, and a lower
- * bound on the step time (sim_bound) orders the survivors. Level 2 evaluates
+ * bound on the step time (sim_bounds) orders the survivors. Level 2 evaluates
  * them fully in order of increasing bound and stops once the next bound
- * exceeds the K-th best step time; the exhaustive mode evaluates them all and
- * gives the same top K. Ties are broken by the candidate's place in the
+ * exceeds the K-th best step time; a candidate whose signature (dimensions,
+ * grid, exec, placement, collective) was evaluated before has its bound
+ * raised with that sibling's routed links first (search_routed.c). The
+ * exhaustive mode evaluates them all and gives the same top K. Ties are broken by the candidate's place in the
  * enumeration, so results are the same for any number of threads.
  */
 #ifndef WT_SEARCH_H

@@ -21,10 +21,18 @@ typedef struct search_core {
     double bound[COLL_NALGOS]; /* lower bound on the step per collective algorithm (sim_bounds), s */
 } search_core;
 
-/* Every core of the space, in enumeration order (the tie-break order).
- * *out is allocated; the caller frees it. */
-int search_cores(const wafer *wf, const model *m, const search_space *sp, search_core **out, size_t *n,
-                 wt_err *e);
+/* Every core of the space, in enumeration order (the tie-break order):
+ * cores (allocated; the caller frees it), and with idle units allowed the
+ * count of those left out because none of their grid's can fit, with the
+ * least footprint among them (least.valid = 0 when none). */
+typedef struct search_cores_out {
+    search_core *cores;
+    size_t n;
+    long long skipped;
+    search_core least;
+} search_cores_out;
+
+int search_cores(const wafer *wf, const model *m, const search_space *sp, search_cores_out *out, wt_err *e);
 
 /* Every placement x collective the space allows, placement-major in table
  * order: the placements and the collective algorithms flagged
@@ -36,5 +44,27 @@ int search_variants(const search_space *sp, place_kind *pl, coll_algo *co, int m
 /* The strategy and model of a core with one placement and collective. */
 void search_core_strategy(const search_core *c, place_kind pl, coll_algo co, strategy *s);
 void search_core_model(const search_core *c, const model *m, model *out);
+
+/* What one routed evaluation of a signature tells about its siblings
+ * (search_routed.c): per phase, its ops and the seconds its passes but the
+ * store's take at their busiest links. */
+typedef struct search_routed_phase {
+    char name[24];
+    int nops;
+    sim_op ops[SIM_MAX_OPS];
+    double busy_s;             /* sum over its terms of coef x max_busy, s per occurrence */
+} search_routed_phase;
+
+typedef struct search_routed {
+    int nphases;
+    search_routed_phase phase[SIM_MAX_PHASES];
+} search_routed;
+
+/* The profile of r, an evaluation (finished or above its cutoff). */
+void search_routed_take(search_routed *p, const sim_result *r);
+/* For each phase i of spec (sim_spec'd, of p's signature), a lower bound
+ * on its passes' busiest-link seconds into routed[i] (0 when p says
+ * nothing of it): for sim_bound_routed. */
+void search_routed_bounds(const search_routed *p, const sim_result *spec, double *routed);
 
 #endif

@@ -3,6 +3,7 @@
  * enumeration of cores (everything but placement and collective).
  */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -267,10 +268,18 @@ typedef struct walk {
     size_t n, cap;
     int dims[5];
     int oom;
+    int counting;              /* push_core counts into skipped instead of keeping */
+    long long skipped;         /* cores of grids that cannot fit (search_cores) */
+    search_core least;         /* the least footprint of those; valid = 0 when none */
+    sim_result *scratch;       /* for their memory */
 } walk;
 
 static void push_core(walk *w, const search_core *c)
 {
+    if (w->counting) {
+        w->skipped++;
+        return;
+    }
     if (w->n == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 1024;
         search_core *grown = realloc(w->cores, cap * sizeof *grown);
@@ -284,84 +293,187 @@ static void push_core(walk *w, const search_core *c)
     w->cores[w->n++] = *c;
 }
 
-/* The model's own constraints on the dimensions (strategy_resolve refuses
- * the rest), checked before any option multiplies them. */
-static int dims_valid(const model *m, const int d[5])
+/* The model's own constraints on dimension dim = v (strategy_resolve
+ * refuses the rest), checked as each is chosen (TP before SP, whose check
+ * needs it) so that no product is walked past a value that cannot be. */
+static int dim_valid(const model *m, const int d[5], int dim, int v)
 {
-    int dp = d[0], tp = d[1], sp = d[2], pp = d[3];
-    return m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 && m->seq % sp == 0 &&
-           (m->seq / sp) % tp == 0 && pp <= m->layers && m->batch % dp == 0;
+    switch (dim) {
+    case 0: return m->batch % v == 0;
+    case 1: return m->heads % v == 0 && m->kv_heads % v == 0 && m->ffn % v == 0;
+    case 2: return m->seq % v == 0 && (m->seq / v) % d[1] == 0;
+    case 3: return v <= m->layers;
+    default: return 1;
+    }
 }
 
-/* Every grid, micro-batch and option set of one 5-tuple. */
+/* The largest value dimension dim may take with `left` to fill. */
+static int dim_cap(const model *m, int dim, int left)
+{
+    const int cap[5] = {m->batch, m->heads, m->seq, m->layers, left};
+    return cap[dim] < left ? cap[dim] : left;
+}
+
+/* The option masks of a 5-tuple. */
+typedef struct masks {
+    unsigned x, c, m, k;       /* exec, checkpoint, memory switches, chunk */
+} masks;
+
+/* Every micro-batch and option set of one 5-tuple on grid gw x gh. */
+static void expand_grid(walk *w, int gw, int gh, const masks *o)
+{
+    for (int b = 1; w->m->batch % (w->dims[0] * b) == 0; b *= 2) {
+        if (w->sp->microbatch && b != w->sp->microbatch)
+            continue;
+        for (int x = 0; x < EXEC_NKINDS; x++)
+            for (int c = 0; c < RECOMPUTE_NKINDS; c++)
+                for (int me = 0; me < SEARCH_NMEMS; me++)
+                    for (int k = 0; k < SEARCH_NCHUNKS; k++) {
+                        if (!(o->x >> x & 1) || !(o->c >> c & 1) || !(o->m >> me & 1) || !(o->k >> k & 1) ||
+                            (x == EXEC_STREAM && (me & MEM_ZERO)))
+                            continue;
+                        search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b};
+                        memcpy(core.dims, w->dims, sizeof core.dims);
+                        core.checkpoint = (unsigned char)c;
+                        core.mem = (unsigned char)me;
+                        core.chunk = (unsigned char)k;
+                        core.exec = (unsigned char)x;
+                        push_core(w, &core);
+                    }
+    }
+}
+
+/*
+ * The least memory any core of the 5-tuple on grid gw x gh can need, or 0
+ * when the space lacks what tells it. As level 1's groups (search.c): int8
+ * activations and fp8 gradients only lower memory and the smallest chunk
+ * gives the smallest buffers; and a larger micro-batch never needs less
+ * (activations and buffers grow with it). So the least over exec mode,
+ * checkpointing and zero of the lean switches, the smallest chunk and the
+ * smallest micro-batch is it. *at gets that core.
+ */
+static double grid_least(walk *w, int gw, int gh, const masks *o, search_core *at)
+{
+    int small = 1, b = 1; /* the smallest chunk (0 = unchunked last) and micro-batch */
+    while (small < SEARCH_NCHUNKS && !(o->k >> small & 1))
+        small++;
+    if (small == SEARCH_NCHUNKS)
+        small = 0;
+    while (w->sp->microbatch && b < w->sp->microbatch)
+        b *= 2;
+    double least = INFINITY;
+    for (int x = 0; x < EXEC_NKINDS; x++)
+        for (int c = 0; c < RECOMPUTE_NKINDS; c++)
+            for (int zero = 0; zero <= MEM_ZERO; zero += MEM_ZERO) {
+                int lean = zero | MEM_ACT_INT8 | MEM_GRAD_FP8;
+                unsigned with = 0; /* the subsets with this zero bit the space holds */
+                for (int me = 0; me < SEARCH_NMEMS; me++)
+                    with |= (unsigned)((me & MEM_ZERO) == zero) << me;
+                if (!(o->x >> x & 1) || !(o->c >> c & 1) || (x == EXEC_STREAM && zero) || !(o->m & with))
+                    continue;
+                if (!(o->m >> lean & 1))
+                    return 0; /* a subset without its lean sibling */
+                search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b, .checkpoint = (unsigned char)c,
+                                    .mem = (unsigned char)lean, .chunk = (unsigned char)small,
+                                    .exec = (unsigned char)x, .valid = 1};
+                memcpy(core.dims, w->dims, sizeof core.dims);
+                strategy s;
+                model m;
+                search_core_strategy(&core, PLACE_TILES, COLL_RING, &s);
+                search_core_model(&core, w->m, &m);
+                if (sim_spec(w->scratch, w->wf, &m, &s, NULL) != WT_OK)
+                    return 0;
+                if (w->scratch->mem.total < least) {
+                    least = w->scratch->mem.total;
+                    core.memory = least;
+                    *at = core;
+                }
+            }
+    return least == INFINITY ? 0 : least;
+}
+
+/* Every grid, micro-batch and option set of one 5-tuple. With idle units
+ * allowed the 5-tuples are every product up to the live units (about 40,000
+ * on wse2, each times 96 option sets and its micro-batches): a grid none of
+ * whose cores can fit is counted, not kept, and the least of those
+ * footprints is kept for the error when nothing fits. */
 static void expand_dims(walk *w)
 {
     const search_space *sp = w->sp;
-    const model *m = w->m;
     int tatp = w->dims[4];
-    unsigned cm = mask_or_all(sp->checkpoints, recompute_table()), mm = sp->mems ? sp->mems : ~0u,
-             km = sp->chunks ? sp->chunks : ~0u;
+    masks o = {mask_or_all(sp->execs, exec_mode_table()), mask_or_all(sp->checkpoints, recompute_table()),
+               sp->mems ? sp->mems : ~0u, sp->chunks ? sp->chunks : ~0u};
     /* streaming needs a store and one stage, and keeps nothing for zero to shard */
-    unsigned xm = mask_or_all(sp->execs, exec_mode_table());
     if (!w->wf->store_ports || w->dims[3] > 1)
-        xm &= ~(1u << EXEC_STREAM);
+        o.x &= ~(1u << EXEC_STREAM);
     for (int gw = 1; gw <= tatp; gw++) {
         int gh = tatp / gw;
         if (tatp % gw || gw > w->wf->w || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
             continue;
-        for (int b = 1; m->batch % (w->dims[0] * b) == 0; b *= 2) {
-            if (sp->microbatch && b != sp->microbatch)
-                continue;
-            for (int x = 0; x < EXEC_NKINDS; x++)
-                for (int c = 0; c < RECOMPUTE_NKINDS; c++)
-                    for (int me = 0; me < SEARCH_NMEMS; me++)
-                        for (int k = 0; k < SEARCH_NCHUNKS; k++) {
-                            if (!(xm >> x & 1) || !(cm >> c & 1) || !(mm >> me & 1) || !(km >> k & 1) ||
-                                (x == EXEC_STREAM && (me & MEM_ZERO)))
-                                continue;
-                            search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b};
-                            memcpy(core.dims, w->dims, sizeof core.dims);
-                            core.checkpoint = (unsigned char)c;
-                            core.mem = (unsigned char)me;
-                            core.chunk = (unsigned char)k;
-                            core.exec = (unsigned char)x;
-                            push_core(w, &core);
-                        }
-        }
+        search_core at;
+        double least = sp->allow_idle ? grid_least(w, gw, gh, &o, &at) : 0;
+        w->counting = least > wafer_unit_capacity(w->wf);
+        if (w->counting && (!w->least.valid || least < w->least.memory))
+            w->least = at;
+        expand_grid(w, gw, gh, &o);
+        w->counting = 0;
     }
 }
 
+/* Tries value v for dimension dim (the d-th chosen) with `left` to fill. */
+static void try_dim(walk *w, int d, int dim, int v, int left);
+
 /* Chooses dimension d (TATP first, DP last) among the divisors of what is
- * left of the product. */
+ * left of the product, in increasing order: the divisors up to its square
+ * root, then their cofactors, so that a wafer of 850,000 units with idle
+ * units allowed (every product up to the live units) is not walked v by v,
+ * and none above what the model allows it (dim_cap). A fixed dimension tries
+ * its value only, the last one what is left. */
 static void walk_dims(walk *w, int d, int left)
 {
     static const int order[5] = {4, 1, 2, 3, 0}; /* TATP, TP, SP, PP, DP */
     const int *fixed[] = {&w->sp->dp, &w->sp->tp, &w->sp->sp, &w->sp->pp, &w->sp->tatp};
     if (d == 5) {
-        if (left == 1 && dims_valid(w->m, w->dims))
+        if (left == 1)
             expand_dims(w);
         return;
     }
     int dim = order[d];
-    for (int v = 1; v <= left && !w->oom; v++) {
-        if (left % v || (*fixed[dim] && v != *fixed[dim]))
-            continue;
-        w->dims[dim] = v;
-        walk_dims(w, d + 1, left / v);
+    if (*fixed[dim] || d == 4) {
+        int v = *fixed[dim] ? *fixed[dim] : left;
+        if (left % v == 0 && dim_valid(w->m, w->dims, dim, v))
+            try_dim(w, d, dim, v, left);
+        return;
     }
+    int root = 1, cap = dim_cap(w->m, dim, left);
+    while ((long long)(root + 1) * (root + 1) <= left)
+        root++;
+    for (int v = 1; v <= root && v <= cap && !w->oom; v++)
+        if (left % v == 0 && dim_valid(w->m, w->dims, dim, v))
+            try_dim(w, d, dim, v, left);
+    for (int v = root; v >= 1 && !w->oom; v--)
+        if (left % v == 0 && v * v != left && left / v <= cap && dim_valid(w->m, w->dims, dim, left / v))
+            try_dim(w, d, dim, left / v, left);
 }
 
-int search_cores(const wafer *wf, const model *m, const search_space *sp, search_core **out, size_t *n, wt_err *e)
+static void try_dim(walk *w, int d, int dim, int v, int left)
 {
-    walk w = {.wf = wf, .m = m, .sp = sp};
+    w->dims[dim] = v;
+    walk_dims(w, d + 1, left / v);
+}
+
+int search_cores(const wafer *wf, const model *m, const search_space *sp, search_cores_out *out, wt_err *e)
+{
+    walk w = {.wf = wf, .m = m, .sp = sp, .scratch = calloc(1, sizeof(sim_result))};
     int live = wafer_live_units(wf);
+    w.oom = !w.scratch;
     for (int units = sp->allow_idle ? 1 : live; units <= live && !w.oom; units++)
         walk_dims(&w, 0, units);
+    free(w.scratch);
     if (w.oom) {
         free(w.cores);
         return wt_oom(e, "search candidates");
     }
-    *out = w.cores;
-    *n = w.n;
+    *out = (search_cores_out){w.cores, w.n, w.skipped, w.least};
     return WT_OK;
 }

@@ -237,6 +237,11 @@ int sim_spec(sim_result *r, const wafer *wf, const model *m, const strategy *s, 
  * streaming as the engine does it, the optimizer, and no exposed DP
  * all-reduce (docs/MODEL.md, "Search"). */
 void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS]);
+/* The same bound for algorithm a when each phase i's passes are known to
+ * take at least routed[i] seconds at the bandwidth of their busiest links
+ * (store transfers and latency left out: search_routed_bounds measures it
+ * on a routed sibling of the same placement and algorithm). */
+double sim_bound_routed(const sim_result *r, double link_bw, const double *routed, coll_algo a);
 /* The bandwidth of the fastest usable link of the context's wafer. */
 double sim_ctx_link_bw(const sim_ctx *c);
 

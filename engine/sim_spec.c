@@ -304,7 +304,9 @@ static double layers_s(double a, double g, int L)
     return L > 0 ? a + g + (L - 1) * fmax(a, g) : 0;
 }
 
-void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
+/* sim_bounds, with each phase's passes at least routed[i] seconds of
+ * bandwidth when routed is not NULL (sim_bound_routed). */
+static void bounds(const sim_result *r, double link_bw, const double *routed, double out[COLL_NALGOS])
 {
     const wafer *wf = r->wf;
     int multi = wf->wafers_x * wf->wafers_y > 1;
@@ -322,7 +324,8 @@ void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
         int bwd = ph->role == SIM_BACKWARD;
         for (int a = 0; a < COLL_NALGOS; a++) {
             double bytes = c.total - 2 * c.one_way, per_link = bytes / coll_algo_partners((coll_algo)a) + c.one_way;
-            double comm = per_link / link_bw + c.steps[a] * step_s + c.store_s;
+            double bw_s = fmax(per_link / link_bw, routed ? routed[i] : 0);
+            double comm = bw_s + c.steps[a] * step_s + c.store_s;
             double t = phase_time(r, comp, c.total > 0 || c.store_s > 0 ? comm : 0, c.total + c.store_sent);
             if (ph->scope == SIM_LAYER)
                 (sim_prefetched(ph) ? G : A)[bwd][a] += ph->rep * t;
@@ -342,4 +345,16 @@ void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
         /* the exposed DP all-reduce is at least 0 */
         out[a] = (r->micro_batches + pp - 1) * stage + opt;
     }
+}
+
+void sim_bounds(const sim_result *r, double link_bw, double out[COLL_NALGOS])
+{
+    bounds(r, link_bw, NULL, out);
+}
+
+double sim_bound_routed(const sim_result *r, double link_bw, const double *routed, coll_algo a)
+{
+    double out[COLL_NALGOS];
+    bounds(r, link_bw, routed, out);
+    return out[a];
 }

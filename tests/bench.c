@@ -133,6 +133,40 @@ static double time_flow(const sim_result *r, int n, int chain, int *solves)
     return t[RUNS / 2];
 }
 
+/* The search as `wafertop search --layout L --model M` runs it (baselines
+ * included), once: its time against target_s, its best and whether that
+ * fits, in which exec mode. */
+static int bench_search_at(const char *layout, const char *model_name, const char *name, double target_s, int jobs)
+{
+    char path[64];
+    wafer wf;
+    model m;
+    wt_err e;
+    snprintf(path, sizeof path, "layouts/%s.yaml", layout);
+    if (layout_load(path, &wf, &e) != WT_OK || model_load(model_name, &m, &e) != WT_OK) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return WT_EINPUT;
+    }
+    search_opts o = {.top_k = 5, .jobs = jobs > 0 ? jobs : 1, .baselines = 1};
+    search_result r;
+    double t0 = now_s();
+    int rc = search_run(&wf, &m, &o, &r, &e);
+    double t = now_s() - t0;
+    if (rc != WT_OK) {
+        fprintf(stderr, "bench: %s: %s\n", name, e.msg);
+        wafer_free(&wf);
+        return rc;
+    }
+    char best[64];
+    strategy_format(&r.top[0].s, best, sizeof best);
+    printf("bench %s %.2f s jobs=%d candidates=%lld evaluated=%lld best=%s exec=%s step=%.6g fits=%s target<%g %s\n",
+           name, t, o.jobs, r.candidates, r.evaluated, best, exec_mode_name(r.top[0].s.exec), r.top[0].step_time_s,
+           r.top[0].mem.fits ? "yes" : "no", target_s, mark(t, target_s));
+    search_free(&r);
+    wafer_free(&wf);
+    return WT_OK;
+}
+
 int main(void)
 {
     wafer wf;
@@ -236,6 +270,9 @@ int main(void)
         search_free(&r);
     }
     wafer_free(&wf);
+    if (bench_search_at("wse2", "gpt3-13b", "search_wse2_13b_stream", 10, (int)cores) != WT_OK ||
+        bench_search_at("multiwafer-4x4", "gpt3-6.7b", "search_multiwafer-4x4_6.7b", 30, (int)cores) != WT_OK)
+        return 1;
 
     /* A 1024 x 1024 mesh of default dies, every unit busy. */
     wafer big;

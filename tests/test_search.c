@@ -250,6 +250,78 @@ static void search_and_bound(const wafer *wf, const model *m, unsigned mems, sea
     sim_ctx_free(b.ctx);
 }
 
+/* A routed sibling's bound (search_routed.c, sim_bound_routed) is never
+ * above the step: every 7th candidate of a space, bounded with the profile
+ * of a sibling evaluated with other options (checkpointing, int8
+ * activations, chunk, micro-batch), then evaluated itself. */
+typedef struct routed_check {
+    const wafer *wf;
+    sim_ctx *ctx;
+    long n, seen, tighter;   /* checked, candidates seen, bounds above sim_bounds' */
+} routed_check;
+
+static void check_routed(void *ud, const strategy *s, const model *m, int fits, double bound)
+{
+    routed_check *c = ud;
+    if (!fits || c->seen++ % 7)
+        return;
+    strategy rs = *s;
+    model rm = *m;
+    rs.checkpoint = (model_recompute)((s->checkpoint + 1) % RECOMPUTE_NKINDS);
+    rs.mem = s->mem ^ MEM_ACT_INT8;
+    rs.chunk = s->chunk > 0 ? 0 : 256e3;
+    rm.microbatch = m->microbatch > 1 ? 1 : m->batch / s->dp > 1 ? 2 : 1;
+    sim_result sib, spec, r;
+    if (sim_eval_ctx(c->ctx, &sib, &rm, &rs, NULL) != WT_OK)
+        return; /* refused by its placement: no sibling to learn from */
+    search_routed p;
+    search_routed_take(&p, &sib);
+    sim_free(&sib);
+    assert_int_equal(sim_spec(&spec, c->wf, m, s, NULL), WT_OK);
+    double routed[SIM_MAX_PHASES];
+    search_routed_bounds(&p, &spec, routed);
+    double b = sim_bound_routed(&spec, sim_ctx_link_bw(c->ctx), routed, s->collective);
+    assert_int_equal(sim_eval_ctx(c->ctx, &r, m, s, NULL), WT_OK);
+    if (!(b <= r.step_time_s * (1 + 1e-12))) {
+        char id[160];
+        identity(&r, id, sizeof id);
+        fail_msg("routed bound %.17g above the step %.17g for %s", b, r.step_time_s, id);
+    }
+    assert_true(b >= bound * (1 - 1e-12)); /* never weaker than level 1's */
+    c->tighter += b > bound * (1 + 1e-9);
+    c->n++;
+    sim_free(&r);
+}
+
+static void test_routed_bound_below_fine(void **state)
+{
+    (void)state;
+    wt_err e;
+    model m = small_model(4, 64, 4, 32, 16);
+    for (int k = 0; k < 3; k++) {
+        wafer wf;
+        if (k == 0 && layout_load("tests/fixtures/layouts/store-4x4.yaml", &wf, &e) != WT_OK)
+            fail_msg("%s", e.msg);
+        if (k > 0) { /* one wafer of 8x4, and two of 4x4 */
+            assert_int_equal(wafer_init(&wf, k == 1 ? 8 : 4, 4, k == 1 ? 1 : 2, 1, NULL), WT_OK);
+            wf.peak_flops = 1e12;
+            wf.link_bw = 1e9;
+            wf.link_lat = 1e-8;
+            wf.link_overhead = 2e-7;
+            wf.sram_bytes = 1e9;
+        }
+        search_space sp = {.mems = 1u | (1u << MEM_ACT_INT8), .chunks = 1u | 4u};
+        routed_check c = {&wf, NULL, 0, 0, 0};
+        assert_int_equal(sim_ctx_new(&c.ctx, &wf, NULL), WT_OK);
+        assert_int_equal(search_each(&wf, &m, &sp, check_routed, &c, NULL), WT_OK);
+        print_message("%dx%d x%d: routed bound checked on %ld candidates, above level 1's on %ld\n", wf.w, wf.h,
+                      wf.wafers_x, c.n, c.tighter);
+        assert_true(c.n > 200 && c.tighter > 0);
+        sim_ctx_free(c.ctx);
+        wafer_free(&wf);
+    }
+}
+
 /* Streaming on a 4x4 with a store on its west edge (a fixture): the pruned
  * search equals the exhaustive one over both execution modes, only
  * streaming fits (the units hold too little for resident weights), and the
@@ -399,6 +471,64 @@ static void test_net_model(void **state)
     wafer_free(&wf);
 }
 
+/* The least memory of every candidate search_each lists. */
+typedef struct least_check {
+    const wafer *wf;
+    double least;
+    long n;
+} least_check;
+
+static void note_least(void *ud, const strategy *s, const model *m, int fits, double bound)
+{
+    (void)fits;
+    (void)bound;
+    least_check *c = ud;
+    sim_result spec;
+    if (sim_spec(&spec, c->wf, m, s, NULL) == WT_OK && spec.mem.total < c->least)
+        c->least = spec.mem.total;
+    c->n++;
+}
+
+/* With idle units allowed, grids none of whose cores can fit are counted,
+ * not kept (search_space.c): the candidates are as many as where everything
+ * fits, the search equals the exhaustive one, and when nothing fits the
+ * smallest footprint named is the least over every candidate, brute force. */
+static void test_idle_grids_left_out(void **state)
+{
+    (void)state;
+    wafer wf;
+    model m = small_model(4, 64, 4, 32, 16);
+    small_wafer(&wf, 3, 2, 1e12);
+    search_opts o = {.top_k = 5, .jobs = 2};
+    o.space.allow_idle = 1;
+    o.space.mems = 1u | (1u << (MEM_ZERO | MEM_ACT_INT8 | MEM_GRAD_FP8)) | (1u << (MEM_ACT_INT8 | MEM_GRAD_FP8));
+    o.space.chunks = 1u | 2u;
+    search_result roomy, tight;
+    run(&wf, &m, &o, &roomy);
+    least_check c = {&wf, INFINITY, 0};
+    assert_int_equal(search_each(&wf, &m, &o.space, note_least, &c, NULL), WT_OK);
+    assert_true(roomy.pruned_memory == 0 && c.n == roomy.candidates);
+    wf.sram_bytes = 2 * c.least; /* some grids fit, some do not */
+    pruned_is_exhaustive(&wf, &m, o, &tight);
+    assert_true(tight.pruned_memory > 0);
+    assert_int_equal(tight.candidates, roomy.candidates);
+    least_check kept = {&wf, INFINITY, 0}; /* search_each lists the kept cores only */
+    assert_int_equal(search_each(&wf, &m, &o.space, note_least, &kept, NULL), WT_OK);
+    print_message("3x2 idle: %ld of %ld candidates kept\n", kept.n, c.n);
+    assert_true(kept.n < c.n && kept.least == c.least);
+    search_free(&tight);
+    search_free(&roomy);
+
+    wf.sram_bytes = c.least / 2; /* nothing fits */
+    wt_err e;
+    char want[64];
+    assert_int_equal(search_run(&wf, &m, &o, &tight, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "the smallest footprint is %.3g GB", c.least / 1e9);
+    if (!strstr(e.msg, want))
+        fail_msg("'%s' lacks '%s'", e.msg, want);
+    wafer_free(&wf);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -437,12 +567,14 @@ int main(void)
         cmocka_unit_test(test_pruned_equals_exhaustive),
         cmocka_unit_test(test_bound_below_fine),
         cmocka_unit_test(test_bound_per_algorithm),
+        cmocka_unit_test(test_routed_bound_below_fine),
         cmocka_unit_test(test_stream_search),
         cmocka_unit_test(test_dram_search),
         cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),
         cmocka_unit_test(test_net_model),
+        cmocka_unit_test(test_idle_grids_left_out),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -238,6 +238,9 @@ static void progress_draw(void *ud, double done)
     int filled = (int)(done * 30);
     fprintf(stderr, "\rsearching [%.*s%*s] %3.0f%% %.1f s", filled, "##############################", 30 - filled,
             "", 100 * done, elapsed);
+    if (done > 0.02) /* the rate so far: the search reports about equal work per step of done */
+        fprintf(stderr, ", about %.0f s left", elapsed * (1 - done) / done);
+    fputs("\033[K", stderr);
     fflush(stderr);
     p->shown = 1;
 }
