@@ -530,8 +530,11 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
             sim_ctx_set_cutoff(st->ctx[t], kth);
         size_t nb = 0, room = ntop < k ? (size_t)(k - ntop) : BATCH;
         while (nb < room) {
+            /* step >= bound: what the heap holds from here on cannot beat
+             * the K-th best, not even on a tie (broken by enumeration
+             * order, as the heap's is) */
             const order *peek = queue_peek(&q);
-            if (!peek || peek->bound > kth) {
+            if (!peek || (kth < INFINITY && !better(peek->bound, peek->core, peek->variant, &top[k - 1]))) {
                 done = 1;
                 break;
             }

@@ -5,8 +5,9 @@
  * (or at most them with allow_idle), every TATP grid that fits, the
  * placements, collective algorithms and checkpointing of their tables
  * flagged CHOICE_SEARCH (choice.h), micro-batch sizes (powers of two
- * dividing the batch), every subset of the memory switches and chunk sizes
- * {0, 64 KB, 256 KB, 1 MB}.
+ * dividing the batch), every subset of the memory switches, the chunk sizes
+ * search_chunks, exec modes where the layout has a store, and tp-seqpar on
+ * where TP divides the sequence shard (off where it cannot be on).
  *
  * Level 1, per candidate and without placing or routing: the memory of the
  * fullest unit (the engine's own formula, sim_spec) must fit, and a lower
@@ -28,7 +29,7 @@
 #include "strategy.h"
 #include "wafer.h"
 
-#define SEARCH_NCHUNKS 4
+#define SEARCH_NCHUNKS 5
 #define SEARCH_NMEMS (1 << MEM_NSWITCHES) /* every subset of the memory switches */
 #define SEARCH_MAX_TOP 50
 

@@ -16,6 +16,7 @@ typedef struct search_core {
     int microbatch;
     unsigned char checkpoint, mem, chunk;
     unsigned char exec;        /* exec_mode */
+    unsigned char seqpar;      /* tp-seqpar: on where TP divides the sequence shard, else off */
     unsigned char valid, fits;
     double memory;             /* the fullest unit, bytes */
     double bound[COLL_NALGOS]; /* lower bound on the step per collective algorithm (sim_bounds), s */

@@ -14,7 +14,9 @@
 #include "qty.h"
 #include "search_int.h"
 
-const double search_chunks[SEARCH_NCHUNKS] = {0, 64e3, 256e3, 1e6};
+/* Ascending; 4 KB for wafers of 48 KB cores (WSE-2/3), whose buffers of two
+ * chunks must leave room for the activations. */
+const double search_chunks[SEARCH_NCHUNKS] = {0, 4e3, 64e3, 256e3, 1e6};
 
 /* The space's masks hold one bit per row. */
 _Static_assert(PLACE_NKINDS <= 32 && COLL_NALGOS <= 32 && RECOMPUTE_NKINDS <= 32 && SEARCH_NMEMS <= 32 &&
@@ -249,6 +251,7 @@ void search_core_strategy(const search_core *c, place_kind pl, coll_algo co, str
     s->mem = c->mem;
     s->chunk = search_chunks[c->chunk];
     s->exec = (exec_mode)c->exec;
+    s->tp_seqpar = c->seqpar;
     s->placement = pl;
     s->collective = co;
 }
@@ -294,14 +297,14 @@ static void push_core(walk *w, const search_core *c)
 }
 
 /* The model's own constraints on dimension dim = v (strategy_resolve
- * refuses the rest), checked as each is chosen (TP before SP, whose check
- * needs it) so that no product is walked past a value that cannot be. */
-static int dim_valid(const model *m, const int d[5], int dim, int v)
+ * refuses the rest), checked as each is chosen so that no product is
+ * walked past a value that cannot be. */
+static int dim_valid(const model *m, int dim, int v)
 {
     switch (dim) {
     case 0: return m->batch % v == 0;
     case 1: return m->heads % v == 0 && m->kv_heads % v == 0 && m->ffn % v == 0;
-    case 2: return m->seq % v == 0 && (m->seq / v) % d[1] == 0;
+    case 2: return m->seq % v == 0; /* with TP not dividing seq / SP, tp-seqpar is off */
     case 3: return v <= m->layers;
     default: return 1;
     }
@@ -312,6 +315,13 @@ static int dim_cap(const model *m, int dim, int left)
 {
     const int cap[5] = {m->batch, m->heads, m->seq, m->layers, left};
     return cap[dim] < left ? cap[dim] : left;
+}
+
+/* tp-seqpar for a 5-tuple: on where TP divides the sequence shard (it
+ * shards the activations), off where it cannot be on. */
+static unsigned char core_seqpar(const model *m, const int dims[5])
+{
+    return (unsigned char)((m->seq / dims[2]) % dims[1] == 0);
 }
 
 /* The option masks of a 5-tuple. */
@@ -338,6 +348,7 @@ static void expand_grid(walk *w, int gw, int gh, const masks *o)
                         core.mem = (unsigned char)me;
                         core.chunk = (unsigned char)k;
                         core.exec = (unsigned char)x;
+                        core.seqpar = core_seqpar(w->m, w->dims);
                         push_core(w, &core);
                     }
     }
@@ -375,7 +386,7 @@ static double grid_least(walk *w, int gw, int gh, const masks *o, search_core *a
                     return 0; /* a subset without its lean sibling */
                 search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b, .checkpoint = (unsigned char)c,
                                     .mem = (unsigned char)lean, .chunk = (unsigned char)small,
-                                    .exec = (unsigned char)x, .valid = 1};
+                                    .exec = (unsigned char)x, .seqpar = core_seqpar(w->m, w->dims), .valid = 1};
                 memcpy(core.dims, w->dims, sizeof core.dims);
                 strategy s;
                 model m;
@@ -441,7 +452,7 @@ static void walk_dims(walk *w, int d, int left)
     int dim = order[d];
     if (*fixed[dim] || d == 4) {
         int v = *fixed[dim] ? *fixed[dim] : left;
-        if (left % v == 0 && dim_valid(w->m, w->dims, dim, v))
+        if (left % v == 0 && dim_valid(w->m, dim, v))
             try_dim(w, d, dim, v, left);
         return;
     }
@@ -449,10 +460,10 @@ static void walk_dims(walk *w, int d, int left)
     while ((long long)(root + 1) * (root + 1) <= left)
         root++;
     for (int v = 1; v <= root && v <= cap && !w->oom; v++)
-        if (left % v == 0 && dim_valid(w->m, w->dims, dim, v))
+        if (left % v == 0 && dim_valid(w->m, dim, v))
             try_dim(w, d, dim, v, left);
     for (int v = root; v >= 1 && !w->oom; v--)
-        if (left % v == 0 && v * v != left && left / v <= cap && dim_valid(w->m, w->dims, dim, left / v))
+        if (left % v == 0 && v * v != left && left / v <= cap && dim_valid(w->m, dim, left / v))
             try_dim(w, d, dim, left / v, left);
 }
 

@@ -557,7 +557,7 @@ static void test_refusals(void **state)
     assert_int_equal(search_parse_only("placement=tiles|snake,mem=none|zero+act_int8,chunk=256KB", &sp, &e), WT_OK);
     assert_int_equal(sp.placements, (1u << PLACE_TILES) | (1u << PLACE_SNAKE));
     assert_int_equal(sp.mems, 1u | (1u << (MEM_ZERO | MEM_ACT_INT8)));
-    assert_int_equal(sp.chunks, 1u << 2);
+    assert_int_equal(sp.chunks, 1u << 3);
     wafer_free(&wf);
 }
 

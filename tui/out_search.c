@@ -10,7 +10,7 @@
 
 /* The columns of one candidate, as text. */
 typedef struct row {
-    char strategy[64], placement[16], collective[16], checkpoint[16], mem[40], chunk[16];
+    char strategy[64], placement[16], collective[16], checkpoint[16], mem[40], chunk[16], exec[16], seqpar[8];
     char microbatch[16], step[24], tokens[24], mfu[16], link[16], memory[24];
 } row;
 
@@ -22,6 +22,8 @@ static void fill_row(row *w, const sim_result *r, int csv)
     snprintf(w->collective, sizeof w->collective, "%s", coll_algo_name(s->collective));
     snprintf(w->checkpoint, sizeof w->checkpoint, "%s", recompute_name(s->checkpoint));
     mem_switches_format(s->mem, w->mem, sizeof w->mem);
+    snprintf(w->exec, sizeof w->exec, "%s", exec_mode_name(s->exec));
+    snprintf(w->seqpar, sizeof w->seqpar, "%s", s->tp_seqpar ? "on" : "off");
     if (csv) {
         snprintf(w->chunk, sizeof w->chunk, "%.0f", s->chunk);
         snprintf(w->step, sizeof w->step, "%.10g", r->step_time_s);
@@ -50,14 +52,15 @@ static void search_table(FILE *f, const search_result *s)
             best->wf->h, best->units_live, best->m.name, best->m.seq, best->m.batch);
     fprintf(f, "candidates %lld: %lld pruned by memory, %lld by the bound, %lld evaluated (%lld refused) in %.3g s\n\n",
             s->candidates, s->pruned_memory, s->pruned_bound, s->evaluated, s->invalid, s->elapsed_s);
-    fprintf(f, "%-4s %-24s %-9s %-10s %-10s %-24s %-7s %3s %10s %10s %6s %6s %9s\n", "rank", "strategy", "placement",
-            "collective", "checkpoint", "mem", "chunk", "mbs", "step", "tokens/s", "MFU", "link", "memory");
+    fprintf(f, "%-4s %-24s %-9s %-10s %-10s %-24s %-7s %-8s %-6s %3s %10s %10s %6s %6s %9s\n", "rank", "strategy",
+            "placement", "collective", "checkpoint", "mem", "chunk", "exec", "seqpar", "mbs", "step", "tokens/s", "MFU",
+            "link", "memory");
     for (int i = 0; i < s->ntop; i++) {
         row w;
         fill_row(&w, &s->top[i], 0);
-        fprintf(f, "%-4d %-24s %-9s %-10s %-10s %-24s %-7s %3s %10s %10s %6s %6s %9s\n", i + 1, w.strategy,
-                w.placement, w.collective, w.checkpoint, w.mem, w.chunk, w.microbatch, w.step, w.tokens, w.mfu,
-                w.link, w.memory);
+        fprintf(f, "%-4d %-24s %-9s %-10s %-10s %-24s %-7s %-8s %-6s %3s %10s %10s %6s %6s %9s\n", i + 1, w.strategy,
+                w.placement, w.collective, w.checkpoint, w.mem, w.chunk, w.exec, w.seqpar, w.microbatch, w.step,
+                w.tokens, w.mfu, w.link, w.memory);
     }
     if (!s->nbaselines)
         return;
@@ -80,9 +83,9 @@ static void csv_row(FILE *f, const char *kind, int rank, const sim_result *r, do
 {
     row w;
     fill_row(&w, r, 1);
-    fprintf(f, "%s,%d,\"%s\",%s,%s,%s,\"%s\",%s,%s,%s,%s,%s,%s,%s,%.6g\n", kind, rank, w.strategy, w.placement,
-            w.collective, w.checkpoint, w.mem, w.chunk, w.microbatch, w.step, w.tokens, w.mfu, w.link, w.memory,
-            speedup);
+    fprintf(f, "%s,%d,\"%s\",%s,%s,%s,\"%s\",%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g\n", kind, rank, w.strategy,
+            w.placement, w.collective, w.checkpoint, w.mem, w.chunk, w.exec, w.seqpar, w.microbatch, w.step, w.tokens,
+            w.mfu, w.link, w.memory, speedup);
 }
 
 /* One table: the top rows, then the baselines; the counts in a comment line. */
@@ -90,8 +93,8 @@ static void search_csv(FILE *f, const search_result *s)
 {
     fprintf(f, "# candidates=%lld,pruned_memory=%lld,pruned_bound=%lld,evaluated=%lld,elapsed_s=%.6g\n",
             s->candidates, s->pruned_memory, s->pruned_bound, s->evaluated, s->elapsed_s);
-    fprintf(f, "kind,rank,strategy,placement,collective,checkpoint,mem,chunk,microbatch,step_time_s,tokens_per_s,"
-               "mfu,max_link_util,memory_total,speedup\n");
+    fprintf(f, "kind,rank,strategy,placement,collective,checkpoint,mem,chunk,exec,tp_seqpar,microbatch,step_time_s,"
+               "tokens_per_s,mfu,max_link_util,memory_total,speedup\n");
     for (int i = 0; i < s->ntop; i++)
         csv_row(f, "top", i + 1, &s->top[i], s->top[i].step_time_s / s->top[0].step_time_s);
     for (int i = 0; i < s->nbaselines; i++)
