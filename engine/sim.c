@@ -133,6 +133,7 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
             for (int d = 0; d < WAFER_NDIR; d++) {
                 double bw = !((ok >> d) & 1u) ? 0 : multi ? wafer_link_bw(wf, u, d) : wf->link_bw;
                 c->inv_bw[(size_t)u * WAFER_NDIR + (size_t)d] = bw > 0 ? 1 / bw : 0;
+                c->usable += bw > 0;
                 inject += bw;
                 if (bw > c->link_bw)
                     c->link_bw = bw;
@@ -253,31 +254,39 @@ static void link_figures(sim_result *r, sim_ctx *c)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
     /* Only the patterns' links can hold bytes (the array starts zero and
-     * the patterns stay), so only they are cleared: a large mesh's array is
-     * not written whole. */
-    size_t nl = wafer_nlinks(r->wf);
+     * the patterns stay), so only they are cleared, summed and marked: a
+     * large mesh's per-link arrays are not read or written whole. */
+    size_t lo = SIZE_MAX, hi = 0;
     for (int p = 0; p < r->npatterns; p++)
-        for (int k = 0; k < r->patterns[p].nnz; k++)
-            r->link_bytes[r->patterns[p].link[k]] = 0;
+        for (int k = 0; k < r->patterns[p].nnz; k++) {
+            size_t l = (size_t)r->patterns[p].link[k];
+            r->link_bytes[l] = 0;
+            c->marks[l] = 1;
+            lo = l < lo ? l : lo;
+            hi = l > hi ? l : hi;
+        }
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
         for (int k = 0; k < pat->nnz; k++)
             r->link_bytes[pat->link[k]] += pat->step_coef * pat->load[k];
     }
+    /* The sum over every usable link in slot order, with the marked ones
+     * alone: another link adds an exact 0, which leaves the sum as it is. */
     double sum = 0;
-    int usable = 0;
     r->max_link_util = 0;
     double per_step = 1 / r->step_time_s;
-    for (size_t l = 0; l < nl; l++) {
+    for (size_t l = lo; l <= hi && lo != SIZE_MAX; l++) {
+        if (!c->marks[l])
+            continue;
+        c->marks[l] = 0;
         if (c->inv_bw[l] <= 0)
             continue;
         double u = r->link_bytes[l] * c->inv_bw[l] * per_step;
-        usable++;
         sum += u;
         if (u > r->max_link_util)
             r->max_link_util = u;
     }
-    r->mean_link_util = usable ? sum / usable : 0;
+    r->mean_link_util = c->usable ? sum / c->usable : 0;
 }
 
 /* Times r's traffic with the context's network model and fills every
@@ -400,6 +409,24 @@ static void *dup(const void *src, size_t n, int *oom)
     return p;
 }
 
+/* A copy of a per-link array of src that is 0 but at the patterns' links,
+ * or NULL (also when a is NULL): calloc and those links alone, so a copy
+ * on a wafer touches the pages of the loaded links only. */
+static double *dup_loaded(const sim_result *src, const double *a, int *oom)
+{
+    if (!a)
+        return NULL;
+    double *p = calloc(wafer_nlinks(src->wf), sizeof *p);
+    if (!p) {
+        *oom = 1;
+        return NULL;
+    }
+    for (int q = 0; q < src->npatterns; q++)
+        for (int k = 0; k < src->patterns[q].nnz; k++)
+            p[src->patterns[q].link[k]] = a[src->patterns[q].link[k]];
+    return p;
+}
+
 int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
 {
     *dst = *src;
@@ -407,8 +434,8 @@ int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
     size_t nu = wafer_nunits(src->wf), pp = (size_t)src->s.pp;
     dst->plan.unit = dup(src->plan.unit, (size_t)src->plan.nranks * sizeof *src->plan.unit, &oom);
     dst->plan.rank = dup(src->plan.rank, nu * sizeof *src->plan.rank, &oom);
-    dst->link_bytes = dup(src->link_bytes, wafer_nlinks(src->wf) * sizeof *src->link_bytes, &oom);
-    dst->link_peak = dup(src->link_peak, wafer_nlinks(src->wf) * sizeof *src->link_peak, &oom);
+    dst->link_bytes = dup_loaded(src, src->link_bytes, &oom);
+    dst->link_peak = dup_loaded(src, src->link_peak, &oom);
     dst->loaded = dup(src->loaded, (size_t)src->nloaded * sizeof *src->loaded, &oom);
     dst->stage_mem = dup(src->stage_mem, pp * sizeof *src->stage_mem, &oom);
     dst->stage_busy = dup(src->stage_busy, pp * sizeof *src->stage_busy, &oom);

@@ -16,6 +16,7 @@ struct sim_ctx {
     const wafer *wf;
     route_ctx *rc;
     double *inv_bw;            /* wafer_nlinks: 1 / bandwidth, 0 on unusable links */
+    int usable;                /* links with inv_bw > 0 */
     double inj_bw;             /* largest bandwidth a unit can inject */
     double link_bw;            /* fastest usable link */
     double *scratch;           /* wafer_nlinks doubles, all zero between uses */
