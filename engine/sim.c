@@ -4,6 +4,7 @@
  */
 #include "sim.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,11 +51,67 @@ static int disjoint_pair(const sim_result *r, unsigned char *ov, int a, int b)
     return *o == 1;
 }
 
+/*
+ * The busiest link of n patterns' terms summed link by link, when some of
+ * them share links: their sorted lists merged, so each link's sum is
+ * gathered in one place in ascending slot order (no per-link scratch to
+ * fault in and clear on a wafer), in pattern order as a scatter would add
+ * it. The first link of the largest busy time in the order a walk of the
+ * patterns one after another meets them (pattern 0's links, then pattern
+ * 1's not met before, ...) wins, so ties go where that walk sends them:
+ * the best of the links each pattern meets first, then the first pattern
+ * with the best of those. Returns the busy time, the link into *busiest.
+ */
+static double merged_busiest(const sim_result *r, const sim_ctx *c, const int *pat, const double *coef, int n,
+                             int *busiest)
+{
+    /* each list's next entry and end as locals: the loop reads nothing else */
+    const int *li[SIM_MAX_TERMS], *end[SIM_MAX_TERMS];
+    const double *ld[SIM_MAX_TERMS];
+    int at[SIM_MAX_TERMS];
+    double most[SIM_MAX_TERMS];
+    for (int k = 0; k < n; k++) {
+        const sim_pattern *p = &r->patterns[pat[k]];
+        li[k] = p->link;
+        end[k] = p->link + p->nnz;
+        ld[k] = p->load;
+        at[k] = -1;
+        most[k] = 0;
+    }
+    for (;;) {
+        int l = INT_MAX, first = -1;
+        for (int k = 0; k < n; k++)
+            if (li[k] < end[k] && *li[k] < l)
+                l = *li[k];
+        if (l == INT_MAX)
+            break;
+        double sum = 0;
+        for (int k = 0; k < n; k++)
+            if (li[k] < end[k] && *li[k] == l) {
+                sum += coef[k] * *ld[k]++;
+                li[k]++;
+                first = first < 0 ? k : first;
+            }
+        double busy = sum * c->inv_bw[l];
+        if (busy > most[first] || at[first] < 0) { /* not fmax: a libm call per link */
+            most[first] = busy;
+            at[first] = l;
+        }
+    }
+    double best = 0;
+    *busiest = -1;
+    for (int k = 0; k < n; k++)
+        if (at[k] >= 0 && (most[k] > best || *busiest < 0)) {
+            best = most[k];
+            *busiest = at[k];
+        }
+    return best;
+}
+
 /* Busiest link of a phase (its terms summed link by link): its slot into
  * ph->busiest_link and its busy time over the phase's into
  * ph->max_link_util. Terms on patterns that share no link peak separately;
- * otherwise the sum is gathered in the context's scratch over the patterns'
- * links only, and the scratch is zeroed again on the way out. */
+ * otherwise their lists are merged. */
 static void phase_busiest(const sim_result *r, sim_phase *ph, const sim_ctx *c, unsigned char *ov)
 {
     ph->max_link_util = 0;
@@ -87,24 +144,7 @@ static void phase_busiest(const sim_result *r, sim_phase *ph, const sim_ctx *c, 
             }
         ph->busiest_link = r->patterns[pat[top]].busiest;
     } else {
-        double *scratch = c->scratch;
-        for (int k = 0; k < n; k++) {
-            const sim_pattern *p = &r->patterns[pat[k]];
-            for (int i = 0; i < p->nnz; i++)
-                scratch[p->link[i]] += coef[k] * p->load[i];
-        }
-        for (int k = 0; k < n; k++) {
-            const sim_pattern *p = &r->patterns[pat[k]];
-            for (int i = 0; i < p->nnz; i++) {
-                int l = p->link[i];
-                double busy = scratch[l] * c->inv_bw[l];
-                if (busy > best || ph->busiest_link < 0) { /* not fmax: a libm call per link */
-                    best = busy;
-                    ph->busiest_link = l;
-                }
-                scratch[l] = 0;
-            }
-        }
+        best = merged_busiest(r, c, pat, coef, n, &ph->busiest_link);
     }
     ph->max_link_util = ph->time_s > 0 ? best / fmax(ph->time_s, ph->comm_s) : 0;
 }
@@ -117,9 +157,8 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
     c->wf = wf;
     size_t nl = wafer_nlinks(wf);
     c->inv_bw = malloc(nl * sizeof *c->inv_bw);
-    c->scratch = calloc(nl, sizeof *c->scratch);
     c->marks = calloc(nl, sizeof *c->marks);
-    if (!c->inv_bw || !c->scratch || !c->marks) {
+    if (!c->inv_bw || !c->marks) {
         sim_ctx_free(c);
         return wt_oom(e, "simulation context");
     }
@@ -179,7 +218,6 @@ void sim_ctx_free(sim_ctx *c)
         return;
     route_ctx_free(c->rc);
     free(c->inv_bw);
-    free(c->scratch);
     free(c->marks);
     free(c->next);
     free(c->flows);

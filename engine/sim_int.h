@@ -19,7 +19,6 @@ struct sim_ctx {
     int usable;                /* links with inv_bw > 0 */
     double inj_bw;             /* largest bandwidth a unit can inject */
     double link_bw;            /* fastest usable link */
-    double *scratch;           /* wafer_nlinks doubles, all zero between uses */
     unsigned char *marks;      /* wafer_nlinks flags, all zero between uses: a byte, not a
                                   double, per link, so marking a large mesh touches less */
     int *next;                 /* cap_ranks entries */

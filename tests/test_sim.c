@@ -860,6 +860,16 @@ static void check_invariants(const sim_result *r)
         }
         double at = one[ph->busiest_link] / ph->count * sim_link_inv_bw(r->wf, (size_t)ph->busiest_link);
         assert_true(at >= most * (1 - 1e-9));
+        /* of equals, the first a walk of the phase's patterns meets (each
+         * pattern's links in slot order, in the order of its terms) */
+        int first = -1;
+        for (int t = 0; t < ph->nterms && first < 0; t++) {
+            const sim_pattern *pt = &r->patterns[ph->terms[t].pattern];
+            for (int k = 0; k < pt->nnz && first < 0; k++)
+                if (one[pt->link[k]] / ph->count * sim_link_inv_bw(r->wf, (size_t)pt->link[k]) == most)
+                    first = pt->link[k];
+        }
+        assert_int_equal(ph->busiest_link, first);
         double held = fmax(ph->time_s, ph->comm_s); /* a prefetched gather holds its links that long */
         assert_true(fabs(ph->max_link_util - most / held) <= 1e-9 * fmax(1, ph->max_link_util));
     }
