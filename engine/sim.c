@@ -92,7 +92,7 @@ static double merged_busiest(const sim_result *r, const sim_ctx *c, const int *p
                 li[k]++;
                 first = first < 0 ? k : first;
             }
-        double busy = sum * c->inv_bw[l];
+        double busy = sum * net_bw_inv(&c->bw, (size_t)l);
         if (busy > most[first] || at[first] < 0) { /* not fmax: a libm call per link */
             most[first] = busy;
             at[first] = l;
@@ -156,31 +156,13 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
         return wt_oom(e, "simulation context");
     c->wf = wf;
     size_t nl = wafer_nlinks(wf);
-    c->inv_bw = malloc(nl * sizeof *c->inv_bw);
+    c->bw_cls = malloc(nl);
     c->marks = calloc(nl, sizeof *c->marks);
-    if (!c->inv_bw || !c->marks) {
+    if (!c->bw_cls || !c->marks) {
         sim_ctx_free(c);
         return wt_oom(e, "simulation context");
     }
-    /* wafer_link_bw divides to find wafer edges: one wafer has none */
-    int multi = wf->wafers_x > 1 || wf->wafers_y > 1;
-    for (int y = 0; y < wf->h; y++) {
-        for (int x = 0; x < wf->w; x++) {
-            int u = wafer_unit(wf, x, y);
-            unsigned ok = wafer_usable_mask(wf, x, y);
-            double inject = 0;
-            for (int d = 0; d < WAFER_NDIR; d++) {
-                double bw = !((ok >> d) & 1u) ? 0 : multi ? wafer_link_bw(wf, u, d) : wf->link_bw;
-                c->inv_bw[(size_t)u * WAFER_NDIR + (size_t)d] = bw > 0 ? 1 / bw : 0;
-                c->usable += bw > 0;
-                inject += bw;
-                if (bw > c->link_bw)
-                    c->link_bw = bw;
-            }
-            if (inject > c->inj_bw)
-                c->inj_bw = inject;
-        }
-    }
+    net_bw_build(&c->bw, wf, c->bw_cls, c->bw_inv, &c->usable, &c->link_bw, &c->inj_bw);
     c->net = net_model_default();
     c->cutoff_s = INFINITY;
     int rc = route_ctx_new(&c->rc, wf, e);
@@ -217,7 +199,7 @@ void sim_ctx_free(sim_ctx *c)
     if (!c)
         return;
     route_ctx_free(c->rc);
-    free(c->inv_bw);
+    free(c->bw_cls);
     free(c->marks);
     free(c->next);
     free(c->flows);
@@ -317,9 +299,10 @@ static void link_figures(sim_result *r, sim_ctx *c)
         if (!c->marks[l])
             continue;
         c->marks[l] = 0;
-        if (c->inv_bw[l] <= 0)
+        double inv = net_bw_inv(&c->bw, l);
+        if (inv <= 0)
             continue;
-        double u = r->link_bytes[l] * c->inv_bw[l] * per_step;
+        double u = r->link_bytes[l] * inv * per_step;
         sum += u;
         if (u > r->max_link_util)
             r->max_link_util = u;

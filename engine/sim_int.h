@@ -10,13 +10,16 @@
 #ifndef WT_SIM_INT_H
 #define WT_SIM_INT_H
 
+#include "net_bw.h"
 #include "sim.h"
 
 struct sim_ctx {
     const wafer *wf;
     route_ctx *rc;
-    double *inv_bw;            /* wafer_nlinks: 1 / bandwidth, 0 on unusable links */
-    int usable;                /* links with inv_bw > 0 */
+    net_bw bw;                 /* each link's 1 / bandwidth, 0 on unusable links: */
+    unsigned char *bw_cls;     /* wafer_nlinks classes, owned */
+    double bw_inv[NET_BW_NCLASS]; /* s per byte by class */
+    int usable;                /* links with 1 / bandwidth > 0 */
     double inj_bw;             /* largest bandwidth a unit can inject */
     double link_bw;            /* fastest usable link */
     unsigned char *marks;      /* wafer_nlinks flags, all zero between uses: a byte, not a

@@ -22,11 +22,13 @@
 static const int l0[] = {0};
 static const double one[] = {1};
 
+/* A context on links with a 1 / bandwidth each. */
 static flow_ctx *ctx_on(size_t nlinks, const double *inv_bw)
 {
     flow_ctx *fc;
     wt_err e;
-    if (flow_ctx_new(&fc, nlinks, inv_bw, &e) != WT_OK)
+    net_bw bw = {NULL, inv_bw};
+    if (flow_ctx_new(&fc, nlinks, &bw, &e) != WT_OK)
         fail_msg("%s", e.msg);
     return fc;
 }
@@ -262,21 +264,28 @@ static void test_free_rate(void **state)
     static const double inv[] = {0.25, 0.5, 0.125, 0};
     static const int links[] = {0, 1, 2}, dead[] = {3};
     static const double loads[] = {2, 0.5, 8};
+    /* the same links as classes into a table, as a wafer's are kept */
+    static const unsigned char cls[] = {1, 2, 3, 0};
+    static const double table[] = {0, 0.25, 0.5, 0.125};
+    const net_bw ways[] = {{NULL, inv}, {cls, table}};
     flow_busy busy;
-    assert_true(flow_free_rate(links, loads, 3, inv, &busy) == 1);
-    assert_true(busy.s == 1 && busy.link == 2); /* 0.5, 0.25, 1 s per unit */
-    assert_true(flow_free_rate(links, loads, 2, inv, &busy) == 2);
-    assert_true(busy.s == 0.5 && busy.link == 0);
-    assert_true(isinf(flow_free_rate(links, loads, 0, inv, &busy)));
-    assert_true(busy.s == 0 && busy.link == -1);
-    assert_true(flow_free_rate(dead, one, 1, inv, &busy) == 0);
-    assert_true(busy.s == 0 && busy.link == 3);
+    for (int w = 0; w < 2; w++) {
+        const net_bw *bw = &ways[w];
+        assert_true(flow_free_rate(links, loads, 3, bw, &busy) == 1);
+        assert_true(busy.s == 1 && busy.link == 2); /* 0.5, 0.25, 1 s per unit */
+        assert_true(flow_free_rate(links, loads, 2, bw, &busy) == 2);
+        assert_true(busy.s == 0.5 && busy.link == 0);
+        assert_true(isinf(flow_free_rate(links, loads, 0, bw, &busy)));
+        assert_true(busy.s == 0 && busy.link == -1);
+        assert_true(flow_free_rate(dead, one, 1, bw, &busy) == 0);
+        assert_true(busy.s == 0 && busy.link == 3);
+    }
     flow_ctx *fc = ctx_on(4, inv);
     static const double caps[] = {0, 0.5, 3, 1};
     for (int i = 0; i < 4; i++) {
         flow_class walked = {.link = links, .load = loads, .nnz = 3, .max_rate = caps[i]};
         flow_class known = walked, wrong = walked;
-        known.free_rate = flow_free_rate(links, loads, 3, inv, &busy);
+        known.free_rate = flow_free_rate(links, loads, 3, &ways[0], &busy);
         wrong.free_rate = 7; /* trusted: what the hint says is the answer */
         double a, b, c;
         solve_ok(fc, &walked, 1, &a);

@@ -71,7 +71,7 @@ typedef struct flow_key {
 
 struct flow_ctx {
     size_t nlinks;
-    const double *inv_bw;  /* borrowed, nlinks, s per byte */
+    net_bw bw;             /* its arrays borrowed: 1 / bandwidth of each link */
     /* Per link. on[], util[] and slot[] are zero between calls; a solve
      * sets rem[] and sum[] on the links of its classes. All come from
      * calloc or malloc: pages of links no class loads are never touched. */
@@ -148,14 +148,14 @@ static void free_classes(flow_ctx *fc)
     fc->cap_cls = 0;
 }
 
-int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
+int flow_ctx_new(flow_ctx **out, size_t nlinks, const net_bw *bw, wt_err *e)
 {
     *out = NULL;
     flow_ctx *fc = calloc(1, sizeof *fc);
     if (!fc)
         return wt_oom(e, "flow context");
     fc->nlinks = nlinks;
-    fc->inv_bw = inv_bw;
+    fc->bw = *bw;
     size_t n = nlinks ? nlinks : 1;
     fc->ln = malloc(n * sizeof *fc->ln);
     fc->util = calloc(n, sizeof *fc->util);
@@ -291,7 +291,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         for (int k = 0; k < lc->nnz; k++) {
             int l = lc->link[k];
             double left = fc->ln[l].rem -= delta * lc->load[k];
-            last_full |= lc->load[k] > 0 && (l == arg_link ? 0 : left) * fc->inv_bw[l] <= FLOW_EPS;
+            last_full |= lc->load[k] > 0 && (l == arg_link ? 0 : left) * net_bw_inv(&fc->bw, (size_t)l) <= FLOW_EPS;
         }
         if (arg_link >= 0)
             fc->ln[arg_link].rem = 0;
@@ -302,7 +302,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
             int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS)) ||
                          (i == nu - 1 && last_full);
             for (int k = 0; k < c->nnz && !frozen && i < nu - 1; k++)
-                frozen = c->load[k] > 0 && fc->ln[c->link[k]].rem * fc->inv_bw[c->link[k]] <= FLOW_EPS;
+                frozen = c->load[k] > 0 && fc->ln[c->link[k]].rem * net_bw_inv(&fc->bw, (size_t)c->link[k]) <= FLOW_EPS;
             if (!frozen) {
                 fc->ulist[kept++] = ci;
                 continue;
@@ -323,7 +323,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
 /* The smallest of start and each loaded link's bandwidth over its load:
  * fill_level's arithmetic in one walk, without its per-link scratch. *loads
  * says whether any load is positive. */
-static double alone_delta(const int *link, const double *load, int nnz, const double *inv_bw, double start,
+static double alone_delta(const int *link, const double *load, int nnz, const net_bw *bw, double start,
                           int *loads, flow_busy *busy)
 {
     double delta = start, inv = -1, rem = 0;
@@ -331,7 +331,7 @@ static double alone_delta(const int *link, const double *load, int nnz, const do
     busy->s = 0;
     busy->link = -1;
     for (int k = 0; k < nnz; k++) {
-        double ik = inv_bw[link[k]], b = load[k] * ik;
+        double ik = net_bw_inv(bw, (size_t)link[k]), b = load[k] * ik;
         if (b > busy->s || k == 0) {
             busy->s = b;
             busy->link = link[k];
@@ -349,10 +349,10 @@ static double alone_delta(const int *link, const double *load, int nnz, const do
     return delta;
 }
 
-double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw, flow_busy *busy)
+double flow_free_rate(const int *link, const double *load, int nnz, const net_bw *bw, flow_busy *busy)
 {
     int loads;
-    double delta = alone_delta(link, load, nnz, inv_bw, INFINITY, &loads, busy);
+    double delta = alone_delta(link, load, nnz, bw, INFINITY, &loads, busy);
     return loads ? fmax(delta, 0) : INFINITY;
 }
 
@@ -376,7 +376,7 @@ static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate
             return WT_EINTERNAL;
         }
     }
-    double delta = alone_delta(c->link, c->load, c->nnz, fc->inv_bw, c->max_rate > 0 ? c->max_rate : INFINITY,
+    double delta = alone_delta(c->link, c->load, c->nnz, &fc->bw, c->max_rate > 0 ? c->max_rate : INFINITY,
                                &loads, &busy);
     if (!loads)
         rate[ci] = c->max_rate > 0 ? c->max_rate : INFINITY;
@@ -509,8 +509,8 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
                 wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
                 return WT_EINTERNAL;
             }
-            if (fc->inv_bw[l] != inv) {
-                inv = fc->inv_bw[l];
+            if (net_bw_inv(&fc->bw, (size_t)l) != inv) {
+                inv = net_bw_inv(&fc->bw, (size_t)l);
                 bw = inv > 0 ? 1 / inv : 0;
             }
             fc->ln[l] = (flow_link){bw, 0};
@@ -621,7 +621,7 @@ static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, 
             int l = c->link[k];
             if (c->load[k] <= 0)
                 continue;
-            double u = fc->util[l] += r * c->load[k] * fc->inv_bw[l];
+            double u = fc->util[l] += r * c->load[k] * net_bw_inv(&fc->bw, (size_t)l);
             if (peaks && u > fc->stats[fc->slot[l] - 1].peak) /* not fmax: a libm call per link */
                 fc->stats[fc->slot[l] - 1].peak = u;
             if (!fc->on[l]) {
