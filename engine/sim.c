@@ -274,21 +274,25 @@ static void link_figures(sim_result *r, sim_ctx *c)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
     /* Only the patterns' links can hold bytes (the array starts zero and
-     * the patterns stay), so only they are cleared, summed and marked: a
-     * large mesh's per-link arrays are not read or written whole. */
+     * the patterns stay), so only they are cleared, summed and marked, in
+     * one walk: a link is cleared when first met, then summed in pattern
+     * order as ever. A large mesh's per-link arrays are not read or
+     * written whole. */
     size_t lo = SIZE_MAX, hi = 0;
-    for (int p = 0; p < r->npatterns; p++)
-        for (int k = 0; k < r->patterns[p].nnz; k++) {
-            size_t l = (size_t)r->patterns[p].link[k];
-            r->link_bytes[l] = 0;
-            c->marks[l] = 1;
-            lo = l < lo ? l : lo;
-            hi = l > hi ? l : hi;
-        }
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
-        for (int k = 0; k < pat->nnz; k++)
-            r->link_bytes[pat->link[k]] += pat->step_coef * pat->load[k];
+        for (int k = 0; k < pat->nnz; k++) {
+            size_t l = (size_t)pat->link[k];
+            if (!c->marks[l]) {
+                c->marks[l] = 1;
+                r->link_bytes[l] = 0;
+            }
+            r->link_bytes[l] += pat->step_coef * pat->load[k];
+        }
+        if (pat->nnz > 0) { /* the lists are sorted */
+            lo = (size_t)pat->link[0] < lo ? (size_t)pat->link[0] : lo;
+            hi = (size_t)pat->link[pat->nnz - 1] > hi ? (size_t)pat->link[pat->nnz - 1] : hi;
+        }
     }
     /* The sum over every usable link in slot order, with the marked ones
      * alone: another link adds an exact 0, which leaves the sum as it is. */
