@@ -462,6 +462,69 @@ static double rnd(void)
     return (double)(rng_state >> 11) / 9007199254740992.0;
 }
 
+/* Two classes sharing links are filled from their lists side by side
+ * (flow_pair.c); the same two beside a third on a link of its own, far
+ * from full, take the general filling, which must give them the same rates
+ * to the bit: random lists with shared and own links, zero loads, caps
+ * below, near and above their shares, links of four bandwidths as classes,
+ * and lists out of order (which the general filling takes as well). */
+static void test_pair_is_the_general_filling(void **state)
+{
+    (void)state;
+    enum { NL = 12, CASES = 4000 };
+    static const unsigned char cls_of[NL + 1] = {1, 2, 3, 1, 1, 2, 0, 3, 1, 2, 1, 3, 1};
+    static const double table[] = {0, 0.25, 1.0 / 3, 0.125};
+    double huge[NL + 1];
+    for (int l = 0; l <= NL; l++)
+        huge[l] = l == NL ? 1e-9 : table[cls_of[l]];
+    const net_bw ways[] = {{cls_of, table}, {NULL, huge}};
+    int second = 0;
+    for (int n = 0; n < CASES; n++) {
+        const net_bw *bw = &ways[n % 2];
+        flow_ctx *fc;
+        assert_int_equal(flow_ctx_new(&fc, NL + 1, bw, NULL), WT_OK);
+        int link[2][NL];
+        double load[2][NL];
+        flow_class c[3] = {{.work = 1}, {.work = 1}, {.work = 1}};
+        for (int i = 0; i < 2; i++) {
+            int k = 0;
+            for (int l = 0; l < NL; l++)
+                if (rnd() < 0.5) { /* link 6 is unusable; zero loads now and then */
+                    link[i][k] = l;
+                    load[i][k++] = rnd() < 0.1 ? 0 : 0.5 + 4 * rnd();
+                }
+            if (k == 0) {
+                link[i][0] = i;
+                load[i][k++] = 1;
+            }
+            if (n % 7 == 3) /* out of order: the general filling */
+                for (int j = 0; j + 1 < k; j += 2) {
+                    int tl = link[i][j];
+                    double td = load[i][j];
+                    link[i][j] = link[i][j + 1], load[i][j] = load[i][j + 1];
+                    link[i][j + 1] = tl, load[i][j + 1] = td;
+                }
+            c[i].link = link[i];
+            c[i].load = load[i];
+            c[i].nnz = k;
+            c[i].max_rate = rnd() < 0.3 ? 0.05 + rnd() : 0;
+        }
+        static const int far_link[] = {NL};
+        static const double far_load[] = {1e-3};
+        c[2].link = far_link;
+        c[2].load = far_load;
+        c[2].nnz = 1;
+        double pair[2], three[3];
+        solve_ok(fc, c, 2, pair);
+        solve_ok(fc, c, 3, three);
+        if (memcmp(pair, three, sizeof pair))
+            fail_msg("case %d: %a %a against %a %a", n, pair[0], pair[1], three[0], three[1]);
+        second += pair[0] != pair[1];
+        flow_ctx_free(fc);
+    }
+    assert_true(second > CASES / 10); /* the cases meant: one class goes on alone */
+}
+
 /* Byte rates of the active flows by progressive filling, every unfrozen
  * flow at the same rate. */
 static void ref_rates(const ref_case *rc, const int *active, double *rate)
@@ -674,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_max_min_not_equal_split),
         cmocka_unit_test(test_caps),
         cmocka_unit_test(test_free_rate),
+        cmocka_unit_test(test_pair_is_the_general_filling),
         cmocka_unit_test(test_kept_solutions),
         cmocka_unit_test(test_dependencies_and_starts),
         cmocka_unit_test(test_errors),

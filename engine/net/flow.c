@@ -21,14 +21,12 @@
  * wherever L or L + W meets an interval's end; between stops its integral
  * is linear in L, so the stops hold the maximum.
  */
-#include "flow.h"
+#include "flow_int.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define FLOW_EPS 1e-12
 
 enum { FLOW_WAIT = 0, FLOW_ACTIVE, FLOW_TAIL, FLOW_DONE };
 
@@ -473,6 +471,45 @@ static int loading_list(const flow_class *cls, const int *idx, int m, int *list)
     return n;
 }
 
+/* 1 when some load of c is positive (fill_level's test of a loading class). */
+static int loads_some(const flow_class *c)
+{
+    for (int k = 0; k < c->nnz; k++)
+        if (c->load[k] > 0)
+            return 1;
+    return 0;
+}
+
+/* Classes idx[0..m) of one priority of which two load links, both with
+ * some positive load, the others none (the DP buckets beside a pass, a
+ * streamed gather beside a tensor pass): their rates into rate[] from
+ * flow_pair_solve, the others' as fill_level gives them; 1 when done, 0
+ * when the set is not such a pair or the pair's lists do not allow it. */
+static int solve_pair(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate)
+{
+    int pair[2], n = 0;
+    for (int i = 0; i < m; i++) {
+        const flow_class *c = &cls[idx[i]];
+        if (c->prio != cls[idx[0]].prio)
+            return 0;
+        if (c->nnz > 0 && (n == 2 || !loads_some(c)))
+            return 0;
+        if (c->nnz > 0)
+            pair[n++] = idx[i];
+    }
+    if (n != 2)
+        return 0;
+    int a = pair[0] < pair[1] ? pair[0] : pair[1], b = pair[0] < pair[1] ? pair[1] : pair[0];
+    if (flow_pair_solve(&fc->bw, fc->nlinks, &cls[a], &cls[b], &rate[a], &rate[b]))
+        return 0;
+    for (int i = 0; i < m; i++) {
+        const flow_class *c = &cls[idx[i]];
+        if (c->nnz == 0)
+            rate[idx[i]] = c->max_rate > 0 ? c->max_rate : INFINITY;
+    }
+    return 1;
+}
+
 /* The rates of classes idx[0..m) active together into rate[class]; a set
  * of loading classes solved before since the last forget is not solved
  * again. */
@@ -497,6 +534,10 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
             rate[idx[i]] = c->nnz > 0 ? fc->kept_rate[me->at + (size_t)j++] : c->max_rate > 0 ? c->max_rate : INFINITY;
         }
         return WT_OK;
+    }
+    if (solve_pair(fc, cls, idx, m, rate)) {
+        nload = loading_list(cls, idx, m, list);
+        return kept_add(fc, cls, list, nload, h, rate) ? wt_oom(e, "flow solutions") : WT_OK;
     }
     /* A link two classes load is set twice, to the same values. Most links
      * share a bandwidth: a division only where it changes. */
