@@ -4,7 +4,6 @@
  */
 #include "sim.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,132 +20,6 @@
 static double phase_compute(const sim_result *r, const sim_phase *ph)
 {
     return (ph->flops / (r->wf->peak_flops * r->wf->efficiency) + dram_stall_s(r, ph)) * r->compute_scale;
-}
-
-/* 1 when two patterns load no common link (their link lists are sorted). */
-static int patterns_disjoint(const sim_pattern *a, const sim_pattern *b)
-{
-    int i = 0, j = 0;
-    while (i < a->nnz && j < b->nnz) {
-        if (a->link[i] == b->link[j])
-            return 0;
-        if (a->link[i] < b->link[j])
-            i++;
-        else
-            j++;
-    }
-    return 1;
-}
-
-/* Pairwise overlap of patterns a and b, computed on first need and kept in
- * ov[a * npatterns + b] (0 unknown, 1 disjoint, 2 overlapping) when ov is
- * not NULL. */
-static int disjoint_pair(const sim_result *r, unsigned char *ov, int a, int b)
-{
-    if (!ov)
-        return patterns_disjoint(&r->patterns[a], &r->patterns[b]);
-    unsigned char *o = &ov[(size_t)a * (size_t)r->npatterns + (size_t)b];
-    if (!*o)
-        *o = patterns_disjoint(&r->patterns[a], &r->patterns[b]) ? 1 : 2;
-    return *o == 1;
-}
-
-/*
- * The busiest link of n patterns' terms summed link by link, when some of
- * them share links: their sorted lists merged, so each link's sum is
- * gathered in one place in ascending slot order (no per-link scratch to
- * fault in and clear on a wafer), in pattern order as a scatter would add
- * it. The first link of the largest busy time in the order a walk of the
- * patterns one after another meets them (pattern 0's links, then pattern
- * 1's not met before, ...) wins, so ties go where that walk sends them:
- * the best of the links each pattern meets first, then the first pattern
- * with the best of those. Returns the busy time, the link into *busiest.
- */
-static double merged_busiest(const sim_result *r, const sim_ctx *c, const int *pat, const double *coef, int n,
-                             int *busiest)
-{
-    /* each list's next entry and end as locals: the loop reads nothing else */
-    const int *li[SIM_MAX_TERMS], *end[SIM_MAX_TERMS];
-    const double *ld[SIM_MAX_TERMS];
-    int at[SIM_MAX_TERMS];
-    double most[SIM_MAX_TERMS];
-    for (int k = 0; k < n; k++) {
-        const sim_pattern *p = &r->patterns[pat[k]];
-        li[k] = p->link;
-        end[k] = p->link + p->nnz;
-        ld[k] = p->load;
-        at[k] = -1;
-        most[k] = 0;
-    }
-    for (;;) {
-        int l = INT_MAX, first = -1;
-        for (int k = 0; k < n; k++)
-            if (li[k] < end[k] && *li[k] < l)
-                l = *li[k];
-        if (l == INT_MAX)
-            break;
-        double sum = 0;
-        for (int k = 0; k < n; k++)
-            if (li[k] < end[k] && *li[k] == l) {
-                sum += coef[k] * *ld[k]++;
-                li[k]++;
-                first = first < 0 ? k : first;
-            }
-        double busy = sum * net_bw_inv(&c->bw, (size_t)l);
-        if (busy > most[first] || at[first] < 0) { /* not fmax: a libm call per link */
-            most[first] = busy;
-            at[first] = l;
-        }
-    }
-    double best = 0;
-    *busiest = -1;
-    for (int k = 0; k < n; k++)
-        if (at[k] >= 0 && (most[k] > best || *busiest < 0)) {
-            best = most[k];
-            *busiest = at[k];
-        }
-    return best;
-}
-
-/* Busiest link of a phase (its terms summed link by link): its slot into
- * ph->busiest_link and its busy time over the phase's into
- * ph->max_link_util. Terms on patterns that share no link peak separately;
- * otherwise their lists are merged. */
-static void phase_busiest(const sim_result *r, sim_phase *ph, const sim_ctx *c, unsigned char *ov)
-{
-    ph->max_link_util = 0;
-    ph->busiest_link = -1;
-    if (!ph->nterms)
-        return;
-    int pat[SIM_MAX_TERMS], n = 0;
-    double coef[SIM_MAX_TERMS];
-    for (int i = 0; i < ph->nterms; i++) {
-        int k = 0;
-        while (k < n && pat[k] != ph->terms[i].pattern)
-            k++;
-        if (k == n) {
-            pat[n] = ph->terms[i].pattern;
-            coef[n++] = 0;
-        }
-        coef[k] += ph->terms[i].coef;
-    }
-    int disjoint = 1;
-    for (int a = 0; a < n && disjoint; a++)
-        for (int b = a + 1; b < n && disjoint; b++)
-            disjoint = disjoint_pair(r, ov, pat[a], pat[b]);
-    double best = 0;
-    if (disjoint) {
-        int top = -1;
-        for (int k = 0; k < n; k++)
-            if (coef[k] * r->patterns[pat[k]].max_busy > best || top < 0) {
-                best = coef[k] * r->patterns[pat[k]].max_busy;
-                top = k;
-            }
-        ph->busiest_link = r->patterns[pat[top]].busiest;
-    } else {
-        best = merged_busiest(r, c, pat, coef, n, &ph->busiest_link);
-    }
-    ph->max_link_util = ph->time_s > 0 ? best / fmax(ph->time_s, ph->comm_s) : 0;
 }
 
 int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
@@ -267,9 +140,9 @@ static void link_figures(sim_result *r, sim_ctx *c)
     unsigned char *ov = overlap_marks(c, r->npatterns);
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
+    sim_busiest_links(r, c, ov);
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
-        phase_busiest(r, ph, c, ov);
         for (int t = 0; t < ph->nterms; t++)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }

@@ -54,6 +54,11 @@ double sim_zero_shard(const sim_result *r);
 /* Bytes a unit stores per gradient: 1 with grad_fp8, else 2. */
 double sim_grad_bytes(const sim_result *r);
 
+/* Each phase's busiest link and its busy time over the phase's
+ * (busiest_link, max_link_util: sim_busiest.c); ov holds the patterns'
+ * pairwise overlap marks, all unknown (npatterns^2 of them), or is NULL. */
+void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov);
+
 /* Grows the context's per-rank buffers (next, flows) to n ranks. */
 int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e);
 
