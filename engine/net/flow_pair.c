@@ -24,15 +24,19 @@
 /* One list walked in order over its loaded links, the other's load at
  * each found by a cursor that only moves forward. */
 typedef struct pair_walk {
+    const net_bw *bw;
     const flow_class *x, *o; /* walked, other */
     int k, ko;               /* next entry of x; o's first entry not below it */
     int l, on;               /* the link reached, and whether o is on it */
     double lx, lo;           /* x's load there, o's (0 when not on it) */
+    double inv, r0;          /* its 1 / bandwidth, and its bandwidth as a solve
+                                sets it: 1 / inv, 0 unusable (a division only
+                                where inv changes: most links share it) */
 } pair_walk;
 
-static pair_walk walk_of(const flow_class *x, const flow_class *o)
+static pair_walk walk_of(const net_bw *bw, const flow_class *x, const flow_class *o)
 {
-    pair_walk w = {x, o, 0, 0, -1, 0, 0, 0};
+    pair_walk w = {bw, x, o, 0, 0, -1, 0, 0, 0, -1, 0};
     return w;
 }
 
@@ -49,14 +53,12 @@ static int walk_next(pair_walk *w)
         w->ko++;
     w->on = w->ko < w->o->nnz && w->o->link[w->ko] == w->l;
     w->lo = w->on ? w->o->load[w->ko] : 0;
+    double inv = net_bw_inv(w->bw, (size_t)w->l);
+    if (inv != w->inv) {
+        w->inv = inv;
+        w->r0 = inv > 0 ? 1 / inv : 0;
+    }
     return 1;
-}
-
-/* A link's bandwidth as a solve sets it: 1 / (1 / bandwidth), 0 unusable. */
-static double rem0(const net_bw *bw, int l)
-{
-    double inv = net_bw_inv(bw, (size_t)l);
-    return inv > 0 ? 1 / inv : 0;
 }
 
 /* sum(l) after step 1's adds: a's load, then b's, each when positive. */
@@ -70,12 +72,13 @@ static double sum0(double la, double lb)
     return s;
 }
 
-/* rem(l) after step 1: a's subtraction where a is on l, then b's. */
-static double rem1(const net_bw *bw, int l, double delta, double la, int on_a, double lb, int on_b, int arg_link)
+/* rem(l) at the walk's link after step 1: a's subtraction where a is on
+ * l, then b's. */
+static double rem1(const pair_walk *w, double delta, double la, int on_a, double lb, int on_b, int arg_link)
 {
-    if (l == arg_link)
+    if (w->l == arg_link)
         return 0;
-    double r = rem0(bw, l);
+    double r = w->r0;
     if (on_a)
         r -= delta * la;
     if (on_b)
@@ -102,8 +105,8 @@ static void walk_delta(const net_bw *bw, const flow_class *x, const flow_class *
         *arg_cls = who;
         *arg_link = -1;
     }
-    for (pair_walk w = walk_of(x, o); walk_next(&w);) {
-        double s = is_a ? sum0(w.lx, w.lo) : sum0(w.lo, w.lx), r = rem0(bw, w.l);
+    for (pair_walk w = walk_of(bw, x, o); walk_next(&w);) {
+        double s = is_a ? sum0(w.lx, w.lo) : sum0(w.lo, w.lx), r = w.r0;
         if (r < *delta * s) {
             *delta = r / s;
             *arg_link = w.l;
@@ -116,10 +119,10 @@ static void walk_delta(const net_bw *bw, const flow_class *x, const flow_class *
 static int walk_full(const net_bw *bw, const flow_class *x, const flow_class *o, int is_a, double delta,
                      int arg_link)
 {
-    for (pair_walk w = walk_of(x, o); walk_next(&w);) {
-        double left = is_a ? rem1(bw, w.l, delta, w.lx, 1, w.lo, w.on, arg_link)
-                           : rem1(bw, w.l, delta, w.lo, w.on, w.lx, 1, arg_link);
-        if (left * net_bw_inv(bw, (size_t)w.l) <= FLOW_EPS)
+    for (pair_walk w = walk_of(bw, x, o); walk_next(&w);) {
+        double left = is_a ? rem1(&w, delta, w.lx, 1, w.lo, w.on, arg_link)
+                           : rem1(&w, delta, w.lo, w.on, w.lx, 1, arg_link);
+        if (left * w.inv <= FLOW_EPS)
             return 1;
     }
     return 0;
@@ -132,9 +135,9 @@ static double walk_last(const net_bw *bw, const flow_class *x, const flow_class 
     double delta = INFINITY;
     if (x->max_rate > 0 && x->max_rate - t < delta)
         delta = x->max_rate - t;
-    for (pair_walk w = walk_of(x, o); walk_next(&w);) {
+    for (pair_walk w = walk_of(bw, x, o); walk_next(&w);) {
         double la = is_a ? w.lx : w.lo, lb = is_a ? w.lo : w.lx;
-        double s = sum0(la, lb), r = rem1(bw, w.l, delta1, la, is_a || w.on, lb, !is_a || w.on, arg_link);
+        double s = sum0(la, lb), r = rem1(&w, delta1, la, is_a || w.on, lb, !is_a || w.on, arg_link);
         if (w.on)
             s -= w.lo; /* the frozen class's loads come off */
         if (r < delta * s)
