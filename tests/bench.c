@@ -105,7 +105,8 @@ static double time_flow(const sim_result *r, int n, int chain, int *solves)
     double *inv = malloc(nl * sizeof *inv);
     flow_ctx *fc = NULL;
     wt_err e;
-    if (!inv || flow_ctx_new(&fc, nl, inv, &e) != WT_OK) {
+    net_bw bw = {NULL, inv};
+    if (!inv || flow_ctx_new(&fc, nl, &bw, &e) != WT_OK) {
         free(inv);
         return -1;
     }
