@@ -181,6 +181,18 @@ int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, 
     return WT_OK;
 }
 
+int coll_groups_step(const coll_groups *g)
+{
+    int n = g->size, step = n > 1 ? g->unit[1] - g->unit[0] : 0;
+    for (int grp = 0; grp < g->ngroups && step; grp++) {
+        const int *unit = g->unit + (size_t)grp * (size_t)n;
+        for (int m = 1; m < n; m++)
+            if (unit[m] - unit[m - 1] != step)
+                return 0;
+    }
+    return step;
+}
+
 void coll_groups_free(coll_groups *g)
 {
     free(g->unit);

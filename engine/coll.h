@@ -52,6 +52,11 @@ typedef struct coll_groups {
 int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e);
 void coll_groups_free(coll_groups *g);
 
+/* The step s when member m of every group is on unit unit[0] + m * s
+ * (1: along a row, the mesh width: along a column, as route_lines reads
+ * them), else 0; 0 for groups of one. */
+int coll_groups_step(const coll_groups *g);
+
 /* Fills next[ngroups * size] (member index each member sends to; itself when
  * it sends nothing) for a pass and returns 0. PASS_INNER/PASS_OUTER split
  * each group by subgroup (sub_w x sub_h aligned windows, or wafers when the

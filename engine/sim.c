@@ -75,6 +75,7 @@ void sim_ctx_free(sim_ctx *c)
     free(c->bw_cls);
     free(c->marks);
     free(c->next);
+    free(c->origin);
     free(c->flows);
     free(c->overlap);
     flow_ctx_free(c->flow);
@@ -88,10 +89,13 @@ int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e)
     int *next = realloc(c->next, sizeof *next * (size_t)n);
     if (next)
         c->next = next;
+    int *origin = realloc(c->origin, sizeof *origin * (size_t)n);
+    if (origin)
+        c->origin = origin;
     route_flow *flows = realloc(c->flows, sizeof *flows * 2 * (size_t)n);
     if (flows)
         c->flows = flows;
-    if (!next || !flows)
+    if (!next || !origin || !flows)
         return wt_oom(e, "simulation scratch");
     c->cap_ranks = n;
     return WT_OK;

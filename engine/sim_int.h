@@ -25,6 +25,7 @@ struct sim_ctx {
     unsigned char *marks;      /* wafer_nlinks flags, all zero between uses: a byte, not a
                                   double, per link, so marking a large mesh touches less */
     int *next;                 /* cap_ranks entries */
+    int *origin;               /* cap_ranks entries: a pass's lines (route_lines) */
     route_flow *flows;         /* 2 * cap_ranks entries */
     int cap_ranks;
     const struct net_model *net; /* times the traffic (net.h) */
@@ -59,7 +60,7 @@ double sim_grad_bytes(const sim_result *r);
  * pairwise overlap marks, all unknown (npatterns^2 of them), or is NULL. */
 void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov);
 
-/* Grows the context's per-rank buffers (next, flows) to n ranks. */
+/* Grows the context's per-rank buffers (next, origin, flows) to n ranks. */
 int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e);
 
 #endif

@@ -15,6 +15,22 @@ size_t stream_flows(const sim_result *r, int out, route_flow *flows)
     return n;
 }
 
+int stream_port_columns(const sim_result *r, int *port_x)
+{
+    const wafer *wf = r->wf;
+    if (wf->dead_units || !wf->store_ports || (wf->store_ports & (1u << WAFER_N | 1u << WAFER_S)))
+        return 0;
+    /* Without dead units the nearest port on the east or west edge is in
+     * the unit's own row, and how far each edge is depends on x alone. */
+    for (int x = 0; x < wf->w; x++) {
+        int port = wafer_store_port(wf, wafer_unit(wf, x, 0));
+        if (port < 0 || wafer_y(wf, port) != 0)
+            return 0;
+        port_x[x] = wafer_x(wf, port);
+    }
+    return 1;
+}
+
 double stream_store_s(const sim_result *r, int out)
 {
     double bw = out ? r->wf->store_bw_out : r->wf->store_bw_in;

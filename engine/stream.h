@@ -24,6 +24,11 @@
  * of a rank on its own port unit are left out. Returns their number. */
 size_t stream_flows(const sim_result *r, int out, route_flow *flows);
 
+/* 1 when every unit's port is the unit of its own row at column
+ * port_x[x] (w entries, filled): no dead units and ports on the east or
+ * west edge only; then stream_flows are row flows (route_rows_sparse). */
+int stream_port_columns(const sim_result *r, int *port_x);
+
 /* Seconds the store takes per byte of a unit's shard in direction out:
  * the tp * tatp distinct shards over the store's bandwidth that way. */
 double stream_store_s(const sim_result *r, int out);

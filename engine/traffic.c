@@ -88,41 +88,26 @@ static int reserve_pattern(sim_result *r, wt_err *e)
     return WT_OK;
 }
 
-/* Routes the nf flows in c->flows as a new pattern of r for (kind, pass,
- * mode, wave of nwaves); *index its index. */
-static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
-                         wt_err *e)
+/* Makes the routed list sp (its arrays taken over, freed on error) with
+ * stats st a new pattern of r for (kind, pass, mode, wave of nwaves);
+ * *index its index. */
+static int add_pattern(build *b, route_sparse *sp, const route_stats *st, int kind, int pass, route_mode mode,
+                       int wave, int nwaves, int *index, wt_err *e)
 {
     sim_result *r = b->r;
-    sim_ctx *c = b->c;
     int rc = reserve_pattern(r, e);
-    if (rc != WT_OK)
-        return rc;
-    route_stats st;
-    /* Rings and shifts load about one or two links per flow: reserve that
-     * much so the list rarely grows. */
-    route_sparse sp = {0};
-    sp.cap = 2 * nf + 64;
-    sp.link = malloc(sp.cap * sizeof *sp.link);
-    sp.load = malloc(sp.cap * sizeof *sp.load);
-    if (!sp.link || !sp.load) {
-        free(sp.link);
-        free(sp.load);
-        return wt_oom(e, "pattern loads");
-    }
-    rc = route_flows_sparse(c->rc, c->flows, nf, mode, &sp, &st, e);
     if (rc != WT_OK) {
-        free(sp.link);
-        free(sp.load);
+        free(sp->link);
+        free(sp->load);
         return rc;
     }
     sim_pattern *p = &r->patterns[r->npatterns];
     memset(p, 0, sizeof *p);
-    p->link = sp.link;
-    p->load = sp.load;
-    p->nnz = (int)sp.n;
+    p->link = sp->link;
+    p->load = sp->load;
+    p->nnz = (int)sp->n;
     flow_busy busy;
-    p->free_rate = flow_free_rate(p->link, p->load, p->nnz, &c->bw, &busy);
+    p->free_rate = flow_free_rate(p->link, p->load, p->nnz, &b->c->bw, &busy);
     p->max_busy = busy.s;
     p->busiest = busy.link;
     p->kind = kind;
@@ -130,11 +115,62 @@ static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mod
     p->mode = mode;
     p->wave = wave;
     p->nwaves = nwaves;
-    p->max_hops = st.max_hops;
-    p->max_lat = st.max_latency;
+    p->max_hops = st->max_hops;
+    p->max_lat = st->max_latency;
     p->send_factor = coll_pass_two_way(pass) ? 2 : 1;
     *index = r->npatterns++;
     return WT_OK;
+}
+
+/* Routes the nf flows in c->flows as a new pattern of r (add_pattern). */
+static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mode, int wave, int nwaves, int *index,
+                         wt_err *e)
+{
+    route_stats st;
+    /* Rings and shifts load about one or two links per flow: reserve that
+     * much so the list rarely grows. */
+    route_sparse sp = {0};
+    sp.cap = 2 * nf + 64;
+    sp.link = malloc(sp.cap * sizeof *sp.link);
+    sp.load = malloc(sp.cap * sizeof *sp.load);
+    int rc = sp.link && sp.load ? route_flows_sparse(b->c->rc, b->c->flows, nf, mode, &sp, &st, e)
+                                : wt_oom(e, "pattern loads");
+    if (rc != WT_OK) {
+        free(sp.link);
+        free(sp.load);
+        return rc;
+    }
+    return add_pattern(b, &sp, &st, kind, pass, mode, wave, nwaves, index, e);
+}
+
+/* The pass of the next[] of c as lines (route_lines_sparse) when every
+ * group of the wave lies on a row or column in member order and sends
+ * alike: *covered 1 and the pattern made, else *covered 0. */
+static int line_pattern(build *b, const coll_groups *g, int kind, int pass, route_mode mode, int wave, int nwaves,
+                        int *index, int *covered, wt_err *e)
+{
+    sim_ctx *c = b->c;
+    const wafer *wf = b->r->wf;
+    int step = coll_groups_step(g), n = g->size, nl = 0;
+    *covered = 0;
+    if (step != 1 && step != wf->w)
+        return WT_OK;
+    const int *to = c->next + (size_t)wave * (size_t)n;
+    for (int grp = wave; grp < g->ngroups; grp += nwaves) {
+        if (memcmp(c->next + (size_t)grp * (size_t)n, to, (size_t)n * sizeof *to))
+            return WT_OK;
+        c->origin[nl++] = g->unit[(size_t)grp * (size_t)n];
+    }
+    route_lines L = {c->origin, nl, n, step == wf->w, to, coll_pass_two_way(pass)};
+    route_sparse sp = {0};
+    route_stats st;
+    int rc = route_lines_sparse(c->rc, &L, &sp, &st, covered, e);
+    if (rc != WT_OK || !*covered) {
+        free(sp.link);
+        free(sp.load);
+        return rc;
+    }
+    return add_pattern(b, &sp, &st, kind, pass, mode, wave, nwaves, index, e);
 }
 
 /* The routed pattern for (kind, pass, mode, wave), routed on first use:
@@ -161,8 +197,34 @@ static int pattern_get(build *b, int kind, int pass, route_mode mode, int wave, 
         if (q < 0)
             return WT_OK; /* no such pass: *index is -1 */
     }
+    int covered, rc = line_pattern(b, g, kind, pass, mode, wave, nwaves, index, &covered, e);
+    if (rc != WT_OK || covered)
+        return rc;
     size_t nf = pass_flows(g, c->next, pass, wave, nwaves, c->flows);
     return route_pattern(b, nf, kind, pass, mode, wave, nwaves, index, e);
+}
+
+/* The store pattern of direction dir_out (pass PASS_STORE_IN or
+ * PASS_STORE_OUT), by rows when every port is on its unit's row, else its
+ * flows routed; *index its index. */
+static int store_pattern(build *b, int pass, int dir_out, int *index, wt_err *e)
+{
+    sim_result *r = b->r;
+    int *port_x = malloc(sizeof *port_x * (size_t)r->wf->w), covered = 0, rc = WT_OK;
+    if (!port_x)
+        return wt_oom(e, "store ports");
+    route_sparse sp = {0};
+    route_stats st;
+    if (stream_port_columns(r, port_x))
+        rc = route_rows_sparse(b->c->rc, r->plan.rank, port_x, !dir_out, &sp, &st, &covered, e);
+    free(port_x);
+    if (rc == WT_OK && covered)
+        return add_pattern(b, &sp, &st, CG_STORE, pass, b->mode, 0, 1, index, e);
+    free(sp.link);
+    free(sp.load);
+    if (rc != WT_OK)
+        return rc;
+    return route_pattern(b, stream_flows(r, dir_out, b->c->flows), CG_STORE, pass, b->mode, 0, 1, index, e);
 }
 
 /* The term of a store op (weight streaming, stream.h): its pattern, routed
@@ -175,7 +237,7 @@ static int store_term(build *b, const sim_op *op, sim_term *out, wt_err *e)
     int dir_out = op->op == OP_REDUCESCATTER, pass = dir_out ? PASS_STORE_OUT : PASS_STORE_IN;
     int pat = find_pattern(r, CG_STORE, pass, b->mode, 0, 1);
     if (pat < 0) {
-        int rc = route_pattern(b, stream_flows(r, dir_out, b->c->flows), CG_STORE, pass, b->mode, 0, 1, &pat, e);
+        int rc = store_pattern(b, pass, dir_out, &pat, e);
         if (rc != WT_OK)
             return rc;
         sim_pattern *p = &r->patterns[pat];

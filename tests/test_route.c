@@ -877,6 +877,214 @@ static void test_random_multiwafer(void **state)
     }
 }
 
+/* ---- closed forms (route_line.c) against the reference ---- */
+
+/* A closed form's list against the reference in every mode (the flows it
+ * stands for, hop by hop) and against route_flows_sparse: the same links,
+ * the same doubles, the same stats. */
+static void expect_closed(fixture *fx, const route_sparse *sp, const route_stats *st, const route_flow *f, size_t n)
+{
+    for (int m = ROUTE_XY; m <= ROUTE_BALANCED; m++) {
+        route_stats sw, sr;
+        memset(fx->ref, 0, fx->nl * sizeof *fx->ref);
+        assert_int_equal(ref_route(&fx->wf, f, n, (route_mode)m, fx->ref, &sw), 0);
+        size_t nonzero = 0;
+        for (size_t l = 0; l < fx->nl; l++)
+            nonzero += fx->ref[l] != 0;
+        assert_int_equal(sp->n, nonzero);
+        for (size_t i = 0; i < sp->n; i++) {
+            if (i > 0)
+                assert_true(sp->link[i] > sp->link[i - 1]);
+            assert_true(sp->load[i] == fx->ref[sp->link[i]]);
+        }
+        /* no flows at all: no latency, which rel_err cannot weigh */
+        assert_true(sw.max_latency == 0 ? st->max_latency == 0 : rel_err(st->max_latency, sw.max_latency) < 1e-12);
+        assert_int_equal(st->max_hops, sw.max_hops);
+        assert_int_equal(st->detoured, sw.detoured);
+        route_sparse rs = {0};
+        assert_int_equal(route_flows_sparse(fx->rc, f, n, (route_mode)m, &rs, &sr, &fx->e), WT_OK);
+        assert_int_equal(rs.n, sp->n);
+        assert_memory_equal(rs.link, sp->link, sp->n * sizeof *sp->link);
+        assert_memory_equal(rs.load, sp->load, sp->n * sizeof *sp->load);
+        assert_int_equal(sr.max_hops, st->max_hops);
+        assert_true(sr.max_latency == st->max_latency);
+        free(rs.link);
+        free(rs.load);
+    }
+}
+
+/* A closed form that did not apply: no error, nothing listed. */
+static void expect_uncovered(int rv, const int *covered, const route_sparse *sp)
+{
+    assert_int_equal(rv, WT_OK);
+    assert_int_equal(*covered, 0);
+    assert_int_equal(sp->n, 0);
+}
+
+/* Random lines of len units on a w x h mesh that share no unit, in
+ * shuffled order: along rows, runs with gaps in every row; along columns,
+ * bands of rows with gaps between them, some columns of each band.
+ * Returns how many. */
+static int random_lines(int w, int h, int len, int column, int *origin)
+{
+    int n = 0;
+    if (column) {
+        for (int y = rng_int(2); y + len <= h; y += len + rng_int(3))
+            for (int x = 0; x < w; x++)
+                if (rng_int(3))
+                    origin[n++] = y * w + x;
+    } else {
+        for (int y = 0; y < h; y++)
+            for (int x = rng_int(2); x + len <= w; x += len + rng_int(3))
+                if (rng_int(4))
+                    origin[n++] = y * w + x;
+    }
+    for (int i = n - 1; i > 0; i--) {
+        int j = rng_int(i + 1), t = origin[i];
+        origin[i] = origin[j];
+        origin[j] = t;
+    }
+    return n;
+}
+
+static void check_lines(int w, int h, uint64_t seed)
+{
+    fixture fx;
+    rng_state = seed;
+    open_mesh(&fx, w, h);
+    renew_ctx(&fx);
+    int column = rng_int(2), span = column ? h : w, len = 1 + rng_int(span);
+    int *origin = malloc(sizeof *origin * (size_t)(w * h + 1)), *to = malloc(sizeof *to * (size_t)len);
+    route_flow *f = malloc(sizeof *f * 2 * (size_t)(w * h));
+    assert_true(origin && to && f);
+    for (int p = 0; p < len; p++)
+        to[p] = rng_int(4) == 0 ? p : rng_int(len);
+    int two_way = rng_int(2), nl = random_lines(w, h, len, column, origin), step = column ? w : 1;
+    size_t n = 0;
+    for (int i = 0; i < nl; i++)
+        for (int p = 0; p < len; p++) {
+            if (to[p] == p)
+                continue;
+            int a = origin[i] + p * step, b = origin[i] + to[p] * step;
+            f[n++] = (route_flow){a, b, 1.0};
+            if (two_way)
+                f[n++] = (route_flow){b, a, 1.0};
+        }
+    route_lines L = {origin, nl, len, column, to, two_way};
+    route_sparse sp = {0};
+    route_stats st;
+    int covered;
+    assert_int_equal(route_lines_sparse(fx.rc, &L, &sp, &st, &covered, &fx.e), WT_OK);
+    if (!covered)
+        fail_msg("%dx%d seed %llu: %d lines of %d not covered", w, h, (unsigned long long)seed, nl, len);
+    expect_closed(&fx, &sp, &st, f, n);
+    free(sp.link);
+    free(sp.load);
+
+    /* Two lines sharing a unit, or a fault: not covered, nothing listed. */
+    if (nl > 0) {
+        origin[nl] = origin[0];
+        route_lines twice = {origin, nl + 1, len, column, to, two_way};
+        sp = (route_sparse){0};
+        expect_uncovered(route_lines_sparse(fx.rc, &twice, &sp, &st, &covered, &fx.e), &covered, &sp);
+    }
+    if (w > 1) {
+        wt_err e;
+        assert_int_equal(wafer_fail_link(&fx.wf, rng_int(w - 1), rng_int(h), WAFER_E, &e), WT_OK);
+        renew_ctx(&fx);
+        expect_uncovered(route_lines_sparse(fx.rc, &L, &sp, &st, &covered, &fx.e), &covered, &sp);
+    }
+    free(origin);
+    free(to);
+    free(f);
+    close_mesh(&fx);
+}
+
+/* Lines along rows and columns, of every length, on meshes of several
+ * shapes: the loads of the flows they stand for. */
+static void test_lines_closed_form(void **state)
+{
+    (void)state;
+    static const int shapes[][2] = {{5, 7}, {8, 3}, {1, 6}, {6, 1}, {9, 9}, {12, 4}, {2, 2}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (uint64_t s = 1; s <= 25; s++)
+            check_lines(shapes[i][0], shapes[i][1], 100 * i + s);
+}
+
+static void check_rows(int w, int h, uint64_t seed)
+{
+    fixture fx;
+    rng_state = seed;
+    open_mesh(&fx, w, h);
+    renew_ctx(&fx);
+    int nu = w * h, *on = malloc(sizeof *on * (size_t)nu), *port_x = malloc(sizeof *port_x * (size_t)w);
+    route_flow *f = malloc(sizeof *f * (size_t)nu);
+    assert_true(on && port_x && f);
+    /* ports at either edge, as a store's, or anywhere */
+    for (int x = 0; x < w; x++)
+        port_x[x] = seed % 2 ? (x < w / 2 ? 0 : w - 1) : rng_int(w);
+    for (int back = 0; back <= 1; back++) {
+        size_t n = 0;
+        for (int u = 0; u < nu; u++) {
+            on[u] = rng_int(4) ? u : -1;
+            int port = wafer_unit(&fx.wf, port_x[u % w], u / w);
+            if (on[u] >= 0 && port != u)
+                f[n++] = back ? (route_flow){port, u, 1.0} : (route_flow){u, port, 1.0};
+        }
+        route_sparse sp = {0};
+        route_stats st;
+        int covered;
+        assert_int_equal(route_rows_sparse(fx.rc, on, port_x, back, &sp, &st, &covered, &fx.e), WT_OK);
+        assert_int_equal(covered, 1);
+        expect_closed(&fx, &sp, &st, f, n);
+        free(sp.link);
+        free(sp.load);
+    }
+    wt_err e;
+    if (h > 1) {
+        assert_int_equal(wafer_fail_unit(&fx.wf, rng_int(w), rng_int(h), &e), WT_OK);
+        renew_ctx(&fx);
+        route_sparse sp = {0};
+        route_stats st;
+        int covered;
+        expect_uncovered(route_rows_sparse(fx.rc, on, port_x, 0, &sp, &st, &covered, &fx.e), &covered, &sp);
+    }
+    free(on);
+    free(port_x);
+    free(f);
+    close_mesh(&fx);
+}
+
+/* Row flows to and from a column per x (the store's ports). */
+static void test_rows_closed_form(void **state)
+{
+    (void)state;
+    static const int shapes[][2] = {{5, 7}, {8, 3}, {1, 6}, {6, 1}, {9, 9}, {13, 2}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (uint64_t s = 1; s <= 10; s++)
+            check_rows(shapes[i][0], shapes[i][1], 200 * i + s);
+}
+
+/* Several wafers: the latency of crossings is the router's to tell. */
+static void test_closed_form_multiwafer(void **state)
+{
+    (void)state;
+    fixture fx;
+    open_wafers(&fx, 4, 4, 2, 1);
+    renew_ctx(&fx);
+    int origin[1] = {0}, to[8] = {1, 2, 3, 4, 5, 6, 7, 0}, on[32], port_x[8] = {0};
+    for (int u = 0; u < 32; u++)
+        on[u] = u;
+    route_lines L = {origin, 1, 8, 0, to, 0};
+    route_sparse sp = {0};
+    route_stats st;
+    int covered = 1;
+    expect_uncovered(route_lines_sparse(fx.rc, &L, &sp, &st, &covered, &fx.e), &covered, &sp);
+    covered = 1;
+    expect_uncovered(route_rows_sparse(fx.rc, on, port_x, 0, &sp, &st, &covered, &fx.e), &covered, &sp);
+    close_mesh(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -901,6 +1109,9 @@ int main(void)
         cmocka_unit_test(test_calls_independent),
         cmocka_unit_test(test_sparse_append),
         cmocka_unit_test(test_random_multiwafer),
+        cmocka_unit_test(test_lines_closed_form),
+        cmocka_unit_test(test_rows_closed_form),
+        cmocka_unit_test(test_closed_form_multiwafer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,27 @@ static void test_flows_give_loads(void **state)
         check_patterns(&r);
         sim_free(&r);
     }
+    /* Weight streaming from ports on the east and west edges: the store's
+     * patterns come by rows (route_rows_sparse), with and without dead
+     * units. */
+    wf.store_ports = 1u << WAFER_E | 1u << WAFER_W;
+    wf.store_bw_in = wf.store_bw_out = 1e10;
+    wf.store_lat = 1e-6;
+    for (int dead = 0; dead <= 1; dead++) {
+        if (dead) {
+            sim_ctx_free(c);
+            assert_int_equal(wafer_fail_unit(&wf, 7, 3, NULL), WT_OK);
+            assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
+        }
+        sim_result r;
+        eval_with(c, &r, dead ? "DP2,TATP16" : "DP4,TATP16", "exec", "stream");
+        int stores = 0;
+        for (int p = 0; p < r.npatterns; p++)
+            stores += r.patterns[p].kind == CG_STORE;
+        assert_int_equal(stores, 2);
+        check_patterns(&r);
+        sim_free(&r);
+    }
     sim_ctx_free(c);
     wafer_free(&wf);
 }

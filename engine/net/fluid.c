@@ -36,6 +36,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "flow.h"
 #include "net_int.h"
@@ -58,6 +59,7 @@ typedef struct plan_run {
     int n, cap;
     const sim_result *r;
     const unsigned char *mark; /* per link slot: nonzero where the overlapping activity loads it */
+    signed char *meets;  /* per pattern: whether it loads a marked link, -1 not known yet */
     double delay;        /* chain time gathered and not yet emitted, s */
 } plan_run;
 
@@ -69,8 +71,12 @@ static int plan_alloc(plan_run *p, const sim_result *r, const unsigned char *mar
     size_t n = (size_t)cap;
     *p = (plan_run){.cls = malloc(sizeof *p->cls * n), .pred = malloc(sizeof *p->pred * PRED_MAX * n),
                     .alone_s = malloc(sizeof *p->alone_s * n), .t = malloc(sizeof *p->t * n),
-                    .fin = malloc(sizeof *p->fin * n), .cap = cap, .r = r, .mark = mark};
-    return p->cls && p->pred && p->alone_s && p->t && p->fin ? WT_OK : wt_oom(e, "fluid timeline");
+                    .fin = malloc(sizeof *p->fin * n), .cap = cap, .r = r, .mark = mark,
+                    .meets = malloc((size_t)r->npatterns + 1)};
+    if (!p->cls || !p->pred || !p->alone_s || !p->t || !p->fin || !p->meets)
+        return wt_oom(e, "fluid timeline");
+    memset(p->meets, -1, (size_t)r->npatterns);
+    return WT_OK;
 }
 
 static void plan_free(plan_run *p)
@@ -80,6 +86,7 @@ static void plan_free(plan_run *p)
     free(p->alone_s);
     free(p->t);
     free(p->fin);
+    free(p->meets);
 }
 
 /* Sets mark[l] = value on every link phase ph loads. */
@@ -116,14 +123,19 @@ static int add_term(plan_run *p, const sim_term *t, double share, double runs, i
     return add(p, pat, share * t->coef, pat->store_s > 0 ? 1 / pat->store_s : 0, latency, prio, after, npred);
 }
 
-/* 1 when term t loads a link the overlapping activity loads. */
+/* 1 when term t loads a link the overlapping activity loads; each pattern
+ * is walked once per run (the phases of a step share a few of them). */
 static int meets_mark(const plan_run *p, const sim_term *t)
 {
-    const sim_pattern *pat = &p->r->patterns[t->pattern];
-    for (int k = 0; k < pat->nnz; k++)
-        if (p->mark[pat->link[k]])
-            return 1;
-    return 0;
+    signed char *m = &p->meets[t->pattern];
+    if (*m < 0) {
+        const sim_pattern *pat = &p->r->patterns[t->pattern];
+        int k = 0;
+        while (k < pat->nnz && !p->mark[pat->link[k]])
+            k++;
+        *m = k < pat->nnz;
+    }
+    return *m;
 }
 
 /* Emits the chain time gathered so far as one class after end[], with

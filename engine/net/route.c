@@ -112,6 +112,16 @@ void route_ctx_free(route_ctx *rc)
     free(rc);
 }
 
+const wafer *route_ctx_wafer(const route_ctx *rc)
+{
+    return rc->wf;
+}
+
+int route_ctx_clean(const route_ctx *rc)
+{
+    return !rc->faulty && !rc->multi;
+}
+
 /* Prefix counts of unusable links, so that a straight segment is checked by
  * two subtractions whatever its length. */
 static void route_build_prefix(route_ctx *rc)

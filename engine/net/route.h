@@ -85,6 +85,42 @@ typedef struct route_sparse {
 int route_flows_sparse(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode, route_sparse *out,
                        route_stats *st, wt_err *e);
 
+/* The wafer rc routes on; 1 when it is one wafer without faults, where
+ * every flow takes its dimension-order path (the closed forms below). */
+const wafer *route_ctx_wafer(const route_ctx *rc);
+int route_ctx_clean(const route_ctx *rc);
+
+/*
+ * Closed forms (route_line.c) for the two patterns that load every link of
+ * a busy wafer, listed without their flows in O(lines x len) or O(units):
+ * the same list, the same doubles and the same stats as route_flows_sparse
+ * on the flows they stand for, in any mode (all their flows are straight).
+ * Each sets *covered to 1 when it applies, else to 0 and appends nothing
+ * (then route the flows): a faulty mesh, several wafers, lines off the mesh
+ * or sharing units, lines along columns that start on rows closer than len
+ * without starting on the same row.
+ */
+/* nlines lines of len units in a row (column = 0: origin + p is position
+ * p) or a column (origin + p * w). Every line sends one byte from position
+ * p to position to[p] (nothing when to[p] == p), and back when two_way.
+ * origin is sorted in place. */
+typedef struct route_lines {
+    int *origin;     /* nlines: the unit of each line's position 0 */
+    int nlines, len;
+    int column;
+    const int *to;   /* len positions */
+    int two_way;
+} route_lines;
+
+int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, route_stats *st, int *covered,
+                       wt_err *e);
+
+/* Every unit u = (x, y) with on[u] >= 0 (wafer_nunits entries) sends one
+ * byte to unit (port_x[x], y) of its own row, or receives one from it when
+ * back; nothing when port_x[x] == x. */
+int route_rows_sparse(route_ctx *rc, const int *on, const int *port_x, int back, route_sparse *out,
+                      route_stats *st, int *covered, wt_err *e);
+
 /* The modes by name (choice.h): "xy", "yx", "balanced". */
 choice_table route_mode_table(void);
 /* name (case-insensitive) -> route_mode, or -1 for anything else. */
