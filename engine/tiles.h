@@ -28,4 +28,23 @@ void tiles_count(const wafer *wf, int tw, int th, double *links, double *live);
 void tiles_add(const wafer *wf, int tw, int th, const double *val, const int *at, size_t nat, double *sum,
                double *max);
 
+/* Per tile, the classes of its usable links (sim_link_classes' of[], or
+ * any numbering below nclasses) and how many links of each: tile k's are
+ * cls[start[k] .. start[k + 1]), count[] beside them, class 0 left out (its
+ * links are 0 in every figure). Filled by tiles_classes_new, freed by
+ * tiles_classes_free. */
+typedef struct tiles_classes {
+    int *start; /* nx * ny + 1 */
+    int *cls, *count;
+} tiles_classes;
+
+/* O(links) once; 0, or -1 out of memory (tc then empty). */
+int tiles_classes_new(const wafer *wf, int tw, int th, const int *of, int nclasses, tiles_classes *tc);
+void tiles_classes_free(tiles_classes *tc);
+
+/* As tiles_add, from val[c] of each class: a tile's sum is its classes'
+ * values times their counts (the same as tiles_add's to rounding), its
+ * max the same to the bit. O(the tiles' classes). */
+void tiles_add_classes(const tiles_classes *tc, size_t ntiles, const double *val, double *sum, double *max);
+
 #endif
