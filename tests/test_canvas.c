@@ -1267,6 +1267,58 @@ static void test_live_frames(void **state)
     ui_free(u);
 }
 
+/* The window by class of links: every link's figure through its class is
+ * sim_link_window_util's, to the bit, for windows all along the step: over
+ * the DP all-reduce's part hidden beside the last backward (DP2), and over
+ * ZeRO gathers prefetched beside the layer before (their figures capped
+ * at 1). */
+static void test_window_classes(void **state)
+{
+    (void)state;
+    static const char *const mems[] = {"none", "zero"};
+    for (int m = 0; m < 2; m++) {
+        char *words[] = {"--layout", "default", "--strategy", "DP2,TP8", "--placement", "tiles", "--mem",
+                         (char *)mems[m]};
+        ui *u = ui_new(".");
+        assert_non_null(u);
+        wt_err e;
+        if (cli_parse((int)(sizeof words / sizeof words[0]), words, CLI_TUNE | CLI_UI, ".", &u->o, &e) != WT_OK ||
+            ui_load(u, u->o.layout, u->o.model, 0, NULL, &e) != WT_OK)
+            fail_msg("%s", e.msg);
+        ui_step(u);
+        const sim_result *r = u->r;
+        assert_non_null(r);
+        sim_link_classes c;
+        assert_int_equal(sim_link_classes_new(r, &c, &e), WT_OK);
+        assert_true(c.n > 2);
+        size_t nl = wafer_nlinks(r->wf);
+        double *util = malloc(nl * sizeof *util), *by = malloc((size_t)c.n * sizeof *by);
+        assert_non_null(util);
+        assert_non_null(by);
+        int hidden = 0;
+        /* along the step, then across each phase's first start */
+        for (int k = 0; k <= 200 + 2 * r->nphases; k++) {
+            double w = k % 2 ? 20e-6 : r->step_time_s / 7, first = k > 200 ? sim_phase_first(r, (k - 201) / 2) : 0;
+            double t = k <= 200 ? r->step_time_s * k / 200 : first - (k % 2 ? w / 2 : 0);
+            if (k > 200 && first < 0)
+                continue;
+            int running[UI_MAX_RUNNING];
+            hidden += sim_running_at(r, t, running, UI_MAX_RUNNING) == 2;
+            assert_int_equal(sim_link_window_util(r, t, w, util, &e), WT_OK);
+            assert_int_equal(sim_class_window_util(r, &c, t, w, by, &e), WT_OK);
+            for (size_t l = 0; l < nl; l++)
+                if (memcmp(&util[l], &by[c.of[l]], sizeof *util))
+                    fail_msg("mem %s at %g s: link %zu is %.17g, its class %d %.17g", mems[m], t, l, util[l],
+                             c.of[l], by[c.of[l]]);
+        }
+        assert_true(hidden > 0);
+        free(util);
+        free(by);
+        sim_link_classes_free(&c);
+        ui_free(u);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1279,6 +1331,7 @@ int main(void)
         cmocka_unit_test(test_view_draw),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
         cmocka_unit_test(test_help_scroll),       cmocka_unit_test(test_live_frames),
+        cmocka_unit_test(test_window_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
