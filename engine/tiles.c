@@ -46,7 +46,10 @@ void tiles_add(const wafer *wf, int tw, int th, const double *val, const int *at
 {
     int nx, ny;
     tiles_size(wf, tw, th, &nx, &ny);
-    if (at) {
+    /* most links listed (a strategy over the whole wafer): walking the mesh
+     * row by row costs no division per link, and adds the same values in
+     * the same order */
+    if (at && nat < wafer_nlinks(wf) / 2) {
         for (size_t i = 0; i < nat; i++) {
             int u = at[i] / WAFER_NDIR, d = at[i] % WAFER_NDIR;
             if (wafer_link_usable(wf, u, d))

@@ -23,8 +23,9 @@ void tiles_count(const wafer *wf, int tw, int th, double *links, double *live);
 /* Adds val[l] of every usable link l into its tile's sum and raises its
  * max (sum and max hold nx * ny values, zero to start with), link slot by
  * link slot in ascending order: with at (nat slots, ascending) only those,
- * val being 0 elsewhere, else every slot. Either way the sums are the same
- * to the bit (adding 0 changes nothing, the order of the rest is kept). */
+ * val being 0 elsewhere (every slot when they are most of them), else
+ * every slot. Either way the sums are the same to the bit (adding 0
+ * changes nothing, the order of the rest is kept). */
 void tiles_add(const wafer *wf, int tw, int th, const double *val, const int *at, size_t nat, double *sum,
                double *max);
 
