@@ -29,6 +29,7 @@ typedef struct layout_in {
     double store_bytes, store_bw_in, store_bw_out, store_lat;
     unsigned store_ports;
     char strategy[sizeof(((wafer *)0)->strategy)]; /* "TEXT;name=value;..." */
+    int strategy_microbatch;
 } layout_in;
 
 /* Largest units per wafer side and wafers per side we accept; wafer_init
@@ -333,8 +334,9 @@ static int on_store_ports(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
     return rc;
 }
 
-/* strategy: {parallel: DP4,TATP16, exec: stream, ...}: the strategy the
- * layout recommends, its options named as their flags. Checked here against
+/* strategy: {parallel: DP4,TATP16, exec: stream, ..., microbatch: 8}: the
+ * strategy the layout recommends, its options named as their flags, and the
+ * micro-batch it is meant for. Checked here against
  * a scratch strategy so that a mistake points at its line; kept as the text
  * strategy_spec reads. */
 static int on_strategy(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
@@ -358,6 +360,13 @@ static int on_strategy(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
         if (rc)
             return rc;
         wt_err why;
+        if (!strcmp(key, "microbatch")) { /* the model's, not the strategy's: kept apart */
+            long mb;
+            if ((rc = ydoc_int(d, val, 1, 1 << 20, &mb, e)) != WT_OK)
+                return rc;
+            in->strategy_microbatch = (int)mb;
+            continue;
+        }
         if (!strcmp(key, "parallel")) {
             if (parallel)
                 return ydoc_fail(d, k, e, "strategy: duplicate key 'parallel'");
@@ -497,6 +506,7 @@ static int layout_build(ydoc *d, const layout_in *in, wafer *out, wt_err *e)
     out->store_lat = in->store_lat;
     out->store_ports = in->store_ports;
     memcpy(out->strategy, in->strategy, sizeof out->strategy);
+    out->strategy_microbatch = in->strategy_microbatch;
 
     rc = layout_apply_faults(d, in->fault_units, 0, out, e);
     if (!rc)

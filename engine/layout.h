@@ -10,7 +10,7 @@
  *   faults: {units: ["3,4"], links: ["3,4,E"]}
  *   store: {capacity: 2400 TB, bandwidth_in: 150 GB/s, bandwidth_out: 150 GB/s,
  *           latency: 1 us, ports: west,east}   # off-wafer parameter store
- *   strategy: {parallel: DP4,TATP16, exec: stream, checkpoint: full}
+ *   strategy: {parallel: DP4,TATP16, exec: stream, checkpoint: full, microbatch: 8}
  *                            # the recommended strategy, options named as flags
  *
  * Required: name, mesh, unit.compute, unit.sram, link.bandwidth, link.latency.

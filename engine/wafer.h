@@ -50,6 +50,7 @@ typedef struct wafer {
     /* The strategy the layout recommends, as strategy_spec reads it
      * ("DP4,TATP16;exec=stream;..."), "" = none. */
     char strategy[256];
+    int strategy_microbatch; /* the micro-batch it recommends, 0 = the model's */
 
     unsigned char *unit_dead; /* w * h flags, owned; set them with wafer_fail_unit */
     int dead_units;           /* how many are set */

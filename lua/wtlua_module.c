@@ -378,7 +378,9 @@ wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const net_mode
         strategy_parse(STRATEGY_DEFAULT_TEXT, s, NULL);
     else if (strategy_spec(lay->wf.strategy, s, &e) != WT_OK) /* the layout's recommended one */
         luaL_error(L, "layout %s: strategy: %s", lay->wf.name, e.msg);
-    lua_pop(L, 1);
+    else if (lay->wf.strategy_microbatch && lua_getfield(L, 1, "microbatch") == LUA_TNIL)
+        m->microbatch = lay->wf.strategy_microbatch; /* and the micro-batch it is meant for */
+    lua_settop(L, 2); /* the layout stays at 2 */
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";

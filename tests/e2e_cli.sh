@@ -130,13 +130,17 @@ grep -q '^stream    store alone: in .* per step; bound by the store$' "$tmp/out"
 fix=tests/fixtures/layouts/strategy-stream.yaml
 expect_ok eval --layout $fix
 grep -q '^strategy  DP2,TATP4 ' "$tmp/out" || fail "the layout's strategy is not the default"
+grep -q '^model .*, micro-batch 2 ' "$tmp/out" || fail "the layout's strategy's micro-batch is not the default"
 grep -q '^options .*checkpoint full.*chunk 4 KB.*exec stream$' "$tmp/out" || fail "the layout's options are lost"
 expect_ok eval --layout $fix --checkpoint none
 grep -q '^options .*checkpoint none.*exec stream$' "$tmp/out" || fail "--checkpoint does not go on top"
 expect_ok eval --layout $fix --strategy DP8
 grep -q '^options .*checkpoint none.*exec resident$' "$tmp/out" || fail "--strategy keeps the layout's options"
+grep -q '^model .*, micro-batch 1 ' "$tmp/out" || fail "--strategy keeps the layout's micro-batch"
+expect_ok eval --layout $fix --microbatch 4
+grep -q '^model .*, micro-batch 4 ' "$tmp/out" || fail "--microbatch does not go on top"
 expect_bad1 "^layout strategy-stream's recommended strategy DP2,TATP4: batch 1023 is not a multiple of DP 2 .*(give --strategy)$" \
-    eval --layout $fix --batch 1023
+    eval --layout $fix --batch 1023 --microbatch 1
 # DRAM on wsc-6x9 (128 MB SRAM, 64 GB DRAM at 2 TB/s per die): the memory
 # report says where things live; the 128 MB of SRAM hold the buffers and
 # part of the params, everything after them lives in DRAM, and the

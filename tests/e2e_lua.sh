@@ -88,12 +88,17 @@ grep -qE '^94 ' "$tmp/out" || fail "wse2 link_util: 95 rows of tiles (1134 / 12)
 [ "$(grep -A 20 '^hottest 10 links:$' "$tmp/out" | grep -cE '^[0-9]+,[0-9]+,[EWNS] [0-9.]+% ')" = 10 ] \
     || fail "wse2 link_util: the 10 hottest links: $(tail -n 12 "$tmp/out")"
 expect_ok cmd units --layout wse2
-grep -q '^850500 units: 128 used, 850372 idle, 0 dead; top 20 by util$' "$tmp/out" || fail "wse2 units: $(head -1 "$tmp/out")"
+grep -q '^850500 units: 850500 used, 0 idle, 0 dead; top 20 by util$' "$tmp/out" || fail "wse2 units: $(head -1 "$tmp/out")"
 [ "$(grep -cE '^[0-9]+,[0-9]+ +[0-9]+ +0 +[0-9.]+%' "$tmp/out")" = 20 ] || fail "wse2 units: 20 rows: $(cat "$tmp/out")"
-hot=$("$bin" eval --layout wse2 --format json | tr , '\n' | sed -n 's/^"hot_links"://p')
-expect_ok cmd hot_links --layout wse2
+# (hot links: 0 under the layout's strategy, 80 under DP8,TATP16's rings)
+for st in "" "--strategy DP8,TATP16"; do
+# shellcheck disable=SC2086 # st is empty or two words
+hot=$("$bin" eval --layout wse2 $st --format json | tr , '\n' | sed -n 's/^"hot_links"://p')
+# shellcheck disable=SC2086
+expect_ok cmd hot_links --layout wse2 $st
 grep -q "^$hot links at or above 90.0% over a window$" "$tmp/out" || fail "wse2 hot_links: $(head -1 "$tmp/out") (eval: $hot)"
 [ "$(grep -cE '^[0-9]+,[0-9]+,[EWNS] +[0-9.]+%' "$tmp/out")" = "$hot" ] || fail "wse2 hot_links: $hot rows"
+done
 "$bin" cmd memory | grep -q '^fullest unit' || fail "cmd memory"
 # on wsc-6x9 the optimizer states live in DRAM whole (the last column)
 "$bin" cmd memory --layout layouts/wsc-6x9.yaml --strategy DP2,PP3,TATP3x3 | grep -q '^optimizer .*41.2%  3.23 GB$' ||

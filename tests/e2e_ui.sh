@@ -424,7 +424,7 @@ wait_exit "q (--fail)"
 start ui --layout wse2
 wait_for "figures" "first frame (wse2)"
 keys ':' 'units --top 3' Enter
-wait_for "850500 units: 128 used, 850372 idle, 0 dead; top 3 by util" ":units on wse2"
+wait_for "850500 units: 850500 used, 0 idle, 0 dead; top 3 by util" ":units on wse2"
 keys ':' 'link_util --group 12x12 --top 2' Enter
 wait_for "link utilisation (%) by 12x12 tile, mean/max, busiest window" ":link_util on wse2"
 keys End

@@ -140,6 +140,7 @@ static void test_strategy(void **state)
     wafer wf;
     load_ok(FIX "strategy-stream.yaml", &wf);
     assert_string_equal(wf.strategy, "DP2,TATP4;exec=stream;checkpoint=full;chunk=4KB");
+    assert_int_equal(wf.strategy_microbatch, 2);
     strategy s;
     wt_err e;
     assert_int_equal(strategy_spec(wf.strategy, &s, &e), WT_OK);

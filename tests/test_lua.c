@@ -139,9 +139,12 @@ static void test_eval_layout_strategy(void **state)
 {
     fixture *f = *state;
     run_ok(f, f->L, "layout_strategy",
-           "local s = wt.eval{layout = 'tests/fixtures/layouts/strategy-stream.yaml', checkpoint = 'none'}.strategy\n"
-           "print(s.text, s.exec, s.checkpoint, wt.eval{}.strategy.text)\n");
-    assert_string_equal(f->out.buf, "DP2,TATP4\tstream\tnone\tDP8,TATP16\n");
+           "local fix = 'tests/fixtures/layouts/strategy-stream.yaml'\n"
+           "local r = wt.eval{layout = fix, checkpoint = 'none'}\n"
+           "local s = r.strategy\n"
+           "print(s.text, s.exec, s.checkpoint, r.microbatch, wt.eval{layout = fix, microbatch = 1}.microbatch,\n"
+           "  wt.eval{}.strategy.text)\n");
+    assert_string_equal(f->out.buf, "DP2,TATP4\tstream\tnone\t2\t1\tDP8,TATP16\n");
 }
 
 static void test_errors_have_file_line(void **state)

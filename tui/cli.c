@@ -325,6 +325,8 @@ int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, 
         m->batch = o->batch;
     if (o->microbatch)
         m->microbatch = o->microbatch;
+    else if (!o->strategy_given && wf->strategy_microbatch) /* the layout's strategy's */
+        m->microbatch = wf->strategy_microbatch;
     if ((rc = model_check(m, &why)) != WT_OK) {
         rc = wt_fail(e, "%s", why.msg);
         goto fail;
