@@ -25,7 +25,12 @@
  * and layers' arithmetic in O(phases), and each link's busy time is its
  * phases' utilisations weighed by them, scattered from the phases' patterns;
  * only where the window meets the hidden DP all-reduce does the cap at 1
- * need both utilisations of a link at once.
+ * need both utilisations of a link at once. A screen that plays the step
+ * over a wafer whose links are all loaded reads it by class instead
+ * (sim_link_classes: links whose loads and bandwidth are alike, the same
+ * classes as the sweep's): a class's figure is one of its links' with the
+ * same arithmetic in the same order, so the same to the bit, in O(its
+ * loads) instead of O(the phases' loads).
  */
 #include <math.h>
 #include <stdint.h>
