@@ -196,7 +196,7 @@ static void colour_window(ui *u)
         return;
     wt_err e;
     int rc = WT_OK;
-    if (p->window_gen != p->gen) {
+    if (p->window_gen != p->gen || !p->window) { /* a new result, or the last one's classes failed */
         free(p->window);
         p->window = NULL;
         sim_link_classes_free(&p->classes);
