@@ -39,8 +39,11 @@ typedef struct tiles_classes {
     int *cls, *count;
 } tiles_classes;
 
-/* O(links) once; 0, or -1 out of memory (tc then empty). */
-int tiles_classes_new(const wafer *wf, int tw, int th, const int *of, int nclasses, tiles_classes *tc);
+/* of[] may be non-zero at the nat listed slots alone (ascending), or
+ * anywhere (listed NULL). O(listed links) when they are few, else O(links);
+ * 0, or -1 out of memory (tc then empty). */
+int tiles_classes_new(const wafer *wf, int tw, int th, const int *of, int nclasses, const int *listed, size_t nat,
+                      tiles_classes *tc);
 void tiles_classes_free(tiles_classes *tc);
 
 /* As tiles_add, from val[c] of each class: a tile's sum is its classes'

@@ -242,13 +242,16 @@ static void show_links(view_state *v, const ui_links *a)
     v->nnonzero = a->nat;
 }
 
-/* Points v at the window's figures by class (none: every link 0). */
-static void show_classes(view_state *v, const ui_play *p)
+/* Points v at the window's figures by class (none: every link 0), the
+ * links of a class other than 0 being r's loaded links. */
+static void show_classes(view_state *v, const ui_play *p, const sim_result *r)
 {
     v->link_util = NULL;
     v->link_class = p->window ? p->classes.of : NULL;
     v->class_util = p->window;
     v->nclasses = p->classes.n;
+    v->nonzero = r->loaded;
+    v->nnonzero = r->loaded ? (size_t)r->nloaded : 0;
 }
 
 void ui_play_view(ui *u, int links)
@@ -281,6 +284,6 @@ void ui_play_view(ui *u, int links)
     v->values_gen = p->shown; /* after colour_window: a new window is a new key */
     char s[32];
     snprintf(p->label, sizeof p->label, "%s window", qty_format(v->window_s, QTY_TIME, s, sizeof s));
-    show_classes(v, p);
+    show_classes(v, p, r);
     v->util_label = p->label;
 }

@@ -97,7 +97,8 @@ const double *view_blocks_get(view_blocks *b, const view_state *v)
     if (v->link_class && b->of != v->link_class) { /* the blocks' classes, once per result and zoom */
         tiles_classes_free(&b->classes);
         b->of = NULL;
-        if (tiles_classes_new(v->r->wf, v->zoom, v->zoom, v->link_class, v->nclasses, &b->classes) != 0)
+        if (tiles_classes_new(v->r->wf, v->zoom, v->zoom, v->link_class, v->nclasses, v->nonzero, v->nnonzero,
+                              &b->classes) != 0)
             return NULL;
         b->of = v->link_class;
     }
