@@ -281,13 +281,18 @@ static void *room_for_one(void *arr, size_t n, size_t *cap, size_t size, size_t 
     return bigger;
 }
 
+/* What a candidate's bound has seen of its signature (flags): its
+ * placement's cuts, a routed sibling's links; and whether it was taken
+ * from the queue before (put off or refined, for the progress). */
+enum { SEEN_GEOM = 1, SEEN_PROFILE = 2, SEEN_TAKEN = 4 };
+
 /* Sort key of a candidate that fits: its bound, then its place in the
- * enumeration. `refined` once the bound holds a routed sibling's links. */
+ * enumeration. */
 typedef struct order {
     double bound;
     size_t core;
     int variant;
-    int refined;
+    int seen;
 } order;
 
 static int order_cmp(const void *a, const void *b)
@@ -445,6 +450,10 @@ typedef struct level2_state {
     int *sig;               /* per signature x variant: a profile index or SIG_* */
     search_routed *prof;    /* the profiles */
     size_t nprof, cap_prof;
+    int *geo;               /* per signature x variant: a geometry index, or -1 before its first use */
+    search_geom *geom;      /* the geometries */
+    size_t ngeom, cap_geom;
+    search_cuts cuts;
     sim_result *spec;       /* sim_spec scratch of the calling thread */
     double link_bw;
 } level2_state;
@@ -454,9 +463,11 @@ static int sig_of(const level2_state *s, const order *o)
     return s->core_sig[o->core] * s->nvar + o->variant;
 }
 
-/* o's bound with its signature's routed profile, never below its own. */
-static double refine(level2_state *s, const order *o, const search_routed *p)
+/* o's bound with what is known of its signature (its geometry, and its
+ * routed profile when it has one), never below its own. */
+static double refine(level2_state *s, const order *o)
 {
+    int sg = sig_of(s, o);
     const search_core *c = &s->cores[o->core];
     strategy st;
     model m;
@@ -464,9 +475,34 @@ static double refine(level2_state *s, const order *o, const search_routed *p)
     search_core_model(c, s->st->m, &m);
     if (sim_spec(s->spec, s->st->wf, &m, &st, NULL) != WT_OK)
         return o->bound;
-    double routed[SIM_MAX_PHASES];
-    search_routed_bounds(p, s->spec, routed);
+    double routed[SIM_MAX_PHASES] = {0};
+    if (s->sig[sg] >= 0)
+        search_routed_bounds(&s->prof[s->sig[sg]], s->spec, routed);
+    search_geom_bounds(&s->geom[s->geo[sg]], s->spec, routed);
     return fmax(o->bound, sim_bound_routed(s->spec, s->link_bw, routed, s->co[o->variant]));
+}
+
+/* Places signature sg (of o) and keeps its cuts, on its first use. */
+static int take_geometry(level2_state *s, int sg, const order *o, wt_err *e)
+{
+    if (s->geo[sg] >= 0)
+        return WT_OK;
+    search_geom *geom = room_for_one(s->geom, s->ngeom, &s->cap_geom, sizeof *geom, 64);
+    if (!geom)
+        return wt_oom(e, "search geometries");
+    s->geom = geom;
+    const search_core *c = &s->cores[o->core];
+    strategy st;
+    model m;
+    search_core_strategy(c, s->pl[o->variant], s->co[o->variant], &st);
+    search_core_model(c, s->st->m, &m);
+    search_geom *g = &s->geom[s->ngeom];
+    memset(g, 0, sizeof *g);
+    /* the strategy as the evaluation resolves it: a refused one has no cuts */
+    int rc = strategy_resolve(&st, &m, s->st->wf, NULL) == WT_OK ? search_geom_build(&s->cuts, &st, g, e) : WT_OK;
+    if (rc == WT_OK)
+        s->geo[sg] = (int)s->ngeom++;
+    return rc;
 }
 
 /* Keeps r's profile for its signature, the first evaluation of it. */
@@ -539,16 +575,22 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
                 break;
             }
             order c = queue_pop(&q);
-            fresh += c.refined == 0;
+            fresh += !(c.seen & SEEN_TAKEN);
+            c.seen |= SEEN_TAKEN;
             int sg = o->exhaustive ? 0 : sig_of(s, &c), in_batch = 0;
-            if (!o->exhaustive && s->sig[sg] >= 0 && c.refined != 1) {
-                c.bound = refine(s, &c, &s->prof[s->sig[sg]]);
-                c.refined = 1;
-                if (c.bound <= kth && queue_push(&q, c)) {
-                    rc = wt_oom(e, "search queue");
+            if (!o->exhaustive) {
+                if ((rc = take_geometry(s, sg, &c, e)) != WT_OK)
                     goto out;
+                int known = SEEN_GEOM | (s->sig[sg] >= 0 ? SEEN_PROFILE : 0);
+                if (known & ~c.seen) {
+                    c.bound = refine(s, &c);
+                    c.seen |= known;
+                    if (c.bound <= kth && queue_push(&q, c)) {
+                        rc = wt_oom(e, "search queue");
+                        goto out;
+                    }
+                    continue;
                 }
-                continue;
             }
             for (size_t i = 0; i < nb && !o->exhaustive && s->sig[sg] == SIG_UNKNOWN; i++)
                 in_batch |= sig_of(s, &taken[i]) == sg;
@@ -559,7 +601,6 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
                     goto out;
                 }
                 later = more;
-                c.refined = 2; /* put off, not refined */
                 later[nlater++] = c;
                 continue;
             }
@@ -686,19 +727,28 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
 
     int *core_sig = NULL;
     size_t nsig = core_signatures(cores, ncores, &core_sig);
-    level2_state l2 = {st, cores, core_sig, nvar, pl, co, NULL, NULL, 0, 0, calloc(1, sizeof(sim_result)),
-                       sim_ctx_link_bw(st->ctx[0])};
-    l2.sig = core_sig ? malloc(nsig * (size_t)nvar * sizeof *l2.sig) : NULL;
-    if (!l2.sig || !l2.spec)
+    level2_state l2 = {st, cores, core_sig, nvar, pl, co, NULL, NULL, 0, 0, NULL, NULL, 0, 0, {0},
+                       calloc(1, sizeof(sim_result)), sim_ctx_link_bw(st->ctx[0])};
+    size_t nsv = nsig * (size_t)nvar;
+    l2.sig = core_sig ? malloc(nsv * sizeof *l2.sig) : NULL;
+    l2.geo = malloc(nsv * sizeof *l2.geo);
+    if (!l2.sig || !l2.geo || !l2.spec)
         rc = wt_oom(e, "search signatures");
-    for (size_t i = 0; l2.sig && i < nsig * (size_t)nvar; i++)
+    else
+        rc = search_cuts_init(&l2.cuts, st->wf, e);
+    for (size_t i = 0; rc == WT_OK && i < nsv; i++) {
         l2.sig[i] = SIG_UNKNOWN;
+        l2.geo[i] = -1;
+    }
     if (rc == WT_OK)
         rc = level2_run(&l2, ord, total, r, e); /* takes ord */
     else
         free(ord);
     free(l2.sig);
     free(l2.prof);
+    free(l2.geo);
+    free(l2.geom);
+    search_cuts_free(&l2.cuts);
     free(l2.spec);
     free(core_sig);
     free(cores);

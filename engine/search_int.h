@@ -68,4 +68,32 @@ void search_routed_take(search_routed *p, const sim_result *r);
  * nothing of it): for sim_bound_routed. */
 void search_routed_bounds(const search_routed *p, const sim_result *spec, double *routed);
 
+/* What a signature's placement says of its passes before any routing
+ * (search_geom.c): per group kind and op (index op + 1, op -1 the pipeline
+ * shift), a lower bound on the seconds its passes take at their busiest
+ * links per byte of the op's M. */
+typedef struct search_geom {
+    int placed;                       /* 0: the placement refuses it (all 0) */
+    double s_per_byte[CG_NKIND][4];
+} search_geom;
+
+/* The mesh's bandwidth across each column and row boundary, each way, and
+ * scratch for one wafer: one per search, used by one thread. */
+typedef struct search_cuts {
+    const wafer *wf;
+    double *cap;                      /* bytes/s of the usable links across each boundary */
+    double *diff;                     /* bytes across, as difference arrays */
+    int *next;                        /* wafer_nunits: a pass's successors */
+} search_cuts;
+
+int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e);
+void search_cuts_free(search_cuts *c);
+/* The geometry of s (resolved) on c's wafer into out; WT_OK with
+ * out->placed = 0 when the placement refuses s, an error only when memory
+ * runs out. */
+int search_geom_build(search_cuts *c, const strategy *s, search_geom *out, wt_err *e);
+/* Raises routed[i], for each phase i of spec (sim_spec'd, of g's
+ * signature), to g's bound on its passes but the store's. */
+void search_geom_bounds(const search_geom *g, const sim_result *spec, double *routed);
+
 #endif

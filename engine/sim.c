@@ -22,93 +22,6 @@ static double phase_compute(const sim_result *r, const sim_phase *ph)
     return (ph->flops / (r->wf->peak_flops * r->wf->efficiency) + dram_stall_s(r, ph)) * r->compute_scale;
 }
 
-/* 1 when two patterns load no common link (their link lists are sorted). */
-static int patterns_disjoint(const sim_pattern *a, const sim_pattern *b)
-{
-    int i = 0, j = 0;
-    while (i < a->nnz && j < b->nnz) {
-        if (a->link[i] == b->link[j])
-            return 0;
-        if (a->link[i] < b->link[j])
-            i++;
-        else
-            j++;
-    }
-    return 1;
-}
-
-/* Pairwise overlap of patterns a and b, computed on first need and kept in
- * ov[a * npatterns + b] (0 unknown, 1 disjoint, 2 overlapping) when ov is
- * not NULL. */
-static int disjoint_pair(const sim_result *r, unsigned char *ov, int a, int b)
-{
-    if (!ov)
-        return patterns_disjoint(&r->patterns[a], &r->patterns[b]);
-    unsigned char *o = &ov[(size_t)a * (size_t)r->npatterns + (size_t)b];
-    if (!*o)
-        *o = patterns_disjoint(&r->patterns[a], &r->patterns[b]) ? 1 : 2;
-    return *o == 1;
-}
-
-/* Busiest link of a phase (its terms summed link by link): its slot into
- * ph->busiest_link and its busy time over the phase's into
- * ph->max_link_util. Terms on patterns that share no link peak separately;
- * otherwise the sum is gathered in the context's scratch over the patterns'
- * links only, and the scratch is zeroed again on the way out. */
-static void phase_busiest(const sim_result *r, sim_phase *ph, const sim_ctx *c, unsigned char *ov)
-{
-    ph->max_link_util = 0;
-    ph->busiest_link = -1;
-    if (!ph->nterms)
-        return;
-    int pat[SIM_MAX_TERMS], n = 0;
-    double coef[SIM_MAX_TERMS];
-    for (int i = 0; i < ph->nterms; i++) {
-        int k = 0;
-        while (k < n && pat[k] != ph->terms[i].pattern)
-            k++;
-        if (k == n) {
-            pat[n] = ph->terms[i].pattern;
-            coef[n++] = 0;
-        }
-        coef[k] += ph->terms[i].coef;
-    }
-    int disjoint = 1;
-    for (int a = 0; a < n && disjoint; a++)
-        for (int b = a + 1; b < n && disjoint; b++)
-            disjoint = disjoint_pair(r, ov, pat[a], pat[b]);
-    double best = 0;
-    if (disjoint) {
-        int top = -1;
-        for (int k = 0; k < n; k++)
-            if (coef[k] * r->patterns[pat[k]].max_busy > best || top < 0) {
-                best = coef[k] * r->patterns[pat[k]].max_busy;
-                top = k;
-            }
-        ph->busiest_link = r->patterns[pat[top]].busiest;
-    } else {
-        double *scratch = c->scratch;
-        for (int k = 0; k < n; k++) {
-            const sim_pattern *p = &r->patterns[pat[k]];
-            for (int i = 0; i < p->nnz; i++)
-                scratch[p->link[i]] += coef[k] * p->load[i];
-        }
-        for (int k = 0; k < n; k++) {
-            const sim_pattern *p = &r->patterns[pat[k]];
-            for (int i = 0; i < p->nnz; i++) {
-                int l = p->link[i];
-                double busy = scratch[l] * c->inv_bw[l];
-                if (busy > best || ph->busiest_link < 0) { /* not fmax: a libm call per link */
-                    best = busy;
-                    ph->busiest_link = l;
-                }
-                scratch[l] = 0;
-            }
-        }
-    }
-    ph->max_link_util = ph->time_s > 0 ? best / fmax(ph->time_s, ph->comm_s) : 0;
-}
-
 int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
 {
     sim_ctx *c = calloc(1, sizeof *c);
@@ -116,31 +29,13 @@ int sim_ctx_new(sim_ctx **out, const wafer *wf, wt_err *e)
         return wt_oom(e, "simulation context");
     c->wf = wf;
     size_t nl = wafer_nlinks(wf);
-    c->inv_bw = malloc(nl * sizeof *c->inv_bw);
-    c->scratch = calloc(nl, sizeof *c->scratch);
+    c->bw_cls = malloc(nl);
     c->marks = calloc(nl, sizeof *c->marks);
-    if (!c->inv_bw || !c->scratch || !c->marks) {
+    if (!c->bw_cls || !c->marks) {
         sim_ctx_free(c);
         return wt_oom(e, "simulation context");
     }
-    /* wafer_link_bw divides to find wafer edges: one wafer has none */
-    int multi = wf->wafers_x > 1 || wf->wafers_y > 1;
-    for (int y = 0; y < wf->h; y++) {
-        for (int x = 0; x < wf->w; x++) {
-            int u = wafer_unit(wf, x, y);
-            unsigned ok = wafer_usable_mask(wf, x, y);
-            double inject = 0;
-            for (int d = 0; d < WAFER_NDIR; d++) {
-                double bw = !((ok >> d) & 1u) ? 0 : multi ? wafer_link_bw(wf, u, d) : wf->link_bw;
-                c->inv_bw[(size_t)u * WAFER_NDIR + (size_t)d] = bw > 0 ? 1 / bw : 0;
-                inject += bw;
-                if (bw > c->link_bw)
-                    c->link_bw = bw;
-            }
-            if (inject > c->inj_bw)
-                c->inj_bw = inject;
-        }
-    }
+    net_bw_build(&c->bw, wf, c->bw_cls, c->bw_inv, &c->usable, &c->link_bw, &c->inj_bw);
     c->net = net_model_default();
     c->cutoff_s = INFINITY;
     int rc = route_ctx_new(&c->rc, wf, e);
@@ -177,8 +72,7 @@ void sim_ctx_free(sim_ctx *c)
     if (!c)
         return;
     route_ctx_free(c->rc);
-    free(c->inv_bw);
-    free(c->scratch);
+    free(c->bw_cls);
     free(c->marks);
     free(c->next);
     free(c->flows);
@@ -246,38 +140,51 @@ static void link_figures(sim_result *r, sim_ctx *c)
     unsigned char *ov = overlap_marks(c, r->npatterns);
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
+    sim_busiest_links(r, c, ov);
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
-        phase_busiest(r, ph, c, ov);
         for (int t = 0; t < ph->nterms; t++)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
     /* Only the patterns' links can hold bytes (the array starts zero and
-     * the patterns stay), so only they are cleared: a large mesh's array is
-     * not written whole. */
-    size_t nl = wafer_nlinks(r->wf);
-    for (int p = 0; p < r->npatterns; p++)
-        for (int k = 0; k < r->patterns[p].nnz; k++)
-            r->link_bytes[r->patterns[p].link[k]] = 0;
+     * the patterns stay), so only they are cleared, summed and marked, in
+     * one walk: a link is cleared when first met, then summed in pattern
+     * order as ever. A large mesh's per-link arrays are not read or
+     * written whole. */
+    size_t lo = SIZE_MAX, hi = 0;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
-        for (int k = 0; k < pat->nnz; k++)
-            r->link_bytes[pat->link[k]] += pat->step_coef * pat->load[k];
+        for (int k = 0; k < pat->nnz; k++) {
+            size_t l = (size_t)pat->link[k];
+            if (!c->marks[l]) {
+                c->marks[l] = 1;
+                r->link_bytes[l] = 0;
+            }
+            r->link_bytes[l] += pat->step_coef * pat->load[k];
+        }
+        if (pat->nnz > 0) { /* the lists are sorted */
+            lo = (size_t)pat->link[0] < lo ? (size_t)pat->link[0] : lo;
+            hi = (size_t)pat->link[pat->nnz - 1] > hi ? (size_t)pat->link[pat->nnz - 1] : hi;
+        }
     }
+    /* The sum over every usable link in slot order, with the marked ones
+     * alone: another link adds an exact 0, which leaves the sum as it is. */
     double sum = 0;
-    int usable = 0;
     r->max_link_util = 0;
     double per_step = 1 / r->step_time_s;
-    for (size_t l = 0; l < nl; l++) {
-        if (c->inv_bw[l] <= 0)
+    for (size_t l = lo; l <= hi && lo != SIZE_MAX; l++) {
+        if (!c->marks[l])
             continue;
-        double u = r->link_bytes[l] * c->inv_bw[l] * per_step;
-        usable++;
+        c->marks[l] = 0;
+        double inv = net_bw_inv(&c->bw, l);
+        if (inv <= 0)
+            continue;
+        double u = r->link_bytes[l] * inv * per_step;
         sum += u;
         if (u > r->max_link_util)
             r->max_link_util = u;
     }
-    r->mean_link_util = usable ? sum / usable : 0;
+    r->mean_link_util = c->usable ? sum / c->usable : 0;
 }
 
 /* Times r's traffic with the context's network model and fills every
@@ -400,6 +307,24 @@ static void *dup(const void *src, size_t n, int *oom)
     return p;
 }
 
+/* A copy of a per-link array of src that is 0 but at the patterns' links,
+ * or NULL (also when a is NULL): calloc and those links alone, so a copy
+ * on a wafer touches the pages of the loaded links only. */
+static double *dup_loaded(const sim_result *src, const double *a, int *oom)
+{
+    if (!a)
+        return NULL;
+    double *p = calloc(wafer_nlinks(src->wf), sizeof *p);
+    if (!p) {
+        *oom = 1;
+        return NULL;
+    }
+    for (int q = 0; q < src->npatterns; q++)
+        for (int k = 0; k < src->patterns[q].nnz; k++)
+            p[src->patterns[q].link[k]] = a[src->patterns[q].link[k]];
+    return p;
+}
+
 int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
 {
     *dst = *src;
@@ -407,8 +332,8 @@ int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
     size_t nu = wafer_nunits(src->wf), pp = (size_t)src->s.pp;
     dst->plan.unit = dup(src->plan.unit, (size_t)src->plan.nranks * sizeof *src->plan.unit, &oom);
     dst->plan.rank = dup(src->plan.rank, nu * sizeof *src->plan.rank, &oom);
-    dst->link_bytes = dup(src->link_bytes, wafer_nlinks(src->wf) * sizeof *src->link_bytes, &oom);
-    dst->link_peak = dup(src->link_peak, wafer_nlinks(src->wf) * sizeof *src->link_peak, &oom);
+    dst->link_bytes = dup_loaded(src, src->link_bytes, &oom);
+    dst->link_peak = dup_loaded(src, src->link_peak, &oom);
     dst->loaded = dup(src->loaded, (size_t)src->nloaded * sizeof *src->loaded, &oom);
     dst->stage_mem = dup(src->stage_mem, pp * sizeof *src->stage_mem, &oom);
     dst->stage_busy = dup(src->stage_busy, pp * sizeof *src->stage_busy, &oom);

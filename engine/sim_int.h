@@ -10,15 +10,18 @@
 #ifndef WT_SIM_INT_H
 #define WT_SIM_INT_H
 
+#include "net_bw.h"
 #include "sim.h"
 
 struct sim_ctx {
     const wafer *wf;
     route_ctx *rc;
-    double *inv_bw;            /* wafer_nlinks: 1 / bandwidth, 0 on unusable links */
+    net_bw bw;                 /* each link's 1 / bandwidth, 0 on unusable links: */
+    unsigned char *bw_cls;     /* wafer_nlinks classes, owned */
+    double bw_inv[NET_BW_NCLASS]; /* s per byte by class */
+    int usable;                /* links with 1 / bandwidth > 0 */
     double inj_bw;             /* largest bandwidth a unit can inject */
     double link_bw;            /* fastest usable link */
-    double *scratch;           /* wafer_nlinks doubles, all zero between uses */
     unsigned char *marks;      /* wafer_nlinks flags, all zero between uses: a byte, not a
                                   double, per link, so marking a large mesh touches less */
     int *next;                 /* cap_ranks entries */
@@ -50,6 +53,11 @@ int sim_prefetched(const sim_phase *ph);
 double sim_zero_shard(const sim_result *r);
 /* Bytes a unit stores per gradient: 1 with grad_fp8, else 2. */
 double sim_grad_bytes(const sim_result *r);
+
+/* Each phase's busiest link and its busy time over the phase's
+ * (busiest_link, max_link_util: sim_busiest.c); ov holds the patterns'
+ * pairwise overlap marks, all unknown (npatterns^2 of them), or is NULL. */
+void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov);
 
 /* Grows the context's per-rank buffers (next, flows) to n ranks. */
 int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e);

@@ -122,7 +122,7 @@ static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mod
     p->load = sp.load;
     p->nnz = (int)sp.n;
     flow_busy busy;
-    p->free_rate = flow_free_rate(p->link, p->load, p->nnz, c->inv_bw, &busy);
+    p->free_rate = flow_free_rate(p->link, p->load, p->nnz, &c->bw, &busy);
     p->max_busy = busy.s;
     p->busiest = busy.link;
     p->kind = kind;

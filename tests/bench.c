@@ -105,7 +105,8 @@ static double time_flow(const sim_result *r, int n, int chain, int *solves)
     double *inv = malloc(nl * sizeof *inv);
     flow_ctx *fc = NULL;
     wt_err e;
-    if (!inv || flow_ctx_new(&fc, nl, inv, &e) != WT_OK) {
+    net_bw bw = {NULL, inv};
+    if (!inv || flow_ctx_new(&fc, nl, &bw, &e) != WT_OK) {
         free(inv);
         return -1;
     }
@@ -159,8 +160,9 @@ static int bench_search_at(const char *layout, const char *model_name, const cha
     }
     char best[64];
     strategy_format(&r.top[0].s, best, sizeof best);
-    printf("bench %s %.2f s jobs=%d candidates=%lld evaluated=%lld best=%s exec=%s step=%.6g fits=%s target<%g %s\n",
-           name, t, o.jobs, r.candidates, r.evaluated, best, exec_mode_name(r.top[0].s.exec), r.top[0].step_time_s,
+    printf("bench %s %.2f s jobs=%d candidates=%lld evaluated=%lld refused=%lld best=%s exec=%s step=%.6g fits=%s "
+           "target<%g %s\n",
+           name, t, o.jobs, r.candidates, r.evaluated, r.invalid, best, exec_mode_name(r.top[0].s.exec), r.top[0].step_time_s,
            r.top[0].mem.fits ? "yes" : "no", target_s, mark(t, target_s));
     search_free(&r);
     wafer_free(&wf);

@@ -19,9 +19,13 @@ grep -q '^candidates [0-9]*: [0-9]* pruned by memory' "$tmp/out" || fail "search
 grep -q '^1 ' "$tmp/out" || fail "search table has no rank 1"
 
 # the same answer for any number of threads, and exhaustive agrees
-"$bin" search $small --top 5 --format csv --jobs 1 | grep -v '^#' >"$tmp/one"
-"$bin" search $small --top 5 --format csv --jobs 3 | grep -v '^#' >"$tmp/three"
-"$bin" search $small --top 5 --format csv --exhaustive | grep -v '^#' | grep '^top' >"$tmp/all"
+"$bin" search $small --top 5 --format csv --jobs 1 >"$tmp/one" 2>"$tmp/err"
+# pure CSV: a header and rows (the counts go to stderr)
+head -1 "$tmp/one" | grep -q '^kind,rank,strategy,' || fail "search CSV does not start with its header"
+! grep -q '^#' "$tmp/one" || fail "search CSV holds a comment line"
+grep -q '^candidates=[0-9]*,pruned_memory=' "$tmp/err" || fail "search CSV's counts are not on stderr"
+"$bin" search $small --top 5 --format csv --jobs 3 2>/dev/null >"$tmp/three"
+"$bin" search $small --top 5 --format csv --exhaustive 2>/dev/null | grep '^top' >"$tmp/all"
 cmp -s "$tmp/one" "$tmp/three" || fail "--jobs 1 and --jobs 3 differ"
 grep '^top' "$tmp/one" | cmp -s - "$tmp/all" || fail "pruned and exhaustive top 5 differ"
 [ "$(grep -c '^top' "$tmp/one")" -eq 5 ] || fail "top 5 rows"

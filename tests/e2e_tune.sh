@@ -42,12 +42,16 @@ documented shrink_groups 2 3 0.00550454 0.00131296 --strategy DP256 --placement 
 
 # the same seed gives the same run; another seed does not
 run="--steps 6 --jitter 0.2 --straggler 0.01 --policy inject_delay --strategy DP64,TATP4 --model $models/policy-small.yaml --format csv"
-"$bin" tune --seed 7 $run >"$tmp/a"
-"$bin" tune --seed 7 $run >"$tmp/b"
-"$bin" tune --seed 8 $run >"$tmp/c"
+"$bin" tune --seed 7 $run >"$tmp/a" 2>/dev/null
+"$bin" tune --seed 7 $run >"$tmp/b" 2>/dev/null
+"$bin" tune --seed 8 $run >"$tmp/c" 2>/dev/null
 cmp -s "$tmp/a" "$tmp/b" || fail "two runs with --seed 7 differ"
 cmp -s "$tmp/a" "$tmp/c" && fail "--seed 7 and --seed 8 give the same run"
 [ "$(grep -c '^[0-9]' "$tmp/a")" -eq 6 ] || fail "tune prints one row per step"
+# pure CSV: the header and one row per step (the summary goes to stderr)
+[ "$(wc -l <"$tmp/a")" -eq 7 ] || fail "tune CSV has lines besides its header and rows: $(cat "$tmp/a")"
+expect_ok tune --steps 2 --format csv
+grep -q '^first step_time_s=.*; best step_time_s=' "$tmp/err" || fail "tune CSV's summary is not on stderr"
 
 expect_ok tune --steps 3 --format json
 for key in steps step strategy step_time_s max_link_util max_peak_util hot_links action first_step_time_s \

@@ -298,7 +298,7 @@ grep -q 'strategy: "TP32"' "$tmp/saved.yaml" || fail "the saved scenario lacks t
 grep -q '^net: bottleneck$' "$tmp/saved.yaml" || fail "the saved scenario lacks the network model"
 "$bin" tune --scenario "$tmp/saved.yaml" --steps 1 --format csv >"$tmp/tune.csv" 2>"$tmp/tune.err" ||
     fail "tune --scenario: $(cat "$tmp/tune.err")"
-"$bin" tune $scenario --fail 3,4,E --strategy TP32 --net bottleneck --steps 1 --format csv >"$tmp/tune2.csv" 2>&1
+"$bin" tune $scenario --fail 3,4,E --strategy TP32 --net bottleneck --steps 1 --format csv >"$tmp/tune2.csv" 2>"$tmp/tune2.err"
 cmp -s "$tmp/tune.csv" "$tmp/tune2.csv" || fail "the saved scenario does not run as the same flags"
 keys ':' 'repair' Enter
 keys 'n'

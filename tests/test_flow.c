@@ -22,11 +22,13 @@
 static const int l0[] = {0};
 static const double one[] = {1};
 
+/* A context on links with a 1 / bandwidth each. */
 static flow_ctx *ctx_on(size_t nlinks, const double *inv_bw)
 {
     flow_ctx *fc;
     wt_err e;
-    if (flow_ctx_new(&fc, nlinks, inv_bw, &e) != WT_OK)
+    net_bw bw = {NULL, inv_bw};
+    if (flow_ctx_new(&fc, nlinks, &bw, &e) != WT_OK)
         fail_msg("%s", e.msg);
     return fc;
 }
@@ -262,21 +264,28 @@ static void test_free_rate(void **state)
     static const double inv[] = {0.25, 0.5, 0.125, 0};
     static const int links[] = {0, 1, 2}, dead[] = {3};
     static const double loads[] = {2, 0.5, 8};
+    /* the same links as classes into a table, as a wafer's are kept */
+    static const unsigned char cls[] = {1, 2, 3, 0};
+    static const double table[] = {0, 0.25, 0.5, 0.125};
+    const net_bw ways[] = {{NULL, inv}, {cls, table}};
     flow_busy busy;
-    assert_true(flow_free_rate(links, loads, 3, inv, &busy) == 1);
-    assert_true(busy.s == 1 && busy.link == 2); /* 0.5, 0.25, 1 s per unit */
-    assert_true(flow_free_rate(links, loads, 2, inv, &busy) == 2);
-    assert_true(busy.s == 0.5 && busy.link == 0);
-    assert_true(isinf(flow_free_rate(links, loads, 0, inv, &busy)));
-    assert_true(busy.s == 0 && busy.link == -1);
-    assert_true(flow_free_rate(dead, one, 1, inv, &busy) == 0);
-    assert_true(busy.s == 0 && busy.link == 3);
+    for (int w = 0; w < 2; w++) {
+        const net_bw *bw = &ways[w];
+        assert_true(flow_free_rate(links, loads, 3, bw, &busy) == 1);
+        assert_true(busy.s == 1 && busy.link == 2); /* 0.5, 0.25, 1 s per unit */
+        assert_true(flow_free_rate(links, loads, 2, bw, &busy) == 2);
+        assert_true(busy.s == 0.5 && busy.link == 0);
+        assert_true(isinf(flow_free_rate(links, loads, 0, bw, &busy)));
+        assert_true(busy.s == 0 && busy.link == -1);
+        assert_true(flow_free_rate(dead, one, 1, bw, &busy) == 0);
+        assert_true(busy.s == 0 && busy.link == 3);
+    }
     flow_ctx *fc = ctx_on(4, inv);
     static const double caps[] = {0, 0.5, 3, 1};
     for (int i = 0; i < 4; i++) {
         flow_class walked = {.link = links, .load = loads, .nnz = 3, .max_rate = caps[i]};
         flow_class known = walked, wrong = walked;
-        known.free_rate = flow_free_rate(links, loads, 3, inv, &busy);
+        known.free_rate = flow_free_rate(links, loads, 3, &ways[0], &busy);
         wrong.free_rate = 7; /* trusted: what the hint says is the answer */
         double a, b, c;
         solve_ok(fc, &walked, 1, &a);
@@ -451,6 +460,69 @@ static double rnd(void)
 {
     rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
     return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* Two classes sharing links are filled from their lists side by side
+ * (flow_pair.c); the same two beside a third on a link of its own, far
+ * from full, take the general filling, which must give them the same rates
+ * to the bit: random lists with shared and own links, zero loads, caps
+ * below, near and above their shares, links of four bandwidths as classes,
+ * and lists out of order (which the general filling takes as well). */
+static void test_pair_is_the_general_filling(void **state)
+{
+    (void)state;
+    enum { NL = 12, CASES = 4000 };
+    static const unsigned char cls_of[NL + 1] = {1, 2, 3, 1, 1, 2, 0, 3, 1, 2, 1, 3, 1};
+    static const double table[] = {0, 0.25, 1.0 / 3, 0.125};
+    double huge[NL + 1];
+    for (int l = 0; l <= NL; l++)
+        huge[l] = l == NL ? 1e-9 : table[cls_of[l]];
+    const net_bw ways[] = {{cls_of, table}, {NULL, huge}};
+    int second = 0;
+    for (int n = 0; n < CASES; n++) {
+        const net_bw *bw = &ways[n % 2];
+        flow_ctx *fc;
+        assert_int_equal(flow_ctx_new(&fc, NL + 1, bw, NULL), WT_OK);
+        int link[2][NL];
+        double load[2][NL];
+        flow_class c[3] = {{.work = 1}, {.work = 1}, {.work = 1}};
+        for (int i = 0; i < 2; i++) {
+            int k = 0;
+            for (int l = 0; l < NL; l++)
+                if (rnd() < 0.5) { /* link 6 is unusable; zero loads now and then */
+                    link[i][k] = l;
+                    load[i][k++] = rnd() < 0.1 ? 0 : 0.5 + 4 * rnd();
+                }
+            if (k == 0) {
+                link[i][0] = i;
+                load[i][k++] = 1;
+            }
+            if (n % 7 == 3) /* out of order: the general filling */
+                for (int j = 0; j + 1 < k; j += 2) {
+                    int tl = link[i][j];
+                    double td = load[i][j];
+                    link[i][j] = link[i][j + 1], load[i][j] = load[i][j + 1];
+                    link[i][j + 1] = tl, load[i][j + 1] = td;
+                }
+            c[i].link = link[i];
+            c[i].load = load[i];
+            c[i].nnz = k;
+            c[i].max_rate = rnd() < 0.3 ? 0.05 + rnd() : 0;
+        }
+        static const int far_link[] = {NL};
+        static const double far_load[] = {1e-3};
+        c[2].link = far_link;
+        c[2].load = far_load;
+        c[2].nnz = 1;
+        double pair[2], three[3];
+        solve_ok(fc, c, 2, pair);
+        solve_ok(fc, c, 3, three);
+        if (memcmp(pair, three, sizeof pair))
+            fail_msg("case %d: %a %a against %a %a", n, pair[0], pair[1], three[0], three[1]);
+        second += pair[0] != pair[1];
+        flow_ctx_free(fc);
+    }
+    assert_true(second > CASES / 10); /* the cases meant: one class goes on alone */
 }
 
 /* Byte rates of the active flows by progressive filling, every unfrozen
@@ -665,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_max_min_not_equal_split),
         cmocka_unit_test(test_caps),
         cmocka_unit_test(test_free_rate),
+        cmocka_unit_test(test_pair_is_the_general_filling),
         cmocka_unit_test(test_kept_solutions),
         cmocka_unit_test(test_dependencies_and_starts),
         cmocka_unit_test(test_errors),

@@ -250,6 +250,44 @@ static void search_and_bound(const wafer *wf, const model *m, unsigned mems, sea
     sim_ctx_free(b.ctx);
 }
 
+/* The wafers the signature bounds are checked on: k = 0 a 4x4 with a
+ * store (a fixture), 1 one 8x4, 2 two 4x4, 3 an 8x4 with a dead unit and
+ * two dead links. */
+static void bound_wafer(int k, wafer *wf)
+{
+    if (k == 0) {
+        load_fixture("tests/fixtures/layouts/store-4x4.yaml", wf);
+        return;
+    }
+    assert_int_equal(wafer_init(wf, k == 2 ? 4 : 8, 4, k == 2 ? 2 : 1, 1, NULL), WT_OK);
+    wf->peak_flops = 1e12;
+    wf->link_bw = 1e9;
+    wf->link_lat = 1e-8;
+    wf->link_overhead = 2e-7;
+    wf->sram_bytes = 1e9;
+    if (k == 3) {
+        assert_int_equal(wafer_fail_unit(wf, 5, 2, NULL), WT_OK);
+        assert_int_equal(wafer_fail_link(wf, 2, 1, WAFER_E, NULL), WT_OK);
+        assert_int_equal(wafer_fail_link(wf, 6, 0, WAFER_S, NULL), WT_OK);
+    }
+}
+
+/* b, a signature's bound (`what`) on r's candidate, whose level-1 bound is
+ * `bound`: at most r's step, never below level 1's; counted into *n, and
+ * into *tighter when above level 1's. Frees r. */
+static void bound_holds(const char *what, double b, double bound, sim_result *r, long *n, long *tighter)
+{
+    if (!(b <= r->step_time_s * (1 + 1e-12))) {
+        char id[160];
+        identity(r, id, sizeof id);
+        fail_msg("%s bound %.17g above the step %.17g for %s", what, b, r->step_time_s, id);
+    }
+    assert_true(b >= bound * (1 - 1e-12));
+    *tighter += b > bound * (1 + 1e-9);
+    (*n)++;
+    sim_free(r);
+}
+
 /* A routed sibling's bound (search_routed.c, sim_bound_routed) is never
  * above the step: every 7th candidate of a space, bounded with the profile
  * of a sibling evaluated with other options (checkpointing, int8
@@ -282,34 +320,16 @@ static void check_routed(void *ud, const strategy *s, const model *m, int fits, 
     search_routed_bounds(&p, &spec, routed);
     double b = sim_bound_routed(&spec, sim_ctx_link_bw(c->ctx), routed, s->collective);
     assert_int_equal(sim_eval_ctx(c->ctx, &r, m, s, NULL), WT_OK);
-    if (!(b <= r.step_time_s * (1 + 1e-12))) {
-        char id[160];
-        identity(&r, id, sizeof id);
-        fail_msg("routed bound %.17g above the step %.17g for %s", b, r.step_time_s, id);
-    }
-    assert_true(b >= bound * (1 - 1e-12)); /* never weaker than level 1's */
-    c->tighter += b > bound * (1 + 1e-9);
-    c->n++;
-    sim_free(&r);
+    bound_holds("routed", b, bound, &r, &c->n, &c->tighter);
 }
 
 static void test_routed_bound_below_fine(void **state)
 {
     (void)state;
-    wt_err e;
     model m = small_model(4, 64, 4, 32, 16);
     for (int k = 0; k < 3; k++) {
         wafer wf;
-        if (k == 0 && layout_load("tests/fixtures/layouts/store-4x4.yaml", &wf, &e) != WT_OK)
-            fail_msg("%s", e.msg);
-        if (k > 0) { /* one wafer of 8x4, and two of 4x4 */
-            assert_int_equal(wafer_init(&wf, k == 1 ? 8 : 4, 4, k == 1 ? 1 : 2, 1, NULL), WT_OK);
-            wf.peak_flops = 1e12;
-            wf.link_bw = 1e9;
-            wf.link_lat = 1e-8;
-            wf.link_overhead = 2e-7;
-            wf.sram_bytes = 1e9;
-        }
+        bound_wafer(k, &wf);
         search_space sp = {.mems = 1u | (1u << MEM_ACT_INT8), .chunks = 1u | 4u};
         routed_check c = {&wf, NULL, 0, 0, 0};
         assert_int_equal(sim_ctx_new(&c.ctx, &wf, NULL), WT_OK);
@@ -318,6 +338,59 @@ static void test_routed_bound_below_fine(void **state)
                       wf.wafers_x, c.n, c.tighter);
         assert_true(c.n > 200 && c.tighter > 0);
         sim_ctx_free(c.ctx);
+        wafer_free(&wf);
+    }
+}
+
+/* The placement's cuts (search_geom.c) never bound a candidate above its
+ * step: every 3rd candidate of a space on each wafer and network model,
+ * bounded with its own signature's cuts, then evaluated. */
+typedef struct geom_check {
+    const wafer *wf;
+    sim_ctx *ctx;
+    search_cuts cuts;
+    long n, seen, tighter;   /* checked, candidates seen, bounds above sim_bounds' */
+} geom_check;
+
+static void check_geom(void *ud, const strategy *s, const model *m, int fits, double bound)
+{
+    geom_check *c = ud;
+    if (!fits || c->seen++ % 3)
+        return;
+    sim_result spec, r;
+    assert_int_equal(sim_spec(&spec, c->wf, m, s, NULL), WT_OK);
+    search_geom g;
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, &g, NULL), WT_OK);
+    int ok = sim_eval_ctx(c->ctx, &r, m, s, NULL) == WT_OK;
+    assert_int_equal(ok, g.placed); /* refused by its placement exactly when it has no cuts */
+    if (!ok)
+        return;
+    double routed[SIM_MAX_PHASES] = {0};
+    search_geom_bounds(&g, &spec, routed);
+    double b = sim_bound_routed(&spec, sim_ctx_link_bw(c->ctx), routed, s->collective);
+    bound_holds("cut", b, bound, &r, &c->n, &c->tighter);
+}
+
+static void test_geom_bound_below_fine(void **state)
+{
+    (void)state;
+    model m = small_model(4, 64, 4, 32, 16);
+    for (int k = 0; k < 4; k++) {
+        wafer wf;
+        bound_wafer(k, &wf);
+        search_space sp = {.mems = 1u | (1u << MEM_ACT_INT8), .chunks = 1u | 4u, .allow_idle = k == 3};
+        for (int net = 0; net < net_model_table().n; net++) {
+            geom_check c = {&wf, NULL, {0}, 0, 0, 0};
+            assert_int_equal(sim_ctx_new(&c.ctx, &wf, NULL), WT_OK);
+            sim_ctx_set_net(c.ctx, net_model_at(net));
+            assert_int_equal(search_cuts_init(&c.cuts, &wf, NULL), WT_OK);
+            assert_int_equal(search_each(&wf, &m, &sp, check_geom, &c, NULL), WT_OK);
+            print_message("%dx%d x%d %s: cut bound checked on %ld candidates, above level 1's on %ld\n", wf.w, wf.h,
+                          wf.wafers_x, net_model_at(net)->c.name, c.n, c.tighter);
+            assert_true(c.n > 200 && c.tighter > 0);
+            search_cuts_free(&c.cuts);
+            sim_ctx_free(c.ctx);
+        }
         wafer_free(&wf);
     }
 }
@@ -568,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_bound_below_fine),
         cmocka_unit_test(test_bound_per_algorithm),
         cmocka_unit_test(test_routed_bound_below_fine),
+        cmocka_unit_test(test_geom_bound_below_fine),
         cmocka_unit_test(test_stream_search),
         cmocka_unit_test(test_dram_search),
         cmocka_unit_test(test_variants_from_the_tables),

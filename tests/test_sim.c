@@ -804,6 +804,17 @@ static void check_invariants(const sim_result *r)
         double alone = sim_prefetched(&r->phases[p]) ? r->phases[p].compute_s : r->phases[p].comm_s;
         assert_true(r->phases[p].time_s >= fmax(r->phases[p].compute_s, alone) - 1e-15);
     }
+    /* the step's utilisation, mean and largest, brute force over every link */
+    double all = 0, top = 0;
+    int usable = 0;
+    for (size_t l = 0; l < nl; l++)
+        if (sim_link_inv_bw(r->wf, l) > 0) {
+            usable++;
+            all += sim_link_util(r, l);
+            top = fmax(top, sim_link_util(r, l));
+        }
+    assert_rel(r->mean_link_util, all / usable);
+    assert_rel(r->max_link_util, top);
     for (size_t l = 0; l < nl; l++) {
         assert_true(fabs(sum[l] - r->link_bytes[l]) <= 1e-6 * fmax(1, r->link_bytes[l]));
         assert_true(sim_link_util(r, l) <= 1 + 1e-9);
@@ -849,6 +860,16 @@ static void check_invariants(const sim_result *r)
         }
         double at = one[ph->busiest_link] / ph->count * sim_link_inv_bw(r->wf, (size_t)ph->busiest_link);
         assert_true(at >= most * (1 - 1e-9));
+        /* of equals, the first a walk of the phase's patterns meets (each
+         * pattern's links in slot order, in the order of its terms) */
+        int first = -1;
+        for (int t = 0; t < ph->nterms && first < 0; t++) {
+            const sim_pattern *pt = &r->patterns[ph->terms[t].pattern];
+            for (int k = 0; k < pt->nnz && first < 0; k++)
+                if (one[pt->link[k]] / ph->count * sim_link_inv_bw(r->wf, (size_t)pt->link[k]) == most)
+                    first = pt->link[k];
+        }
+        assert_int_equal(ph->busiest_link, first);
         double held = fmax(ph->time_s, ph->comm_s); /* a prefetched gather holds its links that long */
         assert_true(fabs(ph->max_link_util - most / held) <= 1e-9 * fmax(1, ph->max_link_util));
     }
@@ -1330,6 +1351,39 @@ static void test_dead_link_detours(void **state)
     wafer_free(&wf);
 }
 
+/* A copy holds every link's bytes and busiest window as the result does,
+ * the links no pattern loads included (it copies the loaded ones alone),
+ * on a healthy wafer and on one with a dead unit and link. */
+static void test_copy_every_link(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/default.yaml", &wf, NULL), WT_OK);
+    model m;
+    assert_int_equal(model_preset("gpt3-6.7b", &m), 0);
+    for (int hurt = 0; hurt <= 1; hurt++) {
+        if (hurt) {
+            assert_int_equal(wafer_fail_unit(&wf, 3, 3, NULL), WT_OK);
+            assert_int_equal(wafer_fail_link(&wf, 2, 5, WAFER_E, NULL), WT_OK);
+        }
+        sim_result r, copy;
+        eval_ok(&r, &wf, &m, "DP8,TATP16", NULL);
+        assert_int_equal(sim_window_figures(&r, SIM_WINDOW_S, NULL), WT_OK);
+        assert_int_equal(sim_copy(&copy, &r, NULL), WT_OK);
+        size_t nl = wafer_nlinks(&wf), nonzero = 0;
+        for (size_t l = 0; l < nl; l++) {
+            assert_true(copy.link_bytes[l] == r.link_bytes[l] && copy.link_peak[l] == r.link_peak[l]);
+            nonzero += r.link_bytes[l] > 0;
+        }
+        assert_true(nonzero > 0 && nonzero < nl);
+        assert_int_equal(copy.nloaded, r.nloaded);
+        assert_memory_equal(copy.loaded, r.loaded, (size_t)r.nloaded * sizeof *r.loaded);
+        sim_free(&copy);
+        sim_free(&r);
+    }
+    wafer_free(&wf);
+}
+
 /* Bad strategies are refused by sim_eval with the strategy's reason. */
 static void test_refusals(void **state)
 {
@@ -1369,6 +1423,7 @@ int main(void)
         cmocka_unit_test(test_dram_bound),
         cmocka_unit_test(test_multiwafer_dp_is_hierarchical),
         cmocka_unit_test(test_dead_link_detours),
+        cmocka_unit_test(test_copy_every_link),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

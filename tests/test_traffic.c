@@ -136,7 +136,7 @@ static int serial_time_step(sim_ctx *c, sim_result *r, wt_err *e)
         for (int k = 0; k < ph->nterms; k++) {
             const sim_pattern *p = &r->patterns[ph->terms[k].pattern];
             for (int j = 0; j < p->nnz; j++)
-                ph->comm_s += ph->terms[k].coef * p->load[j] * c->inv_bw[p->link[j]];
+                ph->comm_s += ph->terms[k].coef * p->load[j] * net_bw_inv(&c->bw, (size_t)p->link[j]);
         }
         ph->time_s = ph->compute_s + ph->comm_s;
         ph->send_bytes = ph->bw_ratio = 0;

@@ -98,8 +98,8 @@ static void print_rows(FILE *f, const tune_row *rows, int n, const char *format)
     if (first < 0)
         return;
     double k = csv ? 1 : 100;
-    fprintf(f,
-            csv ? "# first step_time_s=%.10g max_link_util=%.10g max_peak_util=%.10g; "
+    fprintf(csv ? stderr : f, /* CSV is the rows alone: its summary is for a person */
+            csv ? "first step_time_s=%.10g max_link_util=%.10g max_peak_util=%.10g; "
                   "best step_time_s=%.10g max_link_util=%.10g max_peak_util=%.10g\n"
                 : "\nfirst: step %.6g s, max link util %.1f%%, peak %.1f%%;  "
                   "best: step %.6g s, max link util %.1f%%, peak %.1f%%\n",

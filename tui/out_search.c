@@ -88,10 +88,11 @@ static void csv_row(FILE *f, const char *kind, int rank, const sim_result *r, do
             w.mfu, w.link, w.memory, speedup);
 }
 
-/* One table: the top rows, then the baselines; the counts in a comment line. */
+/* One table: the top rows, then the baselines; the counts on stderr. */
 static void search_csv(FILE *f, const search_result *s)
 {
-    fprintf(f, "# candidates=%lld,pruned_memory=%lld,pruned_bound=%lld,evaluated=%lld,elapsed_s=%.6g\n",
+    /* CSV is the rows alone (tools read it as is): the counts go to stderr */
+    fprintf(stderr, "candidates=%lld,pruned_memory=%lld,pruned_bound=%lld,evaluated=%lld,elapsed_s=%.6g\n",
             s->candidates, s->pruned_memory, s->pruned_bound, s->evaluated, s->elapsed_s);
     fprintf(f, "kind,rank,strategy,placement,collective,checkpoint,mem,chunk,exec,tp_seqpar,microbatch,step_time_s,"
                "tokens_per_s,mfu,max_link_util,memory_total,speedup\n");

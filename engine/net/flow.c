@@ -21,14 +21,12 @@
  * wherever L or L + W meets an interval's end; between stops its integral
  * is linear in L, so the stops hold the maximum.
  */
-#include "flow.h"
+#include "flow_int.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define FLOW_EPS 1e-12
 
 enum { FLOW_WAIT = 0, FLOW_ACTIVE, FLOW_TAIL, FLOW_DONE };
 
@@ -71,7 +69,7 @@ typedef struct flow_key {
 
 struct flow_ctx {
     size_t nlinks;
-    const double *inv_bw;  /* borrowed, nlinks, s per byte */
+    net_bw bw;             /* its arrays borrowed: 1 / bandwidth of each link */
     /* Per link. on[], util[] and slot[] are zero between calls; a solve
      * sets rem[] and sum[] on the links of its classes. All come from
      * calloc or malloc: pages of links no class loads are never touched. */
@@ -148,14 +146,14 @@ static void free_classes(flow_ctx *fc)
     fc->cap_cls = 0;
 }
 
-int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
+int flow_ctx_new(flow_ctx **out, size_t nlinks, const net_bw *bw, wt_err *e)
 {
     *out = NULL;
     flow_ctx *fc = calloc(1, sizeof *fc);
     if (!fc)
         return wt_oom(e, "flow context");
     fc->nlinks = nlinks;
-    fc->inv_bw = inv_bw;
+    fc->bw = *bw;
     size_t n = nlinks ? nlinks : 1;
     fc->ln = malloc(n * sizeof *fc->ln);
     fc->util = calloc(n, sizeof *fc->util);
@@ -291,7 +289,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
         for (int k = 0; k < lc->nnz; k++) {
             int l = lc->link[k];
             double left = fc->ln[l].rem -= delta * lc->load[k];
-            last_full |= lc->load[k] > 0 && (l == arg_link ? 0 : left) * fc->inv_bw[l] <= FLOW_EPS;
+            last_full |= lc->load[k] > 0 && (l == arg_link ? 0 : left) * net_bw_inv(&fc->bw, (size_t)l) <= FLOW_EPS;
         }
         if (arg_link >= 0)
             fc->ln[arg_link].rem = 0;
@@ -302,7 +300,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
             int frozen = ci == arg_cls || (c->max_rate > 0 && t >= c->max_rate * (1 - FLOW_EPS)) ||
                          (i == nu - 1 && last_full);
             for (int k = 0; k < c->nnz && !frozen && i < nu - 1; k++)
-                frozen = c->load[k] > 0 && fc->ln[c->link[k]].rem * fc->inv_bw[c->link[k]] <= FLOW_EPS;
+                frozen = c->load[k] > 0 && fc->ln[c->link[k]].rem * net_bw_inv(&fc->bw, (size_t)c->link[k]) <= FLOW_EPS;
             if (!frozen) {
                 fc->ulist[kept++] = ci;
                 continue;
@@ -323,7 +321,7 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
 /* The smallest of start and each loaded link's bandwidth over its load:
  * fill_level's arithmetic in one walk, without its per-link scratch. *loads
  * says whether any load is positive. */
-static double alone_delta(const int *link, const double *load, int nnz, const double *inv_bw, double start,
+static double alone_delta(const int *link, const double *load, int nnz, const net_bw *bw, double start,
                           int *loads, flow_busy *busy)
 {
     double delta = start, inv = -1, rem = 0;
@@ -331,7 +329,7 @@ static double alone_delta(const int *link, const double *load, int nnz, const do
     busy->s = 0;
     busy->link = -1;
     for (int k = 0; k < nnz; k++) {
-        double ik = inv_bw[link[k]], b = load[k] * ik;
+        double ik = net_bw_inv(bw, (size_t)link[k]), b = load[k] * ik;
         if (b > busy->s || k == 0) {
             busy->s = b;
             busy->link = link[k];
@@ -349,10 +347,10 @@ static double alone_delta(const int *link, const double *load, int nnz, const do
     return delta;
 }
 
-double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw, flow_busy *busy)
+double flow_free_rate(const int *link, const double *load, int nnz, const net_bw *bw, flow_busy *busy)
 {
     int loads;
-    double delta = alone_delta(link, load, nnz, inv_bw, INFINITY, &loads, busy);
+    double delta = alone_delta(link, load, nnz, bw, INFINITY, &loads, busy);
     return loads ? fmax(delta, 0) : INFINITY;
 }
 
@@ -376,7 +374,7 @@ static int solve_alone(flow_ctx *fc, const flow_class *cls, int ci, double *rate
             return WT_EINTERNAL;
         }
     }
-    double delta = alone_delta(c->link, c->load, c->nnz, fc->inv_bw, c->max_rate > 0 ? c->max_rate : INFINITY,
+    double delta = alone_delta(c->link, c->load, c->nnz, &fc->bw, c->max_rate > 0 ? c->max_rate : INFINITY,
                                &loads, &busy);
     if (!loads)
         rate[ci] = c->max_rate > 0 ? c->max_rate : INFINITY;
@@ -473,6 +471,45 @@ static int loading_list(const flow_class *cls, const int *idx, int m, int *list)
     return n;
 }
 
+/* 1 when some load of c is positive (fill_level's test of a loading class). */
+static int loads_some(const flow_class *c)
+{
+    for (int k = 0; k < c->nnz; k++)
+        if (c->load[k] > 0)
+            return 1;
+    return 0;
+}
+
+/* Classes idx[0..m) of one priority of which two load links, both with
+ * some positive load, the others none (the DP buckets beside a pass, a
+ * streamed gather beside a tensor pass): their rates into rate[] from
+ * flow_pair_solve, the others' as fill_level gives them; 1 when done, 0
+ * when the set is not such a pair or the pair's lists do not allow it. */
+static int solve_pair(flow_ctx *fc, const flow_class *cls, const int *idx, int m, double *rate)
+{
+    int pair[2], n = 0;
+    for (int i = 0; i < m; i++) {
+        const flow_class *c = &cls[idx[i]];
+        if (c->prio != cls[idx[0]].prio)
+            return 0;
+        if (c->nnz > 0 && (n == 2 || !loads_some(c)))
+            return 0;
+        if (c->nnz > 0)
+            pair[n++] = idx[i];
+    }
+    if (n != 2)
+        return 0;
+    int a = pair[0] < pair[1] ? pair[0] : pair[1], b = pair[0] < pair[1] ? pair[1] : pair[0];
+    if (flow_pair_solve(&fc->bw, fc->nlinks, &cls[a], &cls[b], &rate[a], &rate[b]))
+        return 0;
+    for (int i = 0; i < m; i++) {
+        const flow_class *c = &cls[idx[i]];
+        if (c->nnz == 0)
+            rate[idx[i]] = c->max_rate > 0 ? c->max_rate : INFINITY;
+    }
+    return 1;
+}
+
 /* The rates of classes idx[0..m) active together into rate[class]; a set
  * of loading classes solved before since the last forget is not solved
  * again. */
@@ -498,6 +535,10 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
         }
         return WT_OK;
     }
+    if (solve_pair(fc, cls, idx, m, rate)) {
+        nload = loading_list(cls, idx, m, list);
+        return kept_add(fc, cls, list, nload, h, rate) ? wt_oom(e, "flow solutions") : WT_OK;
+    }
     /* A link two classes load is set twice, to the same values. Most links
      * share a bandwidth: a division only where it changes. */
     double inv = -1, bw = 0;
@@ -509,8 +550,8 @@ static int solve_set(flow_ctx *fc, const flow_class *cls, const int *idx, int m,
                 wt_fail(e, "flow class %d loads link slot %d, outside 0..%zu", idx[i], l, fc->nlinks);
                 return WT_EINTERNAL;
             }
-            if (fc->inv_bw[l] != inv) {
-                inv = fc->inv_bw[l];
+            if (net_bw_inv(&fc->bw, (size_t)l) != inv) {
+                inv = net_bw_inv(&fc->bw, (size_t)l);
                 bw = inv > 0 ? 1 / inv : 0;
             }
             fc->ln[l] = (flow_link){bw, 0};
@@ -621,7 +662,7 @@ static void add_util(flow_ctx *fc, const flow_class *cls, int id, double scale, 
             int l = c->link[k];
             if (c->load[k] <= 0)
                 continue;
-            double u = fc->util[l] += r * c->load[k] * fc->inv_bw[l];
+            double u = fc->util[l] += r * c->load[k] * net_bw_inv(&fc->bw, (size_t)l);
             if (peaks && u > fc->stats[fc->slot[l] - 1].peak) /* not fmax: a libm call per link */
                 fc->stats[fc->slot[l] - 1].peak = u;
             if (!fc->on[l]) {

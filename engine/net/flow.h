@@ -59,6 +59,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "net_bw.h"
 
 typedef struct flow_class {
     /* Links loaded, borrowed for the call: nnz link slots (each at most
@@ -110,12 +111,12 @@ typedef struct flow_run_out {
 } flow_run_out;
 
 /* Scratch for solves and runs over links 0..nlinks-1, reused across calls
- * (one caller at a time). inv_bw (s per byte, 0 = unusable: a class that
- * loads such a link gets rate 0) is borrowed and read at every call, like
- * sim_ctx's. */
+ * (one caller at a time). bw (net_bw.h: s per byte, 0 = unusable: a class
+ * that loads such a link gets rate 0) is copied, its arrays borrowed and
+ * read at every call, like sim_ctx's. */
 typedef struct flow_ctx flow_ctx;
 
-int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e);
+int flow_ctx_new(flow_ctx **out, size_t nlinks, const net_bw *bw, wt_err *e);
 
 /* With keep 1, runs reuse the solutions of sets of loading classes solved
  * by earlier runs since the last flow_ctx_forget. Classes are matched by
@@ -125,7 +126,7 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const double *inv_bw, wt_err *e)
 void flow_ctx_keep(flow_ctx *fc, int keep);
 void flow_ctx_forget(flow_ctx *fc);
 
-/* A class's busiest link alone: the largest load[k] * inv_bw[link[k]] (s
+/* A class's busiest link alone: the largest load[k] * 1 / bandwidth (s
  * per unit of progress) and the first link slot with it (-1 without
  * links). */
 typedef struct flow_busy {
@@ -134,10 +135,10 @@ typedef struct flow_busy {
 } flow_busy;
 
 /* The rate of a class of loads load[0..nnz) on links link[] alone on free
- * links (inv_bw as the context's), without a cap: INFINITY when it loads
+ * links (bw as the context's), without a cap: INFINITY when it loads
  * nothing, 0 when it loads an unusable link. What a solve finds for it.
  * Its busiest link into *busy, from the same walk. */
-double flow_free_rate(const int *link, const double *load, int nnz, const double *inv_bw, flow_busy *busy);
+double flow_free_rate(const int *link, const double *load, int nnz, const net_bw *bw, flow_busy *busy);
 void flow_ctx_free(flow_ctx *fc);
 
 /* The max-min fair rates, with priority and caps, of the n classes all

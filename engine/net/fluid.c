@@ -213,7 +213,7 @@ static int flow_ctx_made(sim_ctx *c, wt_err *e)
 {
     if (c->flow)
         return WT_OK;
-    int rc = flow_ctx_new(&c->flow, wafer_nlinks(c->wf), c->inv_bw, e);
+    int rc = flow_ctx_new(&c->flow, wafer_nlinks(c->wf), &c->bw, e);
     /* the runs of one step share their solutions: its patterns stay while
      * it is timed, and net_fluid_time_step forgets them */
     if (rc == WT_OK)
@@ -396,7 +396,8 @@ int net_fluid_flows_time(const double *inv_bw, size_t nlinks, const flow_class *
                          double *end_s, wt_err *e)
 {
     flow_ctx *fc;
-    int rc = flow_ctx_new(&fc, nlinks, inv_bw, e);
+    net_bw bw = {NULL, inv_bw};
+    int rc = flow_ctx_new(&fc, nlinks, &bw, e);
     if (rc != WT_OK)
         return rc;
     flow_run_out out;

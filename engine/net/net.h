@@ -11,7 +11,7 @@
  * by sim_retime), the run-time tuning r->tune, the strategy and model (r->s,
  * r->m, r->micro_batches and the stage helpers of sim_int.h), the wafer's
  * constants (r->wf: overheads, latencies) and the context's per-link data
- * and scratch (c->inv_bw, c->inj_bw, c->scratch and c->marks, zero again on return). A
+ * and scratch (c->bw, c->inj_bw, and c->marks, zero again on return). A
  * model may skip work that can only lengthen a step already longer than
  * c->cutoff_s (sim_ctx_set_cutoff), as long as the step it reports stays
  * above the cutoff.

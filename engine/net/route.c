@@ -378,22 +378,32 @@ typedef struct route_out {
     int oom;          /* the list could not grow: stop listing, keep clearing */
 } route_out;
 
-/* Appends one link to the list, growing it; on failure marks o->oom. */
-static void route_append(route_out *o, size_t slot, double v)
+/* Grows the list by doubling; on failure marks o->oom. */
+static void route_grow(route_out *o)
+{
+    route_sparse *sp = o->sp;
+    size_t cap = sp->cap ? sp->cap * 2 : 256;
+    int *l = realloc(sp->link, cap * sizeof *l);
+    if (l)
+        sp->link = l;
+    double *d = l ? realloc(sp->load, cap * sizeof *d) : NULL;
+    if (!d) {
+        o->oom = 1;
+        return;
+    }
+    sp->load = d;
+    sp->cap = cap;
+}
+
+/* Appends one link to the list, growing it (rarely: callers reserve what
+ * a pass usually loads), inlined into the pass; on failure marks o->oom. */
+ROUTE_HOT void route_append(route_out *o, size_t slot, double v)
 {
     route_sparse *sp = o->sp;
     if (sp->n == sp->cap) {
-        size_t cap = sp->cap ? sp->cap * 2 : 256;
-        int *l = realloc(sp->link, cap * sizeof *l);
-        if (l)
-            sp->link = l;
-        double *d = l ? realloc(sp->load, cap * sizeof *d) : NULL;
-        if (!d) {
-            o->oom = 1;
+        route_grow(o);
+        if (o->oom)
             return;
-        }
-        sp->load = d;
-        sp->cap = cap;
     }
     sp->link[sp->n] = (int)slot;
     sp->load[sp->n++] = v;

@@ -1,0 +1,221 @@
+/*
+ * search_geom.c - bounds a candidate's passes by where its ranks sit,
+ * without routing them.
+ *
+ * Every path between two units of the mesh, straight or detoured around
+ * faults, crosses each column boundary between their columns (x = c | c + 1
+ * for sx <= c < tx) eastward at least once, and only over the usable links
+ * that cross that boundary eastward; likewise westward, and the row
+ * boundaries southward and northward. If a pass's flows put B bytes (per
+ * byte each member sends) across a boundary in one direction, its links
+ * there carry sum_l load(l) >= B, and load(l) <= max_busy x bw(l) on each,
+ * so
+ *
+ *     max_busy >= B / (sum of the bandwidths of those links)
+ *
+ * whatever the routing mode. The largest ratio over the boundaries and
+ * directions (a cut) bounds the pass in O(flows + w + h) instead of a route.
+ * A collective's terms (coll_expand, with the algorithm as traffic.c
+ * resolves it: hierarchical for groups that span wafers, a ring where a
+ * pass of the algorithm does not exist) each take at least coef x their
+ * pass's cut, and a phase's passes run one after another (docs/MODEL.md,
+ * "The placement's cuts"). A TATP row or column wrapped across mesh rows
+ * by a linear placement sends every flow tens or hundreds of columns
+ * across: the cut sees it, the first-link bound of sim_bounds cannot.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_int.h"
+
+/* Directions a boundary is crossed in: east and west over the column
+ * boundaries (slot b: between columns b and b + 1), south and north over
+ * the row boundaries. */
+enum { CUT_E = 0, CUT_W, CUT_S, CUT_N, CUT_NDIR };
+
+/* Where direction d's slots start in cap and diff: w each for E and W, h
+ * each for S and N (the last slot of each is a difference array's end). */
+static size_t cut_at(const wafer *wf, int d)
+{
+    size_t w = (size_t)wf->w, h = (size_t)wf->h;
+    return d == CUT_E ? 0 : d == CUT_W ? w : d == CUT_S ? 2 * w : 2 * w + h;
+}
+
+void search_cuts_free(search_cuts *c)
+{
+    free(c->cap);
+    free(c->diff);
+    free(c->next);
+    memset(c, 0, sizeof *c);
+}
+
+int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e)
+{
+    memset(c, 0, sizeof *c);
+    c->wf = wf;
+    size_t n = 2 * (size_t)wf->w + 2 * (size_t)wf->h;
+    c->cap = calloc(n, sizeof *c->cap);
+    c->diff = malloc(n * sizeof *c->diff);
+    c->next = malloc(wafer_nunits(wf) * sizeof *c->next);
+    if (!c->cap || !c->diff || !c->next) {
+        search_cuts_free(c);
+        return wt_oom(e, "search cuts");
+    }
+    static const int link_dir[CUT_NDIR] = {WAFER_E, WAFER_W, WAFER_S, WAFER_N};
+    for (int y = 0; y < wf->h; y++)
+        for (int x = 0; x < wf->w; x++) {
+            unsigned ok = wafer_usable_mask(wf, x, y);
+            for (int d = 0; d < CUT_NDIR; d++) {
+                if (!(ok >> link_dir[d] & 1u))
+                    continue;
+                /* the boundary the link crosses: a west or north link
+                 * leaves column (row) b + 1 for b */
+                int b = d == CUT_E ? x : d == CUT_W ? x - 1 : d == CUT_S ? y : y - 1;
+                c->cap[cut_at(wf, d) + (size_t)b] += wafer_link_bw(wf, wafer_unit(wf, x, y), link_dir[d]);
+            }
+        }
+    return WT_OK;
+}
+
+/* Adds one byte from unit a to unit b to the difference arrays: it
+ * crosses the column boundaries from min to max - 1 of their columns, in
+ * the direction from a's to b's, and likewise the row boundaries. */
+static void cross(search_cuts *c, int a, int b)
+{
+    const wafer *wf = c->wf;
+    int ax = wafer_x(wf, a), bx = wafer_x(wf, b), ay = wafer_y(wf, a), by = wafer_y(wf, b);
+    double *we = c->diff + cut_at(wf, bx > ax ? CUT_E : CUT_W);
+    double *ns = c->diff + cut_at(wf, by > ay ? CUT_S : CUT_N);
+    int x0 = ax < bx ? ax : bx, x1 = ax < bx ? bx : ax, y0 = ay < by ? ay : by, y1 = ay < by ? by : ay;
+    we[x0] += 1;
+    we[x1] -= 1;
+    ns[y0] += 1;
+    ns[y1] -= 1;
+}
+
+/* The cut of a pass of g (whose successors are in c->next): the largest
+ * bytes across a boundary over the bandwidth across it, s per byte each
+ * member sends. */
+static double pass_cut(search_cuts *c, const coll_groups *g, int pass)
+{
+    const wafer *wf = c->wf;
+    memset(c->diff, 0, (2 * (size_t)wf->w + 2 * (size_t)wf->h) * sizeof *c->diff);
+    int two_way = coll_pass_two_way(pass);
+    size_t members = (size_t)g->ngroups * (size_t)g->size;
+    for (size_t i = 0; i < members; i++) {
+        int m = (int)(i % (size_t)g->size), nx = c->next[i];
+        if (nx == m)
+            continue;
+        int a = g->unit[i], b = g->unit[i - (size_t)m + (size_t)nx];
+        cross(c, a, b);
+        if (two_way)
+            cross(c, b, a);
+    }
+    double worst = 0;
+    for (int d = 0; d < CUT_NDIR; d++) {
+        size_t at = cut_at(wf, d), n = d == CUT_E || d == CUT_W ? (size_t)wf->w : (size_t)wf->h;
+        double across = 0;
+        for (size_t b = 0; b + 1 < n; b++) {
+            across += c->diff[at + b];
+            if (c->cap[at + b] > 0) /* nothing can cross it: the evaluation fails, no bound needed */
+                worst = fmax(worst, across / c->cap[at + b]);
+        }
+    }
+    return worst;
+}
+
+/* Seconds per byte of M of op (OP_*, or -1 for the pipeline shift) on g
+ * with algorithm a and hierarchical split `inner`, from the pass cuts
+ * (cut[pass] < 0 not known yet, filled on first use); -1 when a pass of
+ * a's expansion does not exist (an uneven hierarchical split), -2 out of
+ * memory. */
+static double op_cut(search_cuts *c, const coll_groups *g, const strategy *s, coll_algo a, int inner, int op,
+                     double *cut)
+{
+    coll_term ct[COLL_MAX_TERMS];
+    int n = 1;
+    if (op < 0)
+        ct[0] = (coll_term){PASS_SHIFT, 1, 1};
+    else
+        n = coll_expand(g, a, op, 1, inner, ct);
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        int p = ct[i].pass;
+        if (cut[p] < 0) {
+            int q = coll_pass_next(g, p, c->wf, s->sub_w, s->sub_h, c->next);
+            if (q == -2)
+                return -2;
+            if (q == -1 && (p == PASS_INNER || p == PASS_OUTER))
+                return -1;
+            cut[p] = pass_cut(c, g, p);
+        }
+        sum += ct[i].coef * cut[p];
+    }
+    return sum;
+}
+
+/* Fills the cuts of every op of one group kind. */
+static int kind_cuts(search_cuts *c, const plan *pl, const strategy *s, int kind, search_geom *out, wt_err *e)
+{
+    coll_groups g;
+    int rc = coll_groups_build(&g, kind, pl, c->wf, e);
+    if (rc != WT_OK)
+        return rc;
+    double cut[NPASS];
+    for (int p = 0; p < NPASS; p++)
+        cut[p] = -1;
+    coll_algo a = g.wafers ? COLL_HIER : s->collective;
+    assert(a < COLL_NALGOS); /* the search never asks for auto */
+    int inner = 0;
+    if (a == COLL_HIER && g.size > 1) {
+        /* the split is as costly to find as its pass: take both at once */
+        inner = coll_pass_next(&g, PASS_INNER, c->wf, s->sub_w, s->sub_h, c->next);
+        if (inner > 1)
+            cut[PASS_INNER] = pass_cut(c, &g, PASS_INNER);
+        else if (inner == -2)
+            rc = wt_oom(e, "search cuts");
+    }
+    /* pipeline groups only shift; the others only run collectives */
+    int first = kind == CG_PP ? -1 : OP_ALLREDUCE, last = kind == CG_PP ? -1 : OP_REDUCESCATTER;
+    for (int op = first; g.size > 1 && op <= last && rc == WT_OK; op++) {
+        double v = op_cut(c, &g, s, a, inner, op, cut);
+        if (v == -1) /* traffic.c falls back to a ring */
+            v = op_cut(c, &g, s, COLL_RING, 0, op, cut);
+        if (v == -2)
+            rc = wt_oom(e, "search cuts");
+        out->s_per_byte[kind][op + 1] = v;
+    }
+    coll_groups_free(&g);
+    return rc;
+}
+
+int search_geom_build(search_cuts *c, const strategy *s, search_geom *out, wt_err *e)
+{
+    memset(out, 0, sizeof *out);
+    plan pl;
+    int rc = place_plan(&pl, c->wf, s, e);
+    if (rc == WT_EINPUT) /* refused: its evaluation says why */
+        return WT_OK;
+    if (rc != WT_OK)
+        return rc;
+    out->placed = 1;
+    for (int kind = 0; kind < CG_NKIND && rc == WT_OK; kind++)
+        if (kind != CG_STORE)
+            rc = kind_cuts(c, &pl, s, kind, out, e);
+    place_free(&pl);
+    return rc;
+}
+
+void search_geom_bounds(const search_geom *g, const sim_result *spec, double *routed)
+{
+    for (int i = 0; i < spec->nphases; i++) {
+        const sim_phase *ph = &spec->phases[i];
+        double s = 0;
+        for (int j = 0; j < ph->nops; j++)
+            if (ph->ops[j].kind != CG_STORE)
+                s += ph->ops[j].bytes * g->s_per_byte[ph->ops[j].kind][ph->ops[j].op + 1];
+        routed[i] = fmax(routed[i], s);
+    }
+}
