@@ -304,10 +304,29 @@ int sim_link_windows_at(const sim_result *r, double window_s, double hot_frac, c
  * WT_EINPUT for a window that is not a positive finite time or a t0 that is
  * not finite, WT_EINTERNAL out of memory. */
 int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e);
-/* As sim_link_window_util, into util holding a window of r already (from
- * either): only the links r loads are written (r->loaded), all of them
- * before sim_window_figures. The same values, O(loaded links) not O(links). */
-int sim_link_window_util_again(const sim_result *r, double t0, double window_s, double *util, wt_err *e);
+/* The links of a result by their loads: links with the same bytes from
+ * every timed phase's patterns and the same bandwidth (the groups of a
+ * collective are alike) have the same figure in every window, so a screen
+ * computes a window per class, not per link. of[l] is link slot l's class,
+ * 0 for the links no timed phase loads (0 in every window), the others
+ * 1..n-1. Owned by the caller, freed with sim_link_classes_free; it reads
+ * the result it was made for, which must outlive it. */
+typedef struct sim_link_classes {
+    int *of;                    /* wafer_nlinks */
+    int n;
+    int *start;                 /* n + 1: class c's loads are load[start[c] .. start[c + 1]) */
+    struct sim_class_load *load;
+    double *inv;                /* n: a class's 1 / bandwidth, s/B */
+} sim_link_classes;
+/* WT_EINTERNAL out of memory (c then empty). Time O(loads of the
+ * patterns), memory O(links). */
+int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e);
+void sim_link_classes_free(sim_link_classes *c);
+/* sim_link_window_util by class: util[c] (c->n of them) is, to the bit,
+ * what sim_link_window_util gives every link of class c. O(phases + the
+ * classes' loads); its errors. */
+int sim_class_window_util(const sim_result *r, const sim_link_classes *c, double t0, double window_s, double *util,
+                          wt_err *e);
 /* The phases running at time t of the step as the windows lay them out (a
  * slot's phases layer by layer, the DP all-reduce's hidden part over the end
  * of the last backward, then the tail), into out (at most max, the slot's

@@ -25,7 +25,12 @@
  * and layers' arithmetic in O(phases), and each link's busy time is its
  * phases' utilisations weighed by them, scattered from the phases' patterns;
  * only where the window meets the hidden DP all-reduce does the cap at 1
- * need both utilisations of a link at once.
+ * need both utilisations of a link at once. A screen that plays the step
+ * over a wafer whose links are all loaded reads it by class instead
+ * (sim_link_classes: links whose loads and bandwidth are alike, the same
+ * classes as the sweep's): a class's figure is one of its links' with the
+ * same arithmetic in the same order, so the same to the bit, in O(its
+ * loads) instead of O(the phases' loads).
  */
 #include <math.h>
 #include <stdint.h>
@@ -422,29 +427,77 @@ static int classes_get(win_classes *cl, int parent, int pattern, double val)
     return cl->n++;
 }
 
+/* Links take a few steps of their chains alike over and over (a
+ * collective's groups, a row's directions, a stream's loads falling along
+ * a row of 750), so the steps met last are kept in a direct-mapped table
+ * in front of the interning one: on a wafer whose links are all loaded
+ * most steps are found there, without a probe (64 slots missed 44 % on
+ * wse2, where 1024 miss few). A table serves one pattern (or the closing
+ * steps, -1). */
+#define MEMO_SIZE 1024
+
+typedef struct win_memo {
+    struct {
+        int from, to;
+        double val;
+    } e[MEMO_SIZE];
+} win_memo;
+
+static void memo_clear(win_memo *m)
+{
+    for (int i = 0; i < MEMO_SIZE; i++)
+        m->e[i].from = -1;
+}
+
+/* classes_get(cl, from, pattern, val) through m. */
+static int memo_get(win_classes *cl, win_memo *m, int from, int pattern, double val)
+{
+    uint64_t bits;
+    memcpy(&bits, &val, sizeof bits);
+    uint32_t h = (uint32_t)from * 0x9E3779B1u ^ (uint32_t)(bits >> 32) ^ (uint32_t)bits;
+    h ^= h >> 15;
+    h = (h * 0x2C1B3C6Du) >> 22; /* the top 10 bits: MEMO_SIZE slots */
+    if (m->e[h].from != from || memcmp(&m->e[h].val, &val, sizeof val)) {
+        int to = classes_get(cl, from, pattern, val);
+        if (to < 0)
+            return -1;
+        m->e[h].from = from;
+        m->e[h].val = val;
+        m->e[h].to = to;
+    }
+    return m->e[h].to;
+}
+
 /* Every link's open chain in cls[nl] (zero on entry): the patterns that
  * timed phases use (mark[p] = 0 on entry, -1 for the others), in pattern
- * order, each appending its bytes on the links it loads. Consecutive
- * entries often extend one chain alike: the last step is kept. */
+ * order, each appending its bytes on the links it loads. */
 static int classes_chain(const sim_result *r, win_classes *cl, const int *mark, int *cls)
 {
+    win_memo m;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
-        int from = -1, to = -1;
-        double val = 0;
+        memo_clear(&m);
         for (int k = 0; k < pat->nnz && !mark[p]; k++) {
             int l = pat->link[k];
-            if (cls[l] != from || memcmp(&pat->load[k], &val, sizeof val)) {
-                from = cls[l];
-                val = pat->load[k];
-                to = classes_get(cl, from, p, val);
-                if (to < 0)
-                    return -1;
-            }
-            cls[l] = to;
+            if ((cls[l] = memo_get(cl, &m, cls[l], p, pat->load[k])) < 0)
+                return -1;
         }
     }
     return 0;
+}
+
+/* classes_init, then every link's open chain as classes_chain gives it
+ * (cls: nlinks, zero on entry; mark: npatterns of scratch). */
+static int classes_open(const sim_result *r, win_classes *cl, int *mark, int *cls)
+{
+    if (classes_init(cl))
+        return -1;
+    for (int q = 0; q < r->npatterns; q++)
+        mark[q] = -1;
+    for (int i = 0; i < r->nphases; i++)
+        for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++)
+            mark[r->phases[i].terms[t].pattern] = 0;
+    return classes_chain(r, cl, mark, cls);
 }
 
 /* The loaded phases of closed chain f, as phase_links finds them for its
@@ -573,18 +626,9 @@ static int windows_at(const sim_result *r, double window_s, double hot_frac, con
     int *cls = calloc(wafer_nlinks(wf), sizeof *cls);
     sw.mark = malloc(np * sizeof *sw.mark);
     sw.bytes = malloc(np * sizeof *sw.bytes);
-    int rc = !cls || !sw.mark || !sw.bytes || classes_init(&sw.cl) ? -1 : 0;
-    if (!rc) {
-        for (int q = 0; q < r->npatterns; q++)
-            sw.mark[q] = -1;
-        for (int i = 0; i < r->nphases; i++)
-            for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++)
-                sw.mark[r->phases[i].terms[t].pattern] = 0;
-        rc = classes_chain(r, &sw.cl, sw.mark, cls);
-    }
-    /* each link closes its chain with its 1 / bandwidth */
-    int from = -1, f = -1;
-    double inv_at = 0;
+    int rc = !cls || !sw.mark || !sw.bytes || classes_open(r, &sw.cl, sw.mark, cls) ? -1 : 0;
+    win_memo c; /* each link closes its chain with its 1 / bandwidth */
+    memo_clear(&c);
     for (int i = 0; i < n && !rc; i++) {
         size_t l = (size_t)links[i], at = scatter ? l : (size_t)i;
         if (!cls[l]) { /* no timed phase loads it: nothing to sweep */
@@ -594,11 +638,7 @@ static int windows_at(const sim_result *r, double window_s, double hot_frac, con
             continue;
         }
         double inv = sim_link_inv_bw(wf, l);
-        if (cls[l] != from || memcmp(&inv, &inv_at, sizeof inv)) {
-            from = cls[l];
-            inv_at = inv;
-            f = classes_get(&sw.cl, from, -1, inv);
-        }
+        int f = memo_get(&sw.cl, &c, cls[l], -1, inv);
         rc = f < 0 || sweep_link(&sw, f, l, inv, &peak[at], hot_s ? &hot_s[at] : NULL);
     }
     free(sw.s.x);
@@ -788,8 +828,8 @@ static void cap_u(void *ctx, int l, double u)
 
 /* Adds the hidden DP all-reduce (phase dp, k of the window) to util, and
  * takes off what the cap at 1 takes from each phase it lies over (under[i]
- * seconds of the window w, thin[i] of its utilisation). */
-static int add_hidden_dp(const sim_result *r, int dp, double k, const double *under, const double *thin, double w,
+ * of the window, thin[i] of its utilisation). */
+static int add_hidden_dp(const sim_result *r, int dp, double k, const double *under, const double *thin,
                          double *util, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
@@ -803,7 +843,7 @@ static int add_hidden_dp(const sim_result *r, int dp, double k, const double *un
     phase_links(r, dp, sum, store_u, dp_u);
     for (int i = 0; i < r->nphases; i++)
         if (under[i] > 0 && i != dp) {
-            cap_ctx c = {dp_u, util, under[i] / w, thin[i]};
+            cap_ctx c = {dp_u, util, under[i], thin[i]};
             phase_links(r, i, sum, cap_u, &c);
         }
     free(dp_u);
@@ -811,18 +851,26 @@ static int add_hidden_dp(const sim_result *r, int dp, double k, const double *un
     return WT_OK;
 }
 
-/* sim_link_window_util into util cleared where r may load: the loaded
- * links, or all of them (all). */
-static int window_util(const sim_result *r, double t0, double window_s, double *util, int all, wt_err *e)
+/* What a window takes from each phase: the same for every link. k[i] is
+ * phase i's weight (its seconds in the window over the window, times
+ * thin[i]: a prefetched gather's bytes take its span, at len / span of its
+ * utilisation over its own slice), under[i] its seconds under the hidden DP
+ * all-reduce over the window, dp_k the hidden part's, stretched whether some
+ * phase is thinned (a link's figure is then capped at 1). */
+typedef struct win_weights {
+    double k[SIM_MAX_PHASES], under[SIM_MAX_PHASES], thin[SIM_MAX_PHASES];
+    double dp_k;
+    int dp, stretched;
+} win_weights;
+
+/* The weights of the window [t0, t0 + window_s] moved into r's step; all
+ * zero when the step has no length. */
+static int window_weights(const sim_result *r, double t0, double window_s, win_weights *ww, wt_err *e)
 {
     if (!(window_s > 0) || !isfinite(window_s) || !isfinite(t0))
         return wt_fail(e, "window %g s at %g s: must be a positive time at a finite one", window_s, t0);
-    size_t nl = wafer_nlinks(r->wf), nw = all || !r->loaded ? nl : (size_t)r->nloaded;
-    if (nw == nl)
-        memset(util, 0, nl * sizeof *util);
-    else
-        for (size_t k = 0; k < nw; k++)
-            util[r->loaded[k]] = 0;
+    memset(ww, 0, sizeof *ww);
+    ww->dp = -1;
     double T = r->step_time_s, w = fmin(window_s, T);
     if (!(w > 0))
         return WT_OK;
@@ -830,42 +878,195 @@ static int window_util(const sim_result *r, double t0, double window_s, double *
     win_plan p;
     plan_build(r, w, &p);
     double pipe = r->slots * slot_len(&p), from = pipe - p.hidden_s, shift = tail_shift(&p, r);
-    double under[SIM_MAX_PHASES] = {0}; /* seconds each phase runs under the hidden DP */
-    double thin[SIM_MAX_PHASES];
-    int stretched = 0;
     for (int i = 0; i < r->nphases; i++) {
         double in = slots_time(&p, r, i, lo, fmin(hi, from));
-        under[i] = slots_time(&p, r, i, fmax(lo, from), hi);
+        double under = slots_time(&p, r, i, fmax(lo, from), hi);
         for (int k = 0; k < r->ntimeline; k++) {
             const sim_slice *sl = &r->timeline[k];
             if (sl->phase == i && sl->end_s > r->slot_s) /* the tail */
                 in += overlap(sl->start_s + shift, sl->end_s - sl->start_s, lo, hi);
         }
-        /* a prefetched gather's bytes take its span, at len / span of its
-         * utilisation over its own slice */
-        thin[i] = p.span[i] > p.len[i] ? p.len[i] / p.span[i] : 1;
-        stretched |= thin[i] < 1;
-        add_phase(r, i, (in + under[i]) / w * thin[i], util);
+        ww->thin[i] = p.span[i] > p.len[i] ? p.len[i] / p.span[i] : 1;
+        ww->stretched |= ww->thin[i] < 1;
+        ww->k[i] = (in + under) / w * ww->thin[i];
+        ww->under[i] = under / w;
     }
     double dp_s = p.dp >= 0 ? overlap(from, p.hidden_s, lo, hi) : 0;
-    int rc = dp_s > 0 ? add_hidden_dp(r, p.dp, dp_s / w, under, thin, w, util, e) : WT_OK;
-    /* beside the layer before, a link carries at most its bandwidth: the
-     * cap on the window's average, at least the average of the capped sum */
-    for (size_t k = 0; stretched && k < nw; k++) {
-        size_t l = nw == nl ? k : (size_t)r->loaded[k];
-        util[l] = fmin(util[l], 1);
+    if (dp_s > 0) {
+        ww->dp = p.dp;
+        ww->dp_k = dp_s / w;
     }
-    return rc;
+    return WT_OK;
 }
 
 int sim_link_window_util(const sim_result *r, double t0, double window_s, double *util, wt_err *e)
 {
-    return window_util(r, t0, window_s, util, 1, e);
+    win_weights ww;
+    int rc = window_weights(r, t0, window_s, &ww, e);
+    if (rc != WT_OK)
+        return rc;
+    size_t nl = wafer_nlinks(r->wf);
+    memset(util, 0, nl * sizeof *util);
+    for (int i = 0; i < r->nphases; i++)
+        add_phase(r, i, ww.k[i], util);
+    if (ww.dp >= 0)
+        rc = add_hidden_dp(r, ww.dp, ww.dp_k, ww.under, ww.thin, util, e);
+    /* beside the layer before, a link carries at most its bandwidth: the
+     * cap on the window's average, at least the average of the capped sum */
+    for (size_t l = 0; ww.stretched && l < nl; l++)
+        util[l] = fmin(util[l], 1);
+    return rc;
 }
 
-int sim_link_window_util_again(const sim_result *r, double t0, double window_s, double *util, wt_err *e)
+/* ---- the step played in time, by class of links --------------------------- */
+
+/* One load of a class: term `term` of phase `phase` puts `load` bytes per
+ * byte of its coef on each link of the class. A class's loads are in the
+ * order sim_link_window_util adds them up for a link: by phase, then term. */
+struct sim_class_load {
+    int phase, term;
+    double load;
+};
+
+void sim_link_classes_free(sim_link_classes *c)
 {
-    return window_util(r, t0, window_s, util, 0, e);
+    free(c->of);
+    free(c->start);
+    free(c->load);
+    free(c->inv);
+    memset(c, 0, sizeof *c);
+}
+
+/* c's loads from the closed chains of cl: id[f] is node f's class (0 for
+ * an open chain); mark and bytes npatterns of scratch. */
+static int classes_loads_of(const sim_result *r, const win_classes *cl, const int *id, int *mark, double *bytes,
+                            sim_link_classes *c)
+{
+    size_t cap = 64, n = 0;
+    c->start = malloc(((size_t)c->n + 1) * sizeof *c->start);
+    c->inv = malloc((size_t)c->n * sizeof *c->inv);
+    c->load = malloc(cap * sizeof *c->load);
+    if (!c->start || !c->inv || !c->load)
+        return -1;
+    c->start[0] = c->start[1] = 0;
+    c->inv[0] = 0;
+    for (int f = 1; f < cl->n; f++) {
+        if (!id[f])
+            continue;
+        for (int k = cl->node[f].parent; k > 0; k = cl->node[k].parent) {
+            mark[cl->node[k].pattern] = f;
+            bytes[cl->node[k].pattern] = cl->node[k].val;
+        }
+        for (int i = 0; i < r->nphases; i++)
+            for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++) {
+                int q = r->phases[i].terms[t].pattern;
+                if (mark[q] != f)
+                    continue;
+                if (n == cap) {
+                    struct sim_class_load *grown = realloc(c->load, 2 * cap * sizeof *grown);
+                    if (!grown)
+                        return -1;
+                    c->load = grown;
+                    cap *= 2;
+                }
+                c->load[n++] = (struct sim_class_load){i, t, bytes[q]};
+            }
+        c->inv[id[f]] = cl->node[f].val;
+        c->start[id[f] + 1] = (int)n;
+    }
+    return 0;
+}
+
+int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e)
+{
+    memset(c, 0, sizeof *c);
+    size_t nl = wafer_nlinks(r->wf), np = (size_t)r->npatterns + 1;
+    int n = r->nloaded, *own = r->loaded ? NULL : loaded_list(r, &n);
+    const int *links = r->loaded ? r->loaded : own;
+    win_classes cl = {0};
+    int *mark = malloc(np * sizeof *mark), *id = NULL;
+    double *bytes = malloc(np * sizeof *bytes);
+    c->of = calloc(nl, sizeof *c->of); /* calloc: only the pages of loaded links are touched */
+    int rc = !links || !mark || !bytes || !c->of || classes_open(r, &cl, mark, c->of) ? -1 : 0;
+    /* close every loaded link's chain, then number the closed nodes */
+    win_memo close;
+    memo_clear(&close);
+    for (int i = 0; i < n && !rc; i++) {
+        int *of = &c->of[links[i]];
+        if (*of && (*of = memo_get(&cl, &close, *of, -1, sim_link_inv_bw(r->wf, (size_t)links[i]))) < 0)
+            rc = -1;
+    }
+    if (!rc && !(id = calloc((size_t)cl.n, sizeof *id)))
+        rc = -1;
+    c->n = 1;
+    for (int f = 1; !rc && f < cl.n; f++)
+        if (cl.node[f].pattern < 0) /* node 0, the empty chain, is never closed */
+            id[f] = c->n++;
+    for (int i = 0; i < n && !rc; i++)
+        c->of[links[i]] = id[c->of[links[i]]];
+    if (!rc)
+        rc = classes_loads_of(r, &cl, id, mark, bytes, c);
+    free(own);
+    free(mark);
+    free(bytes);
+    free(id);
+    classes_free(&cl);
+    if (rc) {
+        sim_link_classes_free(c);
+        return wt_oom(e, "link classes");
+    }
+    return WT_OK;
+}
+
+/* Class c's sum of its loads from phase i, each times its term's coef, in
+ * term order (as phase_links sums a link's); 0 when i does not load it. */
+static double class_phase_sum(const sim_result *r, const sim_link_classes *c, int k, int i)
+{
+    double sum = 0;
+    for (int j = c->start[k]; j < c->start[k + 1]; j++)
+        if (c->load[j].phase == i)
+            sum += r->phases[i].terms[c->load[j].term].coef * c->load[j].load;
+    return sum;
+}
+
+/* Class k's figure in the window of weights ww: sim_link_window_util's
+ * arithmetic for one of its links, step by step. */
+static double class_util(const sim_result *r, const sim_link_classes *c, int k, const win_weights *ww)
+{
+    double u = 0, inv = c->inv[k];
+    for (int j = c->start[k]; j < c->start[k + 1]; j++) { /* add_phase */
+        const sim_phase *ph = &r->phases[c->load[j].phase];
+        double w = ww->k[c->load[j].phase];
+        if (w > 0)
+            u += ph->terms[c->load[j].term].coef * w / ph->time_s * c->load[j].load * inv;
+    }
+    if (ww->dp >= 0) { /* add_hidden_dp */
+        const sim_phase *dp = &r->phases[ww->dp];
+        for (int j = c->start[k]; j < c->start[k + 1]; j++)
+            if (c->load[j].phase == ww->dp)
+                u += dp->terms[c->load[j].term].coef * ww->dp_k / dp->time_s * c->load[j].load * inv;
+        double dp_sum = class_phase_sum(r, c, k, ww->dp), dp_u = dp_sum != 0 ? dp_sum * inv / dp->time_s : 0;
+        for (int i = 0; i < r->nphases; i++) {
+            double sum = ww->under[i] > 0 && i != ww->dp ? class_phase_sum(r, c, k, i) : 0;
+            double over = sum != 0 ? sum * inv / r->phases[i].time_s * ww->thin[i] + dp_u - 1 : 0;
+            if (over > 0)
+                u -= over * ww->under[i];
+        }
+    }
+    return ww->stretched ? fmin(u, 1) : u;
+}
+
+int sim_class_window_util(const sim_result *r, const sim_link_classes *c, double t0, double window_s, double *util,
+                          wt_err *e)
+{
+    win_weights ww;
+    int rc = window_weights(r, t0, window_s, &ww, e);
+    if (rc != WT_OK)
+        return rc;
+    util[0] = 0;
+    for (int k = 1; k < c->n; k++)
+        util[k] = class_util(r, c, k, &ww);
+    return WT_OK;
 }
 
 /* The phase of the slots running at t (0 <= t < the slots' end): in its

@@ -384,6 +384,8 @@ static int result_hot_links(lua_State *L)
     const double *peak = r->link_peak ? r->link_peak : wtlua_push_windows(L, r);
     size_t nat = wafer_nlinks(r->wf), n = 0;
     const int *at = th > 0 ? wtlua_loaded(r, &nat) : NULL;
+    if (r->link_peak && th > r->max_peak_util) /* none reaches it: no need to read every loaded link */
+        nat = 0;
     for (size_t i = 0; i < nat; i++) {
         size_t l = at ? (size_t)at[i] : i;
         n += wtlua_link_peak(r->wf, peak, l) >= th && wtlua_on_mesh(r->wf, l);

@@ -264,6 +264,15 @@ static int views_top_links(lua_State *L)
     top_new(L, &top, opt_int(L, t, "n", 10), wafer_nlinks(wf), link_before, wf);
     for (size_t i = 0; i < nat; i++) {
         size_t l = at ? (size_t)at[i] : i;
+        /* a link's peak figure is at most peak[l]: below the last of a full
+         * list it cannot enter, nor level with it from a later unit (the
+         * slots ascend, and ties rank by y then x); most links of a busy
+         * wafer are one or the other */
+        if (f.peak && top.len == top.n && top.n > 0) {
+            const ranked *last = &top.top[top.n - 1];
+            if (f.peak[l] < last->v || (f.peak[l] == last->v && l / WAFER_NDIR > last->i / WAFER_NDIR))
+                continue;
+        }
         if (wtlua_on_mesh(wf, l))
             top_offer(&top, (ranked){link_value(&f, wf, l), l});
     }

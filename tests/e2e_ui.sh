@@ -17,10 +17,12 @@ cap() { T capture-pane -p -t ui 2>/dev/null; }
 shown() { cap | grep -v '^ *:'; }
 
 # wait_for PATTERN WHAT: until the pane shows PATTERN (a fixed string) outside
-# the command line and the echoes of commands, at most 30 s
+# the command line and the echoes of commands, at most wait_s seconds (30; the
+# wafer's evaluations take seconds, and tens under the sanitizers)
+wait_s=30
 wait_for() {
     i=0
-    while [ $i -lt 300 ]; do
+    while [ $i -lt $((wait_s * 10)) ]; do
         shown | grep -qF -- "$1" && return 0
         sleep 0.1
         i=$((i + 1))
@@ -58,7 +60,7 @@ wait_gone() {
 # wait_exit WHAT: until the program has ended; its status is then in $tmp/rc
 wait_exit() {
     i=0
-    while [ $i -lt 300 ]; do
+    while [ $i -lt $((wait_s * 10)) ]; do
         [ -s "$tmp/rc" ] && return 0
         sleep 0.1
         i=$((i + 1))
@@ -421,6 +423,7 @@ keys q
 wait_exit "q (--fail)"
 
 # --- the wafer: 850,500 units, the views in C over the loaded links
+wait_s=180
 start ui --layout wse2
 wait_for "figures" "first frame (wse2)"
 keys ':' 'units --top 3' Enter
@@ -431,6 +434,7 @@ keys End
 wait_for "hottest 2 links:" ":link_util's hottest links on wse2 (End: its last lines)"
 keys q
 wait_exit "q (wse2)"
+wait_s=30
 
 # --- wafertop alone opens the screen on the default scenario
 start

@@ -1194,23 +1194,32 @@ static void check_frame(ui *u, canvas *kept, canvas *fresh, const char *what)
     free(util);
 }
 
-/* A strategy on part of the 16x16 mesh, zoomed into blocks of 2 and 3 and
- * at zoom 1, over the links by window (the cursor moving along the step)
- * and by step average, max and mean, then the units' views; again when a
- * unit of the step fails (its links dead before the next step), after the
- * next step is placed elsewhere (other links loaded: those the last result
- * loaded must be cleared), and when :repair revives the unit. */
-static void test_live_frames(void **state)
+/* A screen loaded with the n words of its command line (not stepped yet). */
+static ui *live_ui(char **words, int n)
 {
-    (void)state;
-    char *words[] = {"--layout", "default", "--model", "gpt3-6.7b", "--strategy", "DP2,TP8", "--placement",
-                     "tiles"};
     ui *u = ui_new(".");
     assert_non_null(u);
     wt_err e;
-    if (cli_parse((int)(sizeof words / sizeof words[0]), words, CLI_TUNE | CLI_UI, ".", &u->o, &e) != WT_OK ||
+    if (cli_parse(n, words, CLI_TUNE | CLI_UI, ".", &u->o, &e) != WT_OK ||
         ui_load(u, u->o.layout, u->o.model, 0, NULL, &e) != WT_OK)
         fail_msg("%s", e.msg);
+    return u;
+}
+
+/* A strategy on part of the 16x16 mesh (whole: over all of it, most links
+ * loaded), zoomed into blocks of 2 and 3 and at zoom 1, over the links by
+ * window (the cursor moving along the step) and by step average, max and
+ * mean, then the units' views; again when a unit of the step fails (its
+ * links dead before the next step), then, but for whole (whose next step
+ * has nowhere else to go), after the next step is placed elsewhere (other
+ * links loaded: those the last result loaded must be cleared), and when
+ * :repair revives the unit. */
+static void live_frames(const char *strategy, int whole)
+{
+    char *words[] = {"--layout", "default", "--model", "gpt3-6.7b", "--strategy", (char *)strategy, "--placement",
+                     "tiles"};
+    ui *u = live_ui(words, (int)(sizeof words / sizeof words[0]));
+    wt_err e;
     ui_load_themes(u, NULL);
     u->ncolours = 256;
     canvas kept, fresh;
@@ -1219,12 +1228,13 @@ static void test_live_frames(void **state)
     /* a round starts at the zoom the last one ended at: kept blocks meet the fault */
     static const int zooms[] = {2, 1, 3, 2};
     /* rounds 1 and 3: the fault, then the repair, show on the last step */
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < (whole ? 2 : 4); round++) {
         int stepped = round % 2 == 0;
         if (stepped)
             ui_step(u);
         assert_non_null(u->r);
-        assert_true(u->r->nloaded > 0 && (size_t)u->r->nloaded < wafer_nlinks(u->r->wf) / 2);
+        assert_true(u->r->nloaded > 0);
+        assert_int_equal((size_t)u->r->nloaded >= wafer_nlinks(u->r->wf) / 2, whole);
         /* the hot links panel ranked from the loaded links: as from all of
          * them (when ranked, before the fault or the repair) */
         size_t hot[VIEW_HOT_ROWS];
@@ -1267,6 +1277,61 @@ static void test_live_frames(void **state)
     ui_free(u);
 }
 
+static void test_live_frames(void **state)
+{
+    (void)state;
+    live_frames("DP2,TP8", 0);
+    live_frames("DP16,TATP16", 1);
+}
+
+/* The window by class of links: every link's figure through its class is
+ * sim_link_window_util's, to the bit, for windows all along the step: over
+ * the DP all-reduce's part hidden beside the last backward (DP2), and over
+ * ZeRO gathers prefetched beside the layer before (their figures capped
+ * at 1). */
+static void test_window_classes(void **state)
+{
+    (void)state;
+    static const char *const mems[] = {"none", "zero"};
+    for (int m = 0; m < 2; m++) {
+        char *words[] = {"--layout", "default", "--strategy", "DP2,TP8", "--placement", "tiles", "--mem",
+                         (char *)mems[m]};
+        ui *u = live_ui(words, (int)(sizeof words / sizeof words[0]));
+        wt_err e;
+        ui_step(u);
+        const sim_result *r = u->r;
+        assert_non_null(r);
+        sim_link_classes c;
+        assert_int_equal(sim_link_classes_new(r, &c, &e), WT_OK);
+        assert_true(c.n > 2);
+        size_t nl = wafer_nlinks(r->wf);
+        double *util = malloc(nl * sizeof *util), *by = malloc((size_t)c.n * sizeof *by);
+        assert_non_null(util);
+        assert_non_null(by);
+        int hidden = 0;
+        /* along the step, then across each phase's first start */
+        for (int k = 0; k <= 200 + 2 * r->nphases; k++) {
+            double w = k % 2 ? 20e-6 : r->step_time_s / 7, first = k > 200 ? sim_phase_first(r, (k - 201) / 2) : 0;
+            double t = k <= 200 ? r->step_time_s * k / 200 : first - (k % 2 ? w / 2 : 0);
+            if (k > 200 && first < 0)
+                continue;
+            int running[UI_MAX_RUNNING];
+            hidden += sim_running_at(r, t, running, UI_MAX_RUNNING) == 2;
+            assert_int_equal(sim_link_window_util(r, t, w, util, &e), WT_OK);
+            assert_int_equal(sim_class_window_util(r, &c, t, w, by, &e), WT_OK);
+            for (size_t l = 0; l < nl; l++)
+                if (memcmp(&util[l], &by[c.of[l]], sizeof *util))
+                    fail_msg("mem %s at %g s: link %zu is %.17g, its class %d %.17g", mems[m], t, l, util[l],
+                             c.of[l], by[c.of[l]]);
+        }
+        assert_true(hidden > 0);
+        free(util);
+        free(by);
+        sim_link_classes_free(&c);
+        ui_free(u);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1279,6 +1344,7 @@ int main(void)
         cmocka_unit_test(test_view_draw),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
         cmocka_unit_test(test_help_scroll),       cmocka_unit_test(test_live_frames),
+        cmocka_unit_test(test_window_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

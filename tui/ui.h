@@ -58,7 +58,9 @@ typedef struct ui_links {
 typedef struct ui_play {
     ui_links avg;                     /* utilisation over the step; filled when the average is
                                          first shown (avg_gen) */
-    ui_links window;                  /* busy fraction in the window at the cursor */
+    sim_link_classes classes;         /* the result's links by their loads, made when the window is
+                                         first shown for it (window_gen) */
+    double *window;                   /* per class: busy fraction in the window at the cursor */
     size_t nlinks;
     long gen;                         /* bumped at every result */
     long window_gen;                  /* the gen and cursor window was computed for (-1: none) */
@@ -164,7 +166,7 @@ int ui_set_policy(ui *u, const char *name_or_path, wt_err *e);
 void ui_inspect(ui *u);
 
 /* ui_play.c: the cursor of time. ui_play_links makes a fresh p's link
- * arrays (0, or -1 out of memory, p then empty); ui_play_start moves
+ * array (0, or -1 out of memory, p then empty); ui_play_start moves
  * fresh's arrays into p for a new session (the cursor at 0, the speed
  * picked again; the colouring choices stay), ui_play_free frees them. */
 int ui_play_links(ui_play *p, size_t nlinks);

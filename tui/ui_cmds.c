@@ -190,12 +190,9 @@ static const ui_cmd *find_cmd(const char *name)
     return NULL;
 }
 
-static int run(ui *u, int argc, char **argv, wt_err *e)
+static int run_cmd(ui *u, int argc, char **argv, wt_err *e)
 {
     const ui_cmd *c = find_cmd(argv[0]);
-    /* a command may change the mesh before the next step (fail, repair, Lua) */
-    u->play.shown++;
-    u->play.mesh++;
     if (c) {
         if (argc - 1 < c->min_args || argc - 1 > c->max_args)
             return wt_fail(e, "usage: %s", c->usage);
@@ -216,6 +213,20 @@ static int run(ui *u, int argc, char **argv, wt_err *e)
         return rc;
     }
     return wt_fail(e, "unknown command '%s' (Tab lists the commands, :help describes them)", argv[0]);
+}
+
+/* A command line. It may change what the links show, and the dead units
+ * and links show before the next step: a command that changed the faults
+ * (fail, repair, a Lua command on the session) leaves the session's
+ * refault set until that step, and only then are the blocks counted again
+ * (on a wafer that reads every link). */
+static int run(ui *u, int argc, char **argv, wt_err *e)
+{
+    u->play.shown++;
+    int rc = run_cmd(u, argc, argv, e);
+    if (u->S && u->S->refault)
+        u->play.mesh++;
+    return rc;
 }
 
 void ui_command(ui *u, const char *line)

@@ -289,6 +289,7 @@ void ui_sync_view(ui *u)
     v->cmdhint = c && c->hint[0] ? c->hint : NULL;
     if (!u->r) {
         v->link_util = NULL;
+        v->link_class = NULL;
         return;
     }
     ui_play_view(u, v->mode == VIEW_LINKS);
@@ -329,7 +330,7 @@ void ui_inspect(ui *u)
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c dead", wafer_dir_char(d));
         else
             n += snprintf(line + n, sizeof line - (size_t)n, "  %c %.1f%% avg %.1f%% (%s)", wafer_dir_char(d),
-                          100 * u->v.link_util[l], 100 * sim_link_util(r, l),
+                          100 * view_link_util(&u->v, l), 100 * sim_link_util(r, l),
                           qty_format(r->link_bytes[l], QTY_BYTES, s1, sizeof s1));
     }
     ui_print(u, line);

@@ -29,9 +29,8 @@ int ui_play_links(ui_play *p, size_t nlinks)
     memset(p, 0, sizeof *p);
     /* calloc: pages a result never loads are never touched */
     p->avg.val = calloc(nlinks, sizeof *p->avg.val);
-    p->window.val = calloc(nlinks, sizeof *p->window.val);
     p->nlinks = nlinks;
-    if (p->avg.val && p->window.val)
+    if (p->avg.val)
         return 0;
     ui_play_free(p);
     return -1;
@@ -41,10 +40,10 @@ void ui_play_free(ui_play *p)
 {
     free(p->avg.val);
     free(p->avg.at);
-    free(p->window.val);
-    free(p->window.at);
+    free(p->window);
+    p->window = NULL;
+    sim_link_classes_free(&p->classes);
     memset(&p->avg, 0, sizeof p->avg);
-    memset(&p->window, 0, sizeof p->window);
     p->nlinks = 0;
 }
 
@@ -52,7 +51,6 @@ void ui_play_start(ui_play *p, ui_play *fresh)
 {
     ui_play_free(p);
     p->avg = fresh->avg;
-    p->window = fresh->window;
     p->nlinks = fresh->nlinks;
     p->gen++;
     p->mesh++;
@@ -187,21 +185,32 @@ int ui_play_at(ui *u, const char *what, wt_err *e)
     return WT_OK;
 }
 
-/* The window at the cursor, unless it holds it already: only the links
- * the result loads change. */
+/* The window at the cursor, unless it holds it already: a figure per
+ * class of links (sim_link_classes, made once per result), so a frame
+ * costs the classes, not the links, even when the result loads them all.
+ * Out of memory the links show 0. */
 static void colour_window(ui *u)
 {
     ui_play *p = &u->play;
     if (p->window_gen == p->gen && p->window_t == p->t)
         return;
     wt_err e;
-    if (p->window_gen != p->gen)
-        links_clear(&p->window, p->nlinks, u->r);
-    int rc = (p->window.dense ? sim_link_window_util : sim_link_window_util_again)(u->r, p->t, window_s(u),
-                                                                                   p->window.val, &e);
+    int rc = WT_OK;
+    if (p->window_gen != p->gen || !p->window) { /* a new result, or the last one's classes failed */
+        free(p->window);
+        p->window = NULL;
+        sim_link_classes_free(&p->classes);
+        rc = sim_link_classes_new(u->r, &p->classes, &e);
+        if (rc == WT_OK && !(p->window = malloc((size_t)p->classes.n * sizeof *p->window)))
+            rc = wt_oom(&e, "window at a time");
+    }
+    if (rc == WT_OK)
+        rc = sim_class_window_util(u->r, &p->classes, p->t, window_s(u), p->window, &e);
     if (rc != WT_OK) {
         ui_status(u, 1, "window at %g s: %s", p->t, e.msg);
-        memset(p->window.val, 0, p->nlinks * sizeof *p->window.val);
+        free(p->window);
+        p->window = NULL;
+        sim_link_classes_free(&p->classes);
     }
     p->window_gen = p->gen;
     p->window_t = p->t;
@@ -228,8 +237,21 @@ static void colour_average(ui *u)
 static void show_links(view_state *v, const ui_links *a)
 {
     v->link_util = a->val;
+    v->link_class = NULL;
     v->nonzero = a->dense ? NULL : a->at;
     v->nnonzero = a->nat;
+}
+
+/* Points v at the window's figures by class (none: every link 0), the
+ * links of a class other than 0 being r's loaded links. */
+static void show_classes(view_state *v, const ui_play *p, const sim_result *r)
+{
+    v->link_util = NULL;
+    v->link_class = p->window ? p->classes.of : NULL;
+    v->class_util = p->window;
+    v->nclasses = p->classes.n;
+    v->nonzero = r->loaded;
+    v->nnonzero = r->loaded ? (size_t)r->nloaded : 0;
 }
 
 void ui_play_view(ui *u, int links)
@@ -262,6 +284,6 @@ void ui_play_view(ui *u, int links)
     v->values_gen = p->shown; /* after colour_window: a new window is a new key */
     char s[32];
     snprintf(p->label, sizeof p->label, "%s window", qty_format(v->window_s, QTY_TIME, s, sizeof s));
-    show_links(v, &p->window);
+    show_classes(v, p, r);
     v->util_label = p->label;
 }

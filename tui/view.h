@@ -11,6 +11,7 @@
 #include "canvas.h"
 #include "sim.h"
 #include "theme.h"
+#include "tiles.h"
 
 enum view_mode { VIEW_LINKS = 0, VIEW_COMPUTE, VIEW_MEMORY, VIEW_NMODES };
 
@@ -30,11 +31,17 @@ typedef struct view_blocks {
     long gen;                  /* the key of the values */
     const double *util;
     int mode, mean;
+    tiles_classes classes;     /* the link classes of each block, for view_state.link_class */
+    const int *of;             /* the link_class they were counted from, or NULL */
 } view_blocks;
 
 typedef struct view_state {
     const sim_result *r;       /* the step shown, or NULL (then only the frame) */
-    const double *link_util;   /* per link slot: what the links are coloured by */
+    const double *link_util;   /* per link slot: what the links are coloured by; or NULL and */
+    const int *link_class;     /* per link slot its class (sim_link_classes), the figure */
+    const double *class_util;  /* being class_util[class] (view_link_util reads either; */
+                               /* neither: every link is 0) */
+    int nclasses;
     int util_auto;             /* the links' colour scale runs to the highest value shown, else 0-100 % */
     double util_max;           /* what its top stands for (set by view_draw_mesh: 1 or that value) */
     const char *util_label;    /* "step average" or "100 us window" */
@@ -74,7 +81,7 @@ typedef struct view_state {
     const char *cmdhint;       /* Tab's candidates, or NULL */
     int help;                  /* the help overlay is open */
     int help_top;              /* its first line shown, when it does not fit */
-    long values_gen;           /* changes whenever what link_util or the units hold changes (a new
+    long values_gen;           /* changes whenever what link_util, class_util or the units hold changes (a new
                                 * result, window, fault); 0: unknown, blocks computed every frame */
     long mesh_gen;             /* changes whenever the dead units and links may have (a new result,
                                 * a fault); 0: unknown, blocks counted every frame */
@@ -114,6 +121,12 @@ int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono);
  * or a negative number for no value (background) and -2 for a neutral unit.
  * Exposed for tests. */
 double view_cell_value(const view_state *v, int gx, int gy, int *dead);
+
+/* What link slot l is coloured by: link_util[l] or its class's. */
+static inline double view_link_util(const view_state *v, size_t l)
+{
+    return v->link_util ? v->link_util[l] : v->link_class ? v->class_util[v->link_class[l]] : 0;
+}
 
 /* What unit u shows in the unit views: compute utilisation or memory fill. */
 double view_unit_value(const view_state *v, int u);

@@ -58,7 +58,7 @@ static double link_value(const view_state *v, int u, int dir, int *dead)
         *dead = 1;
         return 0;
     }
-    return v->link_util[(size_t)u * WAFER_NDIR + (size_t)dir];
+    return view_link_util(v, (size_t)u * WAFER_NDIR + (size_t)dir);
 }
 
 /* Zoom 1: a unit, a link between two units, or a gap. */
@@ -111,7 +111,7 @@ static double block_value(const view_state *v, int bx, int by, int *dead)
             for (int d = 0; d < WAFER_NDIR; d++) {
                 if (!wafer_link_usable(wf, u, d))
                     continue;
-                double val = v->link_util[(size_t)u * WAFER_NDIR + (size_t)d];
+                double val = view_link_util(v, (size_t)u * WAFER_NDIR + (size_t)d);
                 sum += val;
                 max = val > max ? val : max; /* not fmax: a libm call per link */
                 n++;
