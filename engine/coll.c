@@ -219,57 +219,56 @@ static int subgroup_of(const wafer *wf, int u, int by_wafer, int sub_w, int sub_
 
 /* Splits each group, in ring order, into subgroups of equal size q and links
  * the inner rings (same subgroup) or outer rings (same rank within the
- * subgroup). Returns q, or -1 when a split is uneven or trivial. */
+ * subgroup). Returns q, or -1 when a split is uneven or trivial. Linear in
+ * the members: subgroup ids index a table (reset after each group) and the
+ * members are bucketed by subgroup, keeping ring order inside each. */
 static int hier_next(const coll_groups *g, int outer, const wafer *wf, int sub_w, int sub_h, int *next)
 {
     int n = g->size, q = -1, rc = -1;
+    int sw = g->wafers ? wf->wafer_w : sub_w, sh = g->wafers ? wf->wafer_h : sub_h;
+    size_t nids = (size_t)(wf->w / sw + (wf->w % sw != 0)) * (size_t)(wf->h / sh + (wf->h % sh != 0));
     int *sub = malloc(sizeof *sub * (size_t)n), *seq = malloc(sizeof *seq * (size_t)n);
-    int *first = malloc(sizeof *first * (size_t)n);
-    if (!sub || !seq || !first) {
+    int *first = malloc(sizeof *first * (size_t)n), *fill = malloc(sizeof *fill * (size_t)n);
+    int *slot = malloc(sizeof *slot * nids);
+    if (!sub || !seq || !first || !fill || !slot) {
         rc = -2; /* out of memory, never read as an uneven split */
         goto out;
     }
+    for (size_t i = 0; i < nids; i++)
+        slot[i] = -1;
     for (int grp = 0; grp < g->ngroups; grp++) {
         const int *unit = g->unit + (size_t)grp * n;
         /* Subgroups in order of first appearance along the ring. */
         int nsub = 0;
         for (int i = 0; i < n; i++) {
-            int id = subgroup_of(wf, unit[g->ring[i]], g->wafers, sub_w, sub_h), s;
-            for (s = 0; s < nsub && first[s] != id; s++)
-                ;
-            if (s == nsub)
-                first[nsub++] = id;
-            sub[i] = s;
+            int id = subgroup_of(wf, unit[g->ring[i]], g->wafers, sub_w, sub_h);
+            if (slot[id] < 0) {
+                slot[id] = nsub;
+                first[nsub] = id;
+                fill[nsub++] = 0;
+            }
+            sub[i] = slot[id];
         }
+        for (int s = 0; s < nsub; s++)
+            slot[first[s]] = -1;
         if (nsub < 2 || n % nsub || (q > 0 && n / nsub != q))
             goto out;
         q = n / nsub;
-        for (int s = 0; s < nsub; s++) {
-            int k = 0;
-            for (int i = 0; i < n; i++)
-                if (sub[i] == s)
-                    k++;
-            if (k != q)
-                goto out;
+        /* bucket s holds seq[s q .. s q + q - 1], in ring order */
+        for (int i = 0; i < n; i++) {
+            if (fill[sub[i]] == q)
+                goto out; /* a subgroup larger than the others */
+            seq[sub[i] * q + fill[sub[i]]++] = g->ring[i];
         }
         int base = grp * n;
         if (!outer) {
-            for (int s = 0; s < nsub; s++) {
-                int k = 0;
-                for (int i = 0; i < n; i++)
-                    if (sub[i] == s)
-                        seq[k++] = g->ring[i];
-                close_cycle(next, base, seq, k);
-            }
+            for (int s = 0; s < nsub; s++)
+                close_cycle(next, base, seq + (size_t)s * q, q);
         } else {
             for (int j = 0; j < q; j++) {
-                for (int s = 0; s < nsub; s++) {
-                    int k = 0;
-                    for (int i = 0; i < n; i++)
-                        if (sub[i] == s && k++ == j)
-                            seq[s] = g->ring[i];
-                }
-                close_cycle(next, base, seq, nsub);
+                for (int s = 0; s < nsub; s++)
+                    first[s] = seq[s * q + j]; /* rank j of each subgroup */
+                close_cycle(next, base, first, nsub);
             }
         }
     }
@@ -278,6 +277,8 @@ out:
     free(sub);
     free(seq);
     free(first);
+    free(fill);
+    free(slot);
     return rc;
 }
 
