@@ -362,8 +362,8 @@ static int on_strategy(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
         wt_err why;
         if (!strcmp(key, "microbatch")) { /* the model's, not the strategy's: kept apart */
             long mb;
-            if ((rc = ydoc_int(d, val, 1, 1 << 20, &mb, e)) != WT_OK)
-                return rc;
+            if (ydoc_int(d, val, 1, 1 << 20, &mb, NULL) != WT_OK) /* its message lacks the key */
+                return ydoc_fail(d, val, e, "strategy.microbatch: expected a whole number from 1 to %d", 1 << 20);
             in->strategy_microbatch = (int)mb;
             continue;
         }

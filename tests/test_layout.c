@@ -338,6 +338,8 @@ static const bad_case bad_cases[] = {
     {"bad-store-no-bandwidth.yaml", "6:3: store: missing required key 'bandwidth_in'"},
     {"bad-store-port.yaml", "9:10: store.ports: 'up' is not an edge of the mesh (east, west, north, south)"},
     {"bad-strategy-option.yaml", "7:9: strategy.exec: exec 'streaming' is not one of resident, stream"},
+    {"bad-strategy-microbatch.yaml", "7:15: strategy.microbatch: expected a whole number from 1 to 1048576"},
+    {"bad-strategy-semicolon.yaml", "7:14: strategy.placement: must not contain ';' or '='"},
     {"bad-strategy-no-parallel.yaml", "6:3: strategy: missing key 'parallel' (e.g. parallel: DP8,TATP16)"},
     {"bad-strategy-parallel.yaml", "6:13: strategy.parallel: strategy 'DP3,XP5': unknown dimension 'XP' (expected DP, TP, SP, PP, TATP)"},
     {"bad-missing-bandwidth.yaml", "7:3: link: missing required key 'bandwidth'"},
