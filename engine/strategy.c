@@ -273,6 +273,18 @@ int strategy_spec(const char *spec, strategy *s, wt_err *e)
     return rc;
 }
 
+int strategy_of_layout(const wafer *wf, strategy *s, wt_err *e)
+{
+    wt_err why;
+    if (!wf->strategy[0]) {
+        strategy_defaults(s);
+        return strategy_parse(STRATEGY_DEFAULT_TEXT, s, e);
+    }
+    if (strategy_spec(wf->strategy, s, &why) != WT_OK)
+        return wt_fail(e, "layout %s: strategy: %s", wf->name, why.msg);
+    return WT_OK;
+}
+
 int strategy_default_grid(int n, int mesh_w, int mesh_h, int *gw, int *gh)
 {
     int best_w = 0, best_h = 0;

@@ -374,10 +374,8 @@ wtlua_layout *wtlua_scenario(lua_State *L, model *m, strategy *s, const net_mode
     wt_err e;
     if (lua_getfield(L, 1, "strategy") != LUA_TNIL)
         wtlua_check_strategy(L, -1, s);
-    else if (!lay->wf.strategy[0])
-        strategy_parse(STRATEGY_DEFAULT_TEXT, s, NULL);
-    else if (strategy_spec(lay->wf.strategy, s, &e) != WT_OK) /* the layout's recommended one */
-        luaL_error(L, "layout %s: strategy: %s", lay->wf.name, e.msg);
+    else if (strategy_of_layout(&lay->wf, s, &e) != WT_OK)
+        luaL_error(L, "%s", e.msg);
     else if (lay->wf.strategy_microbatch && lua_getfield(L, 1, "microbatch") == LUA_TNIL)
         m->microbatch = lay->wf.strategy_microbatch; /* and the micro-batch it is meant for */
     lua_settop(L, 2); /* the layout stays at 2 */

@@ -277,11 +277,8 @@ static int load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const mo
                          wt_err *e)
 {
     wt_err why;
-    if (!o->strategy_given && wf->strategy[0]) { /* checked when the layout was read */
-        if (strategy_spec(wf->strategy, s, &why) != WT_OK)
-            return wt_fail(e, "layout %s: strategy: %s", wf->name, why.msg);
-        return WT_OK;
-    }
+    if (!o->strategy_given)
+        return strategy_of_layout(wf, s, e);
     if (strncmp(o->strategy, "lua:", 4) != 0) {
         if (strategy_parse(o->strategy, s, &why) != WT_OK)
             return flag_error(e, "strategy", &why);
