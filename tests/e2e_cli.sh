@@ -169,8 +169,8 @@ expect_bad1 "^--grad-compress: " eval --grad-compress 2bit
 expect_bad1 "^--chunk: chunk '12': missing unit" eval --chunk 12
 expect_bad1 "^--subgroup: " eval --subgroup 8
 expect_bad1 "^--tp-seqpar: " eval --tp-seqpar maybe
-expect_bad1 "^--strategy: exec stream: the layout default has no parameter store" eval --exec stream
-expect_bad1 "^--strategy: exec stream: every unit on the store's port edges of store-west is dead$" \
+expect_bad1 "^--exec stream: the layout default has no parameter store" eval --exec stream
+expect_bad1 "^--exec stream: every unit on the store's port edges of store-west is dead$" \
     eval --layout tests/fixtures/layouts/store-west.yaml --exec stream --strategy DP3,TATP3 --batch 1023 \
     --fail 0,0 --fail 0,1 --fail 0,2 --fail 4,0 --fail 4,1 --fail 4,2
 expect_bad1 "^--format: 'xml'" eval --format xml

@@ -345,6 +345,15 @@ int cli_load_strategy(const cli_opts *o, wtlua **L, const wafer *wf, const model
     return rc;
 }
 
+/* 1 when the command line gave option name (--exec, --placement, ...). */
+static int option_given(const cli_opts *o, const char *name)
+{
+    for (int i = 0; i < o->nopts; i++)
+        if (!strcmp(o->opt_name[i], name))
+            return 1;
+    return 0;
+}
+
 int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m, strategy *s, wt_err *e)
 {
     wt_err why;
@@ -352,7 +361,9 @@ int cli_load(const cli_opts *o, const char *root, wtlua **L, wafer *wf, model *m
     if (rc != WT_OK)
         return rc;
     if ((rc = cli_load_strategy(o, L, wf, m, s, e)) == WT_OK && strategy_resolve(s, m, wf, &why) != WT_OK) {
-        if (o->strategy_given || !wf->strategy[0])
+        if (!strncmp(why.msg, "exec stream:", 12) && option_given(o, "exec"))
+            rc = wt_fail(e, "--%s", why.msg); /* "--exec stream: ..." */
+        else if (o->strategy_given || !wf->strategy[0])
             rc = flag_error(e, "strategy", &why);
         else /* the layout's own: say so, and how to choose another */
             rc = wt_fail(e, "layout %s's recommended %s (give --strategy)", wf->name, why.msg);
