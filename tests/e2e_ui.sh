@@ -110,6 +110,25 @@ echo "$screen" | grep -qE "step +5\.56 s" || fail "first frame: no step time 5.5
 echo "$screen" | grep -qF "DP8,TP32" || fail "first frame: no strategy"
 echo "$screen" | grep -qF "step timeline" || fail "first frame: no timeline"
 
+# --- a cursor you can see: a diamond on the mesh (no key pressed yet) that
+# l l l j j moves 3 units right and 2 down: at this size a unit is 2 pixels
+# and a link 1, so 9 columns and 6 pixels, 3 rows of half blocks; its
+# coordinates reversed on the rulers
+# where: the row and column of the diamond
+# (the cells before it as one byte each: awk may count bytes)
+where() { cap | sed 's/▀/./g; s/◆/@/' | awk '{ i = index($0, "@"); if (i) { print NR, i - 1; exit } }'; }
+before=$(where)
+[ -n "$before" ] || fail "the cursor does not show before a key"
+keys l l l j j
+i=0
+while [ "$(where)" = "$before" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+want="$((${before% *} + 3)) $((${before#* } + 9))"
+[ "$(where)" = "$want" ] || fail "l l l j j: the cursor is at '$(where)', not '$want' (from '$before')"
+esc=$(printf '\033')
+T capture-pane -p -e -t ui | sed -n 2p | grep -q "7m$esc\[38;5;[0-9]*m3" || fail "the x ruler does not mark the cursor's 3"
+cap | sed -n 2p | grep -qE "^ +0 +2 +3 +4 +6 +8 +10 " || fail "the x ruler: $(cap | sed -n 2p)"
+keys h h h k k
+
 # --- the cursor of time, against the step's figures headless
 "$bin" eval $scenario --net bottleneck --format json >"$tmp/eval.json" || fail "eval for the cursor's checks"
 # top NAME: a figure of the step; phase NAME FIELD: a figure of a phase
@@ -263,11 +282,12 @@ wait_for "memory fill 0%" "v: the memory view"
 keys v a
 wait_for "links: step average" "a: the step average"
 keys '-'
-wait_for "2x2 max" "-: zoom out to blocks"
+wait_for "pixel = 2x2 units (max)" "-: zoom out to blocks"
 keys x
-wait_for "2x2 mean" "x: blocks show the mean"
+wait_for "pixel = 2x2 units (mean)" "x: blocks show the mean"
 keys '=' x
-wait_gone "2x2" "=: fit the window again"
+wait_gone "pixel = 2x2" "=: fit the window again"
+wait_for "unit = 2x2 pixels" "=: the legend says what a unit is"
 keys t
 wait_for "theme light" "t: next theme"
 keys '>'
@@ -275,10 +295,10 @@ wait_for "1 steps per second" "> faster"
 keys m
 wait_for "mouse on" "m: mouse on"
 # a click (xterm's report: ESC [ M, button, column + 33, row + 33) at cell
-# (10, 5): pixel column 9 and pixel row 8 of a mesh at scale 2 (a unit and a
-# link every 3 pixels) is unit 3,2
-keys -l "$(printf '\033[M +&')"
-keys -l "$(printf '\033[M#+&')"
+# (15, 6): pixel column 9 and pixel row 8 of a mesh at (6, 2) and scale 2 (a
+# unit and a link every 3 pixels) is unit 3,2
+keys -l "$(printf '\033[M 0\047')"
+keys -l "$(printf '\033[M#0\047')"
 wait_for "unit 3,2: rank" "a click selects a unit"
 keys m a
 

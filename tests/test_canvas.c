@@ -468,14 +468,11 @@ static void test_mesh_4x4_glyphs(void **state)
     check_cell(&f.c, 3, 4, HALF, TC_GRAD0, TC_BACKGROUND);
     /* every cell, against the reference */
     check_detail_4x4(&f, a.x, a.y);
-    /* nothing outside the area; the cursor (0,0) reversed */
+    /* nothing outside the area */
     for (int y = 0; y < 6; y++)
         for (int x = 0; x < 12; x++)
             if (x < a.x || x >= a.x + a.w || y < a.y || y >= a.y + a.h)
                 check_cell(&f.c, x, y, ' ', TC_TEXT, TC_BACKGROUND);
-    assert_int_equal(canvas_at(&f.c, 2, 1)->attr, CA_REVERSE);
-    assert_int_equal(canvas_at(&f.c, 3, 1)->attr, 0);
-    assert_int_equal(canvas_at(&f.c, 2, 2)->attr, 0);
 
     /* mono: one grid row per cell, density glyphs */
     f.v.mono = 1;
@@ -581,14 +578,124 @@ static void test_half_block_pairing(void **state)
                              : TC_BACKGROUND;
             check_cell(&f.c, col, row, HALF, up, lo);
         }
-    /* the cursor at (1,1) covers its 2x2 pixels: columns 3-4 of rows 1-2 */
+    /* the cursor at (1,1) covers its 2x2 pixels, columns 3-4 of rows 1-2:
+     * its first cell shows a diamond on the colour the cell showed, the
+     * rest is untouched */
     f.v.cx = f.v.cy = 1;
     canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
-    view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 11, 6});
+    view_rect a = {0, 0, 11, 6};
+    view_draw_mesh(&f.c, &f.v, a);
+    canvas before;
+    new_canvas(&before, 11, 6);
+    memcpy(before.cells, f.c.cells, sizeof *before.cells * 66);
+    view_draw_cursor(&f.c, &f.v, a);
     for (int row = 0; row < 6; row++)
-        for (int col = 0; col < 11; col++)
-            assert_int_equal(canvas_at(&f.c, col, row)->attr,
-                             (row == 1 || row == 2) && (col == 3 || col == 4) ? CA_REVERSE : 0);
+        for (int col = 0; col < 11; col++) {
+            const canvas_cell *was = canvas_at(&before, col, row), *is = canvas_at(&f.c, col, row);
+            if (row == 1 && col == 3) {
+                assert_int_equal(is->ch, 0x25C6); /* ◆ */
+                assert_int_equal(is->bg, was->fg);
+            } else {
+                check_cell(&f.c, col, row, was->ch, was->fg, was->bg);
+            }
+        }
+    canvas_free(&before);
+    fixture_close(&f);
+}
+
+/* Luminance of a theme colour. */
+static double luma(const theme *th, int c)
+{
+    return 0.2126 * th->colour[c].r + 0.7152 * th->colour[c].g + 0.0722 * th->colour[c].b;
+}
+
+/* The cursor stands out on every theme: on each gradient colour it sits on,
+ * its diamond is at least a third of the luminance range away from the
+ * colour under it; in mono it is reversed. */
+static void test_cursor_visible(void **state)
+{
+    (void)state;
+    static const char *const themes[] = {"themes/default.yaml", "themes/light.yaml", "themes/viridis.yaml",
+                                         "themes/mono.yaml"};
+    fixture f;
+    fixture_4x4(&f, 7, 4);
+    f.v.zoom = 1;
+    view_rect a = {0, 0, 7, 4};
+    for (size_t i = 0; i < sizeof themes / sizeof themes[0]; i++) {
+        assert_int_equal(theme_load(themes[i], &f.th, NULL), WT_OK);
+        f.v.mono = f.th.mono;
+        for (int p = 0; p <= 100; p += 5) { /* the link east of the cursor's unit at p % */
+            f.util[slot(&f.wf, 0, 0, WAFER_E)] = p / 100.0;
+            f.v.cx = 1; /* a unit at zoom 1 is a neutral cell: put the cursor on the link's colour */
+            canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+            view_draw_mesh(&f.c, &f.v, a);
+            /* paint the cursor's cell the link's colour, as a hot unit of another view would be */
+            canvas_put(&f.c, 2, 0, 0x2580u, theme_grad(p / 100.0), TC_BACKGROUND, 0);
+            view_draw_cursor(&f.c, &f.v, a);
+            const canvas_cell *k = canvas_at(&f.c, 2, 0);
+            assert_int_equal(k->ch, 0x25C6);
+            if (f.v.mono) {
+                assert_true(k->attr & CA_REVERSE);
+                continue;
+            }
+            double gap = fabs(luma(&f.th, k->fg) - luma(&f.th, k->bg));
+            if (gap < 255.0 / 3)
+                fail_msg("%s at %d%%: cursor luminance gap %.0f", themes[i], p, gap);
+        }
+    }
+    fixture_close(&f);
+}
+
+/* Rulers: tick labels at 1-2-5 intervals that leave room, the cursor's
+ * coordinates reversed on both; wafer edges across the mesh. */
+static void test_rulers(void **state)
+{
+    (void)state;
+    fixture f;
+    wt_err e;
+    /* 2 x 2 wafers of 8 x 8 */
+    assert_int_equal(wafer_init(&f.wf, 8, 8, 2, 2, &e), WT_OK);
+    fixture_eval(&f, "DP8,TATP2", PLACE_TILES, 40, 20);
+    f.v.zoom = 1;
+    view_rect mesh = {6, 2, 31, 16}, xaxis = {6, 1, 31, 1}, yaxis = {0, 2, 5, 16};
+    view_draw_mesh(&f.c, &f.v, mesh);
+    assert_int_equal(f.v.scale, 1); /* a unit every 2 columns and 2 pixels (1 row) */
+    f.v.cx = 3;
+    f.v.cy = 12;
+    view_draw_rulers(&f.c, &f.v, xaxis, yaxis, mesh);
+    char row[256];
+    /* x: 2 columns a unit, labels of 2 digits need 4: every 2 units; the
+     * cursor's 3 sits at column 6 + 6 */
+    canvas_row(&f.c, 1, row, sizeof row);
+    assert_string_equal(row, "      0   2 3 4   6   8   10  12  14    ");
+    assert_int_equal(canvas_at(&f.c, 12, 1)->attr, CA_REVERSE | CA_BOLD);
+    assert_int_equal(canvas_at(&f.c, 10, 1)->attr, 0);
+    /* y: a unit a row, every 2 units; the cursor's 12 at row 2 + 12 */
+    for (int y = 0; y < 16; y++) {
+        char want[8] = "     ";
+        if (y % 2 == 0 || y == 12)
+            snprintf(want, sizeof want, "%4d ", y);
+        canvas_row(&f.c, 2 + y, row, sizeof row);
+        row[5] = '\0';
+        if (strcmp(row, want))
+            fail_msg("y ruler row %d: '%s', expected '%s'", y, row, want);
+    }
+    assert_int_equal(canvas_at(&f.c, 3, 14)->attr, CA_REVERSE | CA_BOLD);
+    /* the wafer edges: the links between x 7 and 8 (column 6 + 15) and
+     * between y 7 and 8 (pixel 15: the lower half of row 7) */
+    for (int y = 0; y < 8; y++)
+        assert_int_equal(canvas_at(&f.c, 21, 2 + y)->ch, y == 7 ? 0x253C : 0x2502);
+    for (int x = 0; x < 31; x++) {
+        const canvas_cell *k = canvas_at(&f.c, 6 + x, 9);
+        assert_int_equal(k->ch, x == 15 ? 0x253C : 0x2500);
+        assert_int_equal(k->fg, TC_ACCENT);
+    }
+    /* a link across the vertical edge keeps its colour under the line */
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    f.util[slot(&f.wf, 7, 0, WAFER_E)] = 0.6;
+    view_draw_mesh(&f.c, &f.v, mesh);
+    view_draw_rulers(&f.c, &f.v, xaxis, yaxis, mesh);
+    check_cell(&f.c, 21, 2, 0x2502, TC_ACCENT, TC_GRAD0 + 60);
     fixture_close(&f);
 }
 
@@ -728,10 +835,10 @@ static void test_aggregation(void **state)
     canvas leg;
     new_canvas(&leg, 90, 1);
     view_draw_legend(&leg, &f.v, (view_rect){0, 0, 90, 1});
-    assert_true(canvas_find(&leg, " 4x4 max"));
+    assert_true(canvas_find(&leg, "pixel = 4x4 units (max)"));
     f.v.mean = 1;
     view_draw_legend(&leg, &f.v, (view_rect){0, 0, 90, 1});
-    assert_true(canvas_find(&leg, " 4x4 mean"));
+    assert_true(canvas_find(&leg, "pixel = 4x4 units (mean)"));
 
     /* a click lands on the first unit of the block in the upper half */
     int ux, uy;
@@ -754,16 +861,17 @@ static void test_legend(void **state)
 {
     (void)state;
     fixture f;
-    fixture_4x4(&f, 80, 2);
+    fixture_4x4(&f, 100, 2);
     f.v.zoom = 1;
+    f.v.scale = 3;
     char row[512];
 
-    /* 70 columns: "link util 0% " (13), a bar of 70 - 13 - 24 = 33, " 100%  ",
-     * the dead mark, "dead" */
-    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 70, 1});
+    /* 79 columns: "link util 0% " (13), a bar of 79 - 13 - 33 = 33, " 100%  ",
+     * the dead mark, "dead", what a unit is ("unit = 3x3 pixels") */
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 79, 1});
     canvas_row(&f.c, 0, row, sizeof row);
     assert_memory_equal(row, "link util 0% ", 13);
-    assert_memory_equal(row + 13 + 33, " 100%  \xe2\x9c\x95" "dead  ", 16);
+    assert_memory_equal(row + 13 + 33, " 100%  \xe2\x9c\x95" "dead  unit = 3x3 pixels ", 34);
     for (int i = 0; i < 33; i++)
         check_cell(&f.c, 13 + i, 0, ' ', TC_TEXT, theme_grad(i / 32.0));
     check_cell(&f.c, 13, 0, ' ', TC_TEXT, TC_GRAD0);
@@ -774,7 +882,7 @@ static void test_legend(void **state)
     assert_false(canvas_find(&f.c, "max"));
     /* at most 40 cells of bar */
     canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
-    view_draw_legend(&f.c, &f.v, (view_rect){0, 1, 80, 1});
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 1, 100, 1});
     assert_int_equal(canvas_at(&f.c, 13 + 39, 1)->bg, TC_GRAD0 + 100);
     assert_int_equal(canvas_at(&f.c, 13 + 20, 1)->bg, theme_grad(20 / 39.0));
     check_cell(&f.c, 13 + 40, 1, ' ', TC_TEXT, TC_BACKGROUND);
@@ -783,7 +891,7 @@ static void test_legend(void **state)
     /* mono: density glyphs from · to █ on the background */
     f.v.mono = 1;
     canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
-    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 70, 1});
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 79, 1});
     check_cell(&f.c, 13, 0, 0x00B7, TC_TEXT, TC_BACKGROUND);
     check_cell(&f.c, 13 + 3, 0, 0x00B7, TC_TEXT, TC_BACKGROUND);  /* 0.094 */
     check_cell(&f.c, 13 + 4, 0, 0x2591, TC_TEXT, TC_BACKGROUND);  /* 0.125 */
@@ -795,6 +903,17 @@ static void test_legend(void **state)
     canvas_row(&f.c, 0, row, sizeof row);
     assert_memory_equal(row, "link util 0% \xc2\xb7", 15);
     assert_non_null(strstr(row, "\xe2\x96\x88 100%  xdead"));
+
+    /* the narrowest screen's legend (58 columns) keeps every part: a
+     * shorter bar, what a pixel is in full */
+    f.v.mono = 0;
+    f.v.zoom = 16;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_legend(&f.c, &f.v, (view_rect){0, 0, 58, 1});
+    canvas_row(&f.c, 0, row, sizeof row);
+    assert_non_null(strstr(row, " 100%  \xe2\x9c\x95" "dead  pixel = 16x16 units (max)"));
+    assert_int_equal(canvas_at(&f.c, 13, 0)->bg, TC_GRAD0);
+    f.v.zoom = 1;
 
     /* the other views name themselves */
     f.v.mono = 0;
@@ -842,9 +961,10 @@ static void test_auto_scale(void **state)
     canvas_row(&f.c, 4, row, sizeof row);
     assert_memory_equal(row, "link util 0% ", 13);
     assert_non_null(strstr(row, " 40.0% max  \xe2\x9c\x95" "dead"));
-    /* 80 columns: a bar of 80 - 13 - 20 - 9 = 38 cells, the top at its end */
-    check_cell(&f.c, 13 + 37, 4, ' ', TC_TEXT, TC_GRAD0 + 100);
-    check_cell(&f.c, 13 + 38, 4, ' ', TC_TEXT, TC_BACKGROUND);
+    /* 80 columns: a bar of 80 - 13 - 9 ("40.0% max") - 17 ("unit = 1x1
+     * pixels") - 12 = 29 cells, the top at its end */
+    check_cell(&f.c, 13 + 28, 4, ' ', TC_TEXT, TC_GRAD0 + 100);
+    check_cell(&f.c, 13 + 29, 4, ' ', TC_TEXT, TC_BACKGROUND);
     /* a 3x2 area shows grid columns 0-2, rows 0-3: 0.2 is the highest shown */
     canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
     view_draw_mesh(&f.c, &f.v, (view_rect){0, 0, 3, 2});
@@ -933,18 +1053,32 @@ static void test_view_draw(void **state)
     assert_true(row_has(&f.c, 29, "min 1 s  max 2 s"));
     /* the title bar is reversed: background text on the accent */
     check_cell(&f.c, 1, 0, 'w', TC_BACKGROUND, TC_ACCENT);
+    /* the legend, across the whole width below mesh and panel */
+    assert_true(row_has(&f.c, 30, "link util 0% "));
+    assert_true(row_has(&f.c, 30, "unit = 13x13 pixels"));
 
-    /* the mesh area of 120x40 is 75x28 at (1,1); 4 units of 13 pixels */
+    /* the mesh area of 120x40 is 70x28 at (6,2), right of the y ruler's
+     * gutter and below the x ruler; 4 units of 13 pixels */
     view_layout l;
     view_layout_for(120, 40, &l);
     assert_false(l.too_small);
-    assert_int_equal(l.mesh.x, 1);
-    assert_int_equal(l.mesh.y, 1);
-    assert_int_equal(l.mesh.w, 75);
+    assert_int_equal(l.mesh.x, 6);
+    assert_int_equal(l.mesh.y, 2);
+    assert_int_equal(l.mesh.w, 70);
     assert_int_equal(l.mesh.h, 28);
     assert_int_equal(f.v.zoom, 1);
     assert_int_equal(f.v.scale, 13);
-    /* unit (x,y) starts at pixel 14x, 14y: column 1 + 14x, row 1 + 7y */
+    /* the rulers: a unit every 14 columns and 7 rows */
+    char line[1024];
+    canvas_row(&f.c, 1, line, sizeof line);
+    assert_memory_equal(line, "      0             1             2             3  ", 50);
+    for (int y = 0; y < 4; y++) {
+        char label[8];
+        snprintf(label, sizeof label, "%4d ", y);
+        canvas_row(&f.c, 2 + 7 * y, line, sizeof line);
+        assert_memory_equal(line, label, 5);
+    }
+    /* unit (x,y) starts at pixel 14x, 14y: column 6 + 14x, row 2 + 7y */
     for (int y = 0; y < 4; y++)
         for (int x = 0; x < 4; x++) {
             int sx = l.mesh.x + 14 * x, sy = l.mesh.y + 7 * y, ux = -1, uy = -1;
@@ -958,6 +1092,8 @@ static void test_view_draw(void **state)
             assert_int_equal(ux, x);
             assert_int_equal(uy, y);
         }
+    /* the cursor (0,0): a diamond in its unit's middle cell, pixel 6 of 13 */
+    assert_int_equal(canvas_at(&f.c, l.mesh.x + 6, l.mesh.y + 3)->ch, 0x25C6);
     /* nothing is drawn right of pixel 54, and nothing is there to click */
     int ux, uy;
     check_cell(&f.c, l.mesh.x + 54, l.mesh.y, HALF, TC_GRID, TC_GRID);
@@ -1339,6 +1475,7 @@ int main(void)
         cmocka_unit_test(test_theme_files),       cmocka_unit_test(test_theme_errors),
         cmocka_unit_test(test_theme_nearest),     cmocka_unit_test(test_mesh_4x4_glyphs),
         cmocka_unit_test(test_mesh_real_traffic), cmocka_unit_test(test_half_block_pairing),
+        cmocka_unit_test(test_cursor_visible),    cmocka_unit_test(test_rulers),
         cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_auto_scale),
         cmocka_unit_test(test_view_draw),

@@ -57,9 +57,11 @@ void view_layout_for(int w, int h, view_layout *l)
     l->title = (view_rect){0, 0, w, 1};
     l->status = (view_rect){0, h - 1, w, 1};
     l->output = (view_rect){0, h - 1 - out, w, out};
-    int body = l->output.y - 1;
-    l->mesh = (view_rect){1, 1, w - panel - 2, body - 2};
-    l->legend = (view_rect){1, body - 1, w - panel - 2, 1};
+    int body = l->output.y - 1, left = VIEW_GUTTER + 1;
+    l->xaxis = (view_rect){left, 1, w - panel - left - 1, 1};
+    l->yaxis = (view_rect){0, 2, VIEW_GUTTER, body - 2};
+    l->mesh = (view_rect){left, 2, w - panel - left - 1, body - 2};
+    l->legend = (view_rect){1, body, w - 2, 1}; /* under mesh and panel: it always has room */
     l->panel = (view_rect){w - panel, 1, panel, body - 1};
 }
 
@@ -334,6 +336,8 @@ void view_draw(canvas *c, view_state *v)
     title(c, v, l.title);
     if (v->r) {
         view_draw_mesh(c, v, l.mesh);
+        view_draw_rulers(c, v, l.xaxis, l.yaxis, l.mesh);
+        view_draw_cursor(c, v, l.mesh);
         view_draw_legend(c, v, l.legend);
         panel(c, v, l.panel);
     }

@@ -100,9 +100,12 @@ typedef struct view_rect {
     int x, y, w, h;
 } view_rect;
 
+/* The mesh has rulers: x above it, y in a gutter at its left. */
+#define VIEW_GUTTER 5
+
 typedef struct view_layout {
     int too_small;
-    view_rect title, mesh, legend, panel, output, status;
+    view_rect title, xaxis, yaxis, mesh, legend, panel, output, status;
 } view_layout;
 
 void view_layout_for(int w, int h, view_layout *l);
@@ -146,6 +149,15 @@ int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int 
 /* Parts of view_draw (view_mesh.c). */
 void view_draw_mesh(canvas *c, view_state *v, view_rect a);
 void view_draw_legend(canvas *c, const view_state *v, view_rect a);
+/* The cursor's unit marked over what view_draw_mesh drew (reversed in mono). */
+void view_draw_cursor(canvas *c, const view_state *v, view_rect a);
+/* The first pixel of unit u along an axis as view_draw_mesh placed it (a
+ * terminal cell is one pixel wide, two high but one in mono). */
+int view_unit_pixel(const view_state *v, int u);
+/* The rulers (view_axes.c): x and y tick labels at a readable interval
+ * with the cursor's coordinates marked, and the wafer edges of a
+ * multi-wafer layout on rulers and mesh; after view_draw_mesh. */
+void view_draw_rulers(canvas *c, const view_state *v, view_rect xaxis, view_rect yaxis, view_rect mesh);
 
 /* The rows usable links with the busiest windows (peak, per link slot),
  * hottest first (ties by slot), into top; returns how many (those with a

@@ -16,6 +16,7 @@
 
 #define HALF_BLOCK 0x2580u /* ▀ */
 #define DEAD_MARK 0x2715u  /* ✕ */
+#define CURSOR_MARK 0x25C6u /* ◆ */
 
 static const uint32_t density[5] = {0x00B7, 0x2591, 0x2592, 0x2593, 0x2588}; /* · ░ ▒ ▓ █ */
 
@@ -197,8 +198,7 @@ static int pixel_grid(const view_state *v, int p)
     return p / period * 2 + (p % period >= v->scale);
 }
 
-/* The first pixel of unit u along an axis, and the unit of pixel p. */
-static int unit_pixel(const view_state *v, int u)
+int view_unit_pixel(const view_state *v, int u)
 {
     return v->zoom > 1 ? u / v->zoom : u * (v->scale + 1);
 }
@@ -212,7 +212,7 @@ static int pixel_unit(const view_state *v, int p)
 static void follow_cursor(view_state *v, int pw, int ph, int cols, int rows)
 {
     int size = v->zoom > 1 ? 1 : v->scale;
-    int px = unit_pixel(v, v->cx), py = unit_pixel(v, v->cy);
+    int px = view_unit_pixel(v, v->cx), py = view_unit_pixel(v, v->cy);
     if (px < v->ox)
         v->ox = px;
     if (px + size > v->ox + cols)
@@ -224,6 +224,38 @@ static void follow_cursor(view_state *v, int pw, int ph, int cols, int rows)
     int maxx = pw - cols > 0 ? pw - cols : 0, maxy = ph - rows > 0 ? ph - rows : 0;
     v->ox = v->ox < 0 ? 0 : v->ox > maxx ? maxx : v->ox;
     v->oy = v->oy < 0 ? 0 : v->oy > maxy ? maxy : v->oy;
+}
+
+/* Of text and background, the colour farther in luminance from c. */
+static uint8_t contrast(const theme *th, uint8_t c)
+{
+    if (!th)
+        return TC_TEXT;
+    double l[3];
+    const uint8_t ids[3] = {c, TC_TEXT, TC_BACKGROUND};
+    for (int i = 0; i < 3; i++) {
+        rgb k = th->colour[ids[i]];
+        l[i] = 0.2126 * k.r + 0.7152 * k.g + 0.0722 * k.b;
+    }
+    return fabs(l[1] - l[0]) >= fabs(l[2] - l[0]) ? TC_TEXT : TC_BACKGROUND;
+}
+
+/* A diamond on the middle cell of the unit, in the colour that stands out
+ * from what the cell showed (its upper pixel's): it shows on every theme. */
+void view_draw_cursor(canvas *c, const view_state *v, view_rect a)
+{
+    int per = v->mono ? 1 : 2, size = v->zoom > 1 ? 1 : v->scale;
+    int col = view_unit_pixel(v, v->cx) - v->ox + (size - 1) / 2;
+    int row = (view_unit_pixel(v, v->cy) - v->oy + (size - 1) / 2) / per;
+    const canvas_cell *cell = canvas_at(c, a.x + col, a.y + row);
+    if (!cell || col < 0 || row < 0 || col >= a.w || row >= a.h)
+        return;
+    if (v->mono) {
+        canvas_put(c, a.x + col, a.y + row, CURSOR_MARK, TC_TEXT, TC_BACKGROUND, CA_REVERSE | CA_BOLD);
+        return;
+    }
+    uint8_t under = cell->ch == HALF_BLOCK ? cell->fg : cell->bg;
+    canvas_put(c, a.x + col, a.y + row, CURSOR_MARK, contrast(v->th, under), under, CA_BOLD);
 }
 
 void view_draw_mesh(canvas *c, view_state *v, view_rect a)
@@ -274,10 +306,6 @@ void view_draw_mesh(canvas *c, view_state *v, view_rect a)
                 canvas_put(c, a.x + col, a.y + row, HALF_BLOCK, pixel_colour(v, p[0]), pixel_colour(v, p[a.w]), 0);
         }
     free(pix);
-    /* the cursor: the rows and columns of its unit */
-    int size = v->zoom > 1 ? 1 : v->scale, px = unit_pixel(v, v->cx) - v->ox, py = unit_pixel(v, v->cy) - v->oy;
-    int row0 = py / per, row1 = (py + size - 1) / per;
-    canvas_attr(c, a.x + px, a.y + row0, size, row1 - row0 + 1, CA_REVERSE);
 }
 
 int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int *uy)
@@ -297,11 +325,15 @@ int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int 
 void view_draw_legend(canvas *c, const view_state *v, view_rect a)
 {
     static const char *const what[] = {"link util", "compute util", "memory fill"};
-    char top[32] = "100%";
+    char top[32] = "100%", pixel[48];
     if (v->mode == VIEW_LINKS && v->util_auto)
         snprintf(top, sizeof top, "%.1f%% max", 100 * v->util_max);
+    if (v->zoom > 1) /* what a pixel is: the bar gives way to it */
+        snprintf(pixel, sizeof pixel, "pixel = %dx%d units (%s)", v->zoom, v->zoom, v->mean ? "mean" : "max");
+    else
+        snprintf(pixel, sizeof pixel, "unit = %dx%d pixels", v->scale, v->scale);
     int x = a.x + canvas_printf(c, a.x, a.y, a.w, TC_TEXT, TC_BACKGROUND, 0, "%s 0%% ", what[v->mode]);
-    int bar = a.w - (x - a.x) - 20 - (int)strlen(top);
+    int bar = a.w - (x - a.x) - (int)strlen(top) - (int)strlen(pixel) - 12; /* " TOP  xdead  PIXEL" */
     bar = bar > 40 ? 40 : bar;
     for (int i = 0; i < bar; i++) {
         double val = bar > 1 ? (double)i / (bar - 1) : 1;
@@ -314,7 +346,5 @@ void view_draw_legend(canvas *c, const view_state *v, view_rect a)
     x += canvas_printf(c, x, a.y, a.x + a.w - x, TC_TEXT, TC_BACKGROUND, 0, " %s  ", top);
     canvas_put(c, x, a.y, v->mono ? 'x' : DEAD_MARK, TC_DEAD, TC_BACKGROUND, 0);
     x += 1 + canvas_text(c, x + 1, a.y, a.x + a.w - x - 1, "dead", TC_TEXT, TC_BACKGROUND, 0);
-    if (v->zoom > 1)
-        canvas_printf(c, x + 1, a.y, a.x + a.w - x - 1, TC_TEXT, TC_BACKGROUND, 0, " %dx%d %s", v->zoom, v->zoom,
-                      v->mean ? "mean" : "max");
+    canvas_text(c, x + 2, a.y, a.x + a.w - x - 2, pixel, TC_TEXT, TC_BACKGROUND, 0);
 }
