@@ -61,6 +61,11 @@ static const qty_unit qty_flops[] = {
     {NULL, 0, 0, 0},
 };
 
+static const qty_unit qty_token_rate[] = {
+    {"tokens/s", 0, 1, QTY_FMT},   {"k tokens/s", 3, 1, QTY_FMT}, {"M tokens/s", 6, 1, QTY_FMT},
+    {"G tokens/s", 9, 1, QTY_FMT}, {NULL, 0, 0, 0},
+};
+
 static const qty_unit *qty_units(qty_kind k)
 {
     switch (k) {
@@ -68,6 +73,7 @@ static const qty_unit *qty_units(qty_kind k)
     case QTY_BANDWIDTH: return qty_bandwidth;
     case QTY_TIME: return qty_time;
     case QTY_FLOPS: return qty_flops;
+    case QTY_TOKEN_RATE: return qty_token_rate;
     }
     return qty_bytes;
 }

@@ -15,7 +15,8 @@
 
 #include <stddef.h>
 
-typedef enum qty_kind { QTY_BYTES, QTY_BANDWIDTH, QTY_TIME, QTY_FLOPS } qty_kind;
+/* QTY_TOKEN_RATE is for qty_format only: "880 tokens/s", "102 k tokens/s". */
+typedef enum qty_kind { QTY_BYTES, QTY_BANDWIDTH, QTY_TIME, QTY_FLOPS, QTY_TOKEN_RATE } qty_kind;
 
 /* Parses s as a quantity of kind k into *out (SI: bytes, bytes/s, s, FLOP/s).
  * Returns 0, or -1 with a short reason in why ("missing unit, expected one of

@@ -16,6 +16,7 @@ for s in DP8,TATP16 TP16 DP4,TP2,SP2,PP2,TATP4; do
         "$("$bin" eval --layout default --model gpt3-6.7b --strategy "$s" --format json)"
 done
 run_test tests/lua/link_util.lua
+run_test tests/lua/fmt.lua
 run_test tests/lua/views.lua
 run_test tests/lua/route.lua
 run_test tests/lua/route_times.lua

@@ -275,7 +275,7 @@ wait_for "top 2 by util" "a command after the policy error"
 
 # --- views, averages, zoom, themes, speed, mouse
 keys v
-wait_for "compute: " "v: the compute view"
+wait_for "compute: the phase at the cursor" "v: the compute view follows the cursor of time"
 wait_for "compute util 0%" "v: the compute legend"
 keys v
 wait_for "memory fill 0%" "v: the memory view"

@@ -331,6 +331,7 @@ static view_state links_view(const sim_result *r, const double *util, const them
     v.link_peak = util;
     v.th = th;
     v.output_top = -1;
+    v.compute_now = -1;
     return v;
 }
 
@@ -532,6 +533,11 @@ static void test_mesh_real_traffic(void **state)
     check_cell(&f.c, 0, 0, HALF, theme_grad(busy), TC_BACKGROUND);
     check_cell(&f.c, 1, 0, HALF, TC_BACKGROUND, TC_BACKGROUND);
     check_cell(&f.c, 2, 1, HALF, theme_grad(busy), TC_BACKGROUND);
+    /* at the cursor of time: what the phase playing there computes */
+    f.v.compute_now = 0.25;
+    assert_true(view_cell_value(&f.v, 0, 0, &dead) == 0.25);
+    assert_true(view_cell_value(&f.v, 6, 6, &dead) == 0.25);
+    f.v.compute_now = -1;
     /* the memory view: the stage's memory over a unit's capacity */
     f.v.mode = VIEW_MEMORY;
     double fill = fmin(1, f.r.stage_mem[0] / wafer_unit_capacity(&f.wf));
@@ -1060,7 +1066,7 @@ static void test_view_draw(void **state)
     /* the mesh area of 120x40 is 70x28 at (6,2), right of the y ruler's
      * gutter and below the x ruler; 4 units of 13 pixels */
     view_layout l;
-    view_layout_for(120, 40, &l);
+    view_layout_for(120, 40, 0, &l);
     assert_false(l.too_small);
     assert_int_equal(l.mesh.x, 6);
     assert_int_equal(l.mesh.y, 2);
@@ -1126,6 +1132,11 @@ static void test_view_draw(void **state)
     view_draw(&f.c, &f.v);
     assert_string_equal(canvas_row(&f.c, 7, row, sizeof row), "terminal too small: 50x15, wafertop needs 60x20   ");
     assert_false(canvas_find(&f.c, "figures"));
+    /* narrower than the message: two lines, the minimum in full */
+    assert_int_equal(canvas_resize(&f.c, 30, 10), 0);
+    view_draw(&f.c, &f.v);
+    assert_string_equal(canvas_row(&f.c, 4, row, sizeof row), "terminal too small: 30x10,    ");
+    assert_string_equal(canvas_row(&f.c, 5, row, sizeof row), "wafertop needs 60x20          ");
     assert_int_equal(canvas_resize(&f.c, 59, 20), 0);
     view_draw(&f.c, &f.v);
     assert_true(canvas_find(&f.c, "terminal too small: 59x20"));
@@ -1159,6 +1170,57 @@ static void test_view_draw(void **state)
     assert_false(canvas_find(&f.c, "figures"));
     assert_false(view_unit_at(&f.v, l.mesh, l.mesh.x, l.mesh.y, &ux, &uy));
 
+    fixture_close(&f);
+}
+
+/* The output pane: long lines wrap at its width (UTF-8 a code point a
+ * column); following the end shows the last lines whose rows fit; scrolled
+ * back, lines from output_top; `o` makes it half the screen. */
+static void test_output_pane(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 60, 20);
+    /* 60x20: the pane is rows 15-18, a heading and 3 rows of 58 columns */
+    view_layout l;
+    view_layout_for(60, 20, 0, &l);
+    assert_int_equal(l.output.y, 15);
+    assert_int_equal(l.output.h, 4);
+    char long_line[200];
+    for (int i = 0; i < 100; i++) /* 100 columns: "é" then digits */
+        snprintf(long_line + (i ? i + 1 : 0), sizeof long_line - (size_t)(i ? i + 1 : 0), i ? "%d" : "\xc3\xa9",
+                 i % 10);
+    const char *lines[] = {"first", "second", long_line};
+    f.v.noutput = 3;
+    for (int i = 0; i < 3; i++)
+        f.v.output[i] = lines[i];
+    f.v.output_top = -1;
+    view_draw(&f.c, &f.v);
+    char row[512];
+    /* the end: the long line takes 2 rows, so "second" and its 2 rows */
+    assert_true(row_has(&f.c, 16, " second"));
+    canvas_row(&f.c, 17, row, sizeof row);
+    assert_memory_equal(row, " \xc3\xa9" "123456789", 12);
+    canvas_row(&f.c, 18, row, sizeof row);
+    assert_memory_equal(row, " 89012", 6); /* column 59 of the line: '8' of i = 58 */
+    assert_false(canvas_find(&f.c, "first"));
+    /* scrolled to the top: "first", "second", then the long line's start */
+    f.v.output_top = 0;
+    view_draw(&f.c, &f.v);
+    assert_true(row_has(&f.c, 16, " first"));
+    assert_true(row_has(&f.c, 17, " second"));
+    canvas_row(&f.c, 18, row, sizeof row);
+    assert_memory_equal(row, " \xc3\xa9" "123", 6);
+    /* tall: half of 20 rows, from row 10 */
+    f.v.output_tall = 1;
+    f.v.output_top = -1;
+    view_layout_for(60, 20, 1, &l);
+    assert_int_equal(l.output.y, 10);
+    assert_int_equal(l.output.h, 9);
+    view_draw(&f.c, &f.v);
+    assert_true(row_has(&f.c, 11, " first"));
+    assert_true(row_has(&f.c, 12, " second"));
+    f.v.noutput = 0;
     fixture_close(&f);
 }
 
@@ -1199,7 +1261,7 @@ static void test_timeline_panel(void **state)
     assert_true(f.r.step_time_s >= 1 && f.r.step_time_s < 10);
     view_draw(&f.c, &f.v);
     view_layout l;
-    view_layout_for(120, 40, &l);
+    view_layout_for(120, 40, 0, &l);
     char row[512], want[128], step[32];
     /* 100 us windows: a hundredth of one, 6 decimals of a second */
     snprintf(step, sizeof step, "%.6f s", f.r.step_time_s);
@@ -1478,7 +1540,7 @@ int main(void)
         cmocka_unit_test(test_cursor_visible),    cmocka_unit_test(test_rulers),
         cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_auto_scale),
-        cmocka_unit_test(test_view_draw),
+        cmocka_unit_test(test_view_draw),         cmocka_unit_test(test_output_pane),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
         cmocka_unit_test(test_help_scroll),       cmocka_unit_test(test_live_frames),
         cmocka_unit_test(test_window_classes),

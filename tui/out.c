@@ -122,8 +122,8 @@ void out_eval_table(FILE *f, const sim_result *r)
             s->sub_h, s->tp_seqpar ? "on" : "off", exec_mode_name(s->exec));
     fprintf(f, "net       %s: %s\n", r->net->c.name, r->net->summary);
     fprintf(f, "units     %d used, %d idle\n", r->units_used, r->units_idle);
-    fprintf(f, "step      %s   tokens/s %.4g   MFU %.1f %%   HFU %.1f %%   idle %.1f %%\n",
-            time_str(r->step_time_s, a, sizeof a), r->tokens_per_s, 100 * r->mfu, 100 * r->hfu,
+    fprintf(f, "step      %s   %s   MFU %.1f %%   HFU %.1f %%   idle %.1f %%\n", time_str(r->step_time_s, a, sizeof a),
+            qty_format(r->tokens_per_s, QTY_TOKEN_RATE, b, sizeof b), 100 * r->mfu, 100 * r->hfu,
             100 * r->idle_fraction);
     fprintf(f, "          stage %s x %d + DP exposed %s (of %s) + optimizer %s\n",
             time_str(r->stage_time_s, a, sizeof a), r->micro_batches + s->pp - 1,

@@ -68,6 +68,7 @@ typedef struct ui_play {
     long shown;                       /* bumped whenever the colours change (view_state.values_gen) */
     long mesh;                        /* bumped at every result and fault (view_state.mesh_gen) */
     double window_t;
+    double compute_now;               /* what view_state.compute_now was last (a change bumps shown) */
     size_t hot[VIEW_HOT_ROWS];        /* the links with the busiest windows, hottest first */
     int nhot;
     int order[SIM_MAX_PHASES];        /* the phases in the order the step plays them */

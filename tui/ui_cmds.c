@@ -248,12 +248,11 @@ void ui_command(ui *u, const char *line)
     if (run(u, argc, argv, &e) != WT_OK) {
         /* the first line, with file:line for Lua; the traceback goes to the pane */
         ui_status(u, 1, "%s", e.msg);
-        ui_print(u, e.msg);
     }
     /* show the start of a long answer (as much as the pane still holds);
      * PgDn shows the rest */
     view_layout l;
-    view_layout_for(u->cv.w, u->cv.h, &l);
+    view_layout_for(u->cv.w, u->cv.h, u->v.output_tall, &l);
     long lines = u->out_total - start;
     int rows = l.output.h > 1 ? l.output.h - 1 : 0, first = lines > u->nout ? 0 : u->nout - (int)lines;
     u->v.output_top = rows > 0 && lines > rows ? first : -1;

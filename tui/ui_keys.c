@@ -19,7 +19,7 @@ typedef struct key_binding {
 static view_rect mesh_area(const ui *u)
 {
     view_layout l;
-    view_layout_for(u->cv.w, u->cv.h, &l);
+    view_layout_for(u->cv.w, u->cv.h, u->v.output_tall, &l);
     return l.mesh;
 }
 
@@ -96,6 +96,10 @@ static void toggle_key(ui *u, int key)
         ui_next_theme(u);
         term_set_theme(&u->themes[u->theme]);
         break;
+    case 'o':
+        u->v.output_tall = !u->v.output_tall;
+        ui_status(u, 0, "output pane %s", u->v.output_tall ? "tall: half the screen" : "short");
+        break;
     case 'm':
         u->mouse = !u->mouse;
         term_mouse(u->mouse);
@@ -137,8 +141,8 @@ static void time_key(ui *u, int key)
 static void scroll_key(ui *u, int key)
 {
     view_layout l;
-    view_layout_for(u->cv.w, u->cv.h, &l);
-    int rows = l.output.h - 1, last = u->nout > rows ? u->nout - rows : 0;
+    view_layout_for(u->cv.w, u->cv.h, u->v.output_tall, &l);
+    int rows = l.output.h - 1, last = view_output_end(&u->v, l.output);
     int top = u->v.output_top < 0 ? last : u->v.output_top;
     if (key == TK_END)
         top = last;
@@ -177,7 +181,7 @@ static const key_binding keys[] = {
     {'H', pan_key},        {'J', pan_key},         {'K', pan_key},      {'L', pan_key},
     {'+', zoom_key},       {'-', zoom_key},        {'=', zoom_key},     {'x', toggle_key},
     {'v', toggle_key},     {'a', toggle_key},      {' ', toggle_key},   {'t', toggle_key},
-    {'m', toggle_key},     {'?', toggle_key},      {TK_F1, toggle_key}, {'n', step_key},
+    {'m', toggle_key},     {'o', toggle_key},      {'?', toggle_key},      {TK_F1, toggle_key}, {'n', step_key},
     {'<', speed_key},      {'>', speed_key},       {'p', time_key},     {',', time_key},
     {'.', time_key},       {'[', time_key},        {']', time_key},     {'c', toggle_key},
     {TK_PGUP, scroll_key}, {TK_PGDN, scroll_key},

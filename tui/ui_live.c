@@ -50,12 +50,15 @@ void ui_printf(ui *u, const char *fmt, ...)
 
 void ui_status(ui *u, int error, const char *fmt, ...)
 {
+    char full[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(u->status, sizeof u->status, fmt, ap);
+    vsnprintf(full, sizeof full, fmt, ap);
     va_end(ap);
-    u->status[strcspn(u->status, "\n")] = '\0';
+    snprintf(u->status, sizeof u->status, "%.*s", (int)strcspn(full, "\n"), full);
     u->status_error = error;
+    if (error) /* in full where it stays: the status line shows its first line, cut to the width */
+        ui_print(u, full);
 }
 
 void ui_lua_out(void *ud, const char *s, size_t n)
@@ -255,7 +258,6 @@ void ui_step(ui *u)
         u->v.history[u->v.nhistory++] = r->step_time_s;
         if (u->policy[0] && wtlua_policy_step(u->L, u->policy, S, r, UI_MAX_HOT, &e) != WT_OK) {
             ui_status(u, 1, "policy %s stopped: %s", u->policy, e.msg);
-            ui_printf(u, "policy %s stopped: %s", u->policy, e.msg);
             u->policy[0] = u->policy_src[0] = '\0';
         }
         char log[SESSION_LOG];

@@ -97,8 +97,11 @@ void ui_search_poll(ui *u)
     char gain[64] = "";
     if (now > 0)
         snprintf(gain, sizeof gain, " (now %.4g s: %.2fx)", now, now / best);
-    ui_status(u, 0, "search done: %s, step %.4g s%s   y applies it", strategy_format(&r->top[0].s, text, sizeof text),
-              best, gain);
+    char done[256];
+    snprintf(done, sizeof done, "search done: %s, step %.4g s%s   y applies it",
+             strategy_format(&r->top[0].s, text, sizeof text), best, gain);
+    ui_status(u, 0, "%s", done);
+    ui_print(u, done);
 }
 
 void ui_search_apply(ui *u)

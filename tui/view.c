@@ -30,6 +30,7 @@ const char *const view_help_lines[] = {
     "  t               next theme",
     "  m               mouse on or off (click selects a unit)",
     "  PgUp PgDn End   scroll the output pane",
+    "  o               the output pane: tall (half the screen) or short",
     "  y               apply the best strategy a search found",
     "  :               command line (up/down history, Tab completes, Esc cancels)",
     "  ? F1            this help",
@@ -43,7 +44,7 @@ const char *const view_help_lines[] = {
     NULL,
 };
 
-void view_layout_for(int w, int h, view_layout *l)
+void view_layout_for(int w, int h, int output_tall, view_layout *l)
 {
     memset(l, 0, sizeof *l);
     if (w < VIEW_MIN_W || h < VIEW_MIN_H) {
@@ -52,8 +53,8 @@ void view_layout_for(int w, int h, view_layout *l)
     }
     int panel = w * 36 / 100;
     panel = panel < 34 ? 34 : panel > 48 ? 48 : panel;
-    int out = h / 5;
-    out = out < 4 ? 4 : out > 10 ? 10 : out;
+    int out = output_tall ? (h - 1) / 2 : h / 5;
+    out = out < 4 ? 4 : out > 10 && !output_tall ? 10 : out;
     l->title = (view_rect){0, 0, w, 1};
     l->status = (view_rect){0, h - 1, w, 1};
     l->output = (view_rect){0, h - 1 - out, w, out};
@@ -105,8 +106,8 @@ static int figures(canvas *c, const view_state *v, view_rect a, int y)
     y = heading(c, a, y, "figures");
     canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, CA_BOLD, "%s  %s %s %s", strategy_format(&r->s, text, sizeof text),
                   place_kind_name(r->s.placement), coll_algo_name(r->s.collective), route_mode_name(r->s.routing));
-    canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "step %-10s tokens/s %.3g", qty_format(r->step_time_s, QTY_TIME, s1, sizeof s1),
-                  r->tokens_per_s);
+    canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "step %-10s %s", qty_format(r->step_time_s, QTY_TIME, s1, sizeof s1),
+                  qty_format(r->tokens_per_s, QTY_TOKEN_RATE, s2, sizeof s2));
     canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "MFU  %-10s idle %.1f%%", (snprintf(s2, sizeof s2, "%.1f%%", 100 * r->mfu), s2),
                   100 * r->idle_fraction);
     canvas_printf(c, a.x, y++, w, r->hot_links ? TC_HOT : TC_TEXT, TC_BACKGROUND, 0,
@@ -267,16 +268,55 @@ static void panel(canvas *c, const view_state *v, view_rect a)
     sparkline(c, v, a, y);
 }
 
+/* The bytes of the first n code points of s (all of it when shorter). */
+static size_t utf8_prefix(const char *s, int n)
+{
+    size_t i = 0;
+    for (int k = 0; s[i]; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == n) /* a lead byte starts a code point */
+            break;
+    return i;
+}
+
+/* Rows line s takes wrapped at w columns (a code point a column). */
+static int wrapped_rows(const char *s, int w)
+{
+    int cols = 0;
+    for (; *s; s++)
+        cols += ((unsigned char)*s & 0xC0) != 0x80;
+    return cols <= w ? 1 : (cols + w - 1) / w;
+}
+
+/* The lines first.. of the pane, long ones wrapped, from row y to the end. */
+static void output_lines(canvas *c, const view_state *v, view_rect a, int first, int y)
+{
+    int w = a.w - 2;
+    for (int i = first; i < v->noutput && y < a.y + a.h; i++) {
+        const char *s = v->output[i];
+        do {
+            canvas_text(c, a.x + 1, y++, w, s, TC_TEXT, TC_BACKGROUND, 0);
+            s += utf8_prefix(s, w);
+        } while (*s && y < a.y + a.h);
+    }
+}
+
+int view_output_end(const view_state *v, view_rect a)
+{
+    int rows = a.h - 1, used = 0, first = v->noutput;
+    while (first > 0 && used + wrapped_rows(v->output[first - 1], a.w - 2) <= rows)
+        used += wrapped_rows(v->output[--first], a.w - 2);
+    return first == v->noutput && first > 0 ? first - 1 : first; /* a line longer than the pane: its start */
+}
+
 static void output_pane(canvas *c, const view_state *v, view_rect a)
 {
-    int rows = a.h - 1, last = v->noutput > rows ? v->noutput - rows : 0;
+    int last = view_output_end(v, a);
     int first = v->output_top < 0 || v->output_top > last ? last : v->output_top;
     if (first < last)
-        heading(c, a, a.y, "output (PgUp PgDn scroll, End follows)");
+        heading(c, a, a.y, "output (PgUp PgDn scroll, End follows, o taller)");
     else
-        heading(c, a, a.y, first > 0 ? "output (PgUp scrolls)" : "output");
-    for (int i = first; i < v->noutput && i < first + rows; i++)
-        canvas_text(c, a.x + 1, a.y + 1 + i - first, a.w - 2, v->output[i], TC_TEXT, TC_BACKGROUND, 0);
+        heading(c, a, a.y, first > 0 ? "output (PgUp scrolls, o taller)" : "output");
+    output_lines(c, v, a, first, a.y + 1);
 }
 
 static void status_line(canvas *c, const view_state *v, view_rect a)
@@ -327,10 +367,17 @@ void view_draw(canvas *c, view_state *v)
 {
     canvas_clear(c, TC_TEXT, TC_BACKGROUND);
     view_layout l;
-    view_layout_for(c->w, c->h, &l);
+    view_layout_for(c->w, c->h, v->output_tall, &l);
     if (l.too_small) {
-        canvas_printf(c, 0, c->h / 2, c->w, TC_HOT, TC_BACKGROUND, CA_BOLD, "terminal too small: %dx%d, wafertop needs %dx%d",
-                      c->w, c->h, VIEW_MIN_W, VIEW_MIN_H);
+        char size[48], need[48];
+        int n = snprintf(size, sizeof size, "terminal too small: %dx%d,", c->w, c->h);
+        int m = snprintf(need, sizeof need, "wafertop needs %dx%d", VIEW_MIN_W, VIEW_MIN_H);
+        if (n + 1 + m <= c->w) { /* else on two lines, so that the minimum is never cut */
+            canvas_printf(c, 0, c->h / 2, c->w, TC_HOT, TC_BACKGROUND, CA_BOLD, "%s %s", size, need);
+            return;
+        }
+        canvas_text(c, 0, c->h / 2 - 1, c->w, size, TC_HOT, TC_BACKGROUND, CA_BOLD);
+        canvas_text(c, 0, c->h / 2, c->w, need, TC_HOT, TC_BACKGROUND, CA_BOLD);
         return;
     }
     title(c, v, l.title);

@@ -45,6 +45,9 @@ typedef struct view_state {
     int util_auto;             /* the links' colour scale runs to the highest value shown, else 0-100 % */
     double util_max;           /* what its top stands for (set by view_draw_mesh: 1 or that value) */
     const char *util_label;    /* "step average" or "100 us window" */
+    double compute_now;        /* the compute view at the cursor of time: the busiest compute fraction
+                                * of the phases running there, for every unit with a stage; < 0:
+                                * each unit's share of the step */
     const double *link_peak;   /* per link slot: the step's busiest window (the result's) */
     const size_t *hot;         /* the links by link_peak, hottest first (view_hottest) */
     int nhot;
@@ -73,6 +76,7 @@ typedef struct view_state {
     const char *output[VIEW_OUTPUT];
     int noutput;               /* lines, oldest first */
     int output_top;            /* the first line shown, or -1 to follow the end */
+    int output_tall;           /* the output pane takes half the screen ('o') */
     const char *status;        /* a message, or NULL for the hint */
     int status_error;
     const char *cmdline;       /* the command line being typed, or NULL */
@@ -108,7 +112,12 @@ typedef struct view_layout {
     view_rect title, xaxis, yaxis, mesh, legend, panel, output, status;
 } view_layout;
 
-void view_layout_for(int w, int h, view_layout *l);
+/* Where things go on a w x h screen; a tall output pane takes half of it. */
+void view_layout_for(int w, int h, int output_tall, view_layout *l);
+
+/* The first line of the output pane a shows when it follows the end: the
+ * last lines whose rows, long lines wrapped, fit. */
+int view_output_end(const view_state *v, view_rect a);
 
 /* Draws the whole frame; keeps v's viewport around the cursor and in range. */
 void view_draw(canvas *c, view_state *v);

@@ -46,6 +46,8 @@ int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono)
 double view_unit_value(const view_state *v, int u)
 {
     const sim_result *r = v->r;
+    if (v->mode == VIEW_COMPUTE && v->compute_now >= 0)
+        return sim_unit_stage(r, u) >= 0 ? v->compute_now : 0;
     if (v->mode == VIEW_COMPUTE)
         return sim_unit_compute_util(r, u);
     double cap = wafer_unit_capacity(r->wf);
