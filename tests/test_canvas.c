@@ -1173,6 +1173,39 @@ static void test_view_draw(void **state)
     fixture_close(&f);
 }
 
+/* From 160 columns the mesh takes the whole height and the output pane
+ * sits under the panel; a tall pane brings back the bottom layout. */
+static void test_wide_layout(void **state)
+{
+    (void)state;
+    view_layout l, narrow;
+    view_layout_for(200, 60, 0, &l);
+    view_layout_for(159, 60, 0, &narrow);
+    assert_int_equal(l.panel.x, 200 - 48);
+    assert_int_equal(l.output.x, l.panel.x);
+    assert_int_equal(l.output.w, 48);
+    assert_int_equal(l.output.y + l.output.h, 59); /* then the status line */
+    assert_int_equal(l.panel.y + l.panel.h, l.output.y);
+    assert_int_equal(l.mesh.y, 2);
+    assert_int_equal(l.mesh.h, 56);                /* title, x ruler, legend, status */
+    assert_int_equal(l.legend.y, 58);
+    assert_int_equal(l.legend.w, 200 - 48 - 2);
+    assert_true(l.mesh.h > narrow.mesh.h);
+    assert_int_equal(narrow.output.x, 0);
+    assert_int_equal(narrow.output.w, 159);
+    view_layout_for(200, 60, 1, &l); /* tall: half the screen, full width */
+    assert_int_equal(l.output.x, 0);
+    assert_int_equal(l.output.h, 29);
+    /* a 16x16 mesh on 200x60: units of 6 pixels (16 x 6 + 15 links = 111
+     * of 112 pixel rows), against 4 when the pane took the bottom rows */
+    fixture f;
+    assert_int_equal(wafer_init(&f.wf, 16, 16, 1, 1, NULL), WT_OK);
+    fixture_eval(&f, "DP8,TATP16", PLACE_TILES, 200, 60);
+    view_draw(&f.c, &f.v);
+    assert_int_equal(f.v.scale, 6);
+    fixture_close(&f);
+}
+
 /* The output pane: long lines wrap at its width (UTF-8 a code point a
  * column); following the end shows the last lines whose rows fit; scrolled
  * back, lines from output_top; `o` makes it half the screen. */
@@ -1541,6 +1574,7 @@ int main(void)
         cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_auto_scale),
         cmocka_unit_test(test_view_draw),         cmocka_unit_test(test_output_pane),
+        cmocka_unit_test(test_wide_layout),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
         cmocka_unit_test(test_help_scroll),       cmocka_unit_test(test_live_frames),
         cmocka_unit_test(test_window_classes),

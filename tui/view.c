@@ -64,6 +64,15 @@ void view_layout_for(int w, int h, int output_tall, view_layout *l)
     l->mesh = (view_rect){left, 2, w - panel - left - 1, body - 2};
     l->legend = (view_rect){1, body, w - 2, 1}; /* under mesh and panel: it always has room */
     l->panel = (view_rect){w - panel, 1, panel, body - 1};
+    if (w < VIEW_WIDE_W || output_tall)
+        return;
+    /* Wide: a mesh is as wide as its height allows, so it takes the whole
+     * height, and the output pane goes under the panel, a third of it. */
+    int side = h - 2, pane = side / 3 < 4 ? 4 : side / 3;
+    l->output = (view_rect){w - panel, h - 1 - pane, panel, pane};
+    l->panel.h = side - pane;
+    l->yaxis.h = l->mesh.h = h - 4;
+    l->legend = (view_rect){1, h - 2, w - panel - 2, 1};
 }
 
 static void title(canvas *c, const view_state *v, view_rect a)

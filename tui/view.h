@@ -104,6 +104,10 @@ typedef struct view_rect {
     int x, y, w, h;
 } view_rect;
 
+/* From this width the output pane goes under the panel and the mesh takes
+ * the whole height. */
+#define VIEW_WIDE_W 160
+
 /* The mesh has rulers: x above it, y in a gutter at its left. */
 #define VIEW_GUTTER 5
 

@@ -56,6 +56,6 @@ wt.command("link_util", function(words, ctx)
   local links = r:top_links(view)
   wt.print(string.format("hottest %d links:", math.min(o.top, #links)))
   for _, l in ipairs(links) do
-    wt.print(string.format("%d,%d,%s %.1f%% %.6g", l.x, l.y, l.dir, 100 * l[key], l.bytes))
+    wt.print(string.format("%d,%d,%s %.1f%% %s", l.x, l.y, l.dir, 100 * l[key], fmt.bytes(l.bytes)))
   end
 end, HELP)
