@@ -127,6 +127,24 @@ want="$((${before% *} + 3)) $((${before#* } + 9))"
 esc=$(printf '\033')
 T capture-pane -p -e -t ui | sed -n 2p | grep -q "7m$esc\[38;5;[0-9]*m3" || fail "the x ruler does not mark the cursor's 3"
 cap | sed -n 2p | grep -qE "^ +0 +2 +3 +4 +6 +8 +10 " || fail "the x ruler: $(cap | sed -n 2p)"
+
+# --- the group around the cursor (3,2): with linear placement, TP group 1
+# is rows 2 and 3 (ranks 32-63); ring marks on its members, dots on its
+# links; Enter traces each link out to the phases and groups that load it
+keys g
+wait_last "tp group 1 around 3,2: 32 members, [0-9]* links loaded" "g: the TP group around the cursor"
+# (a unit is 3 pixels, 1.5 rows: units of rows 2 and 3 on screen lines 6 and 7)
+[ "$(cap | sed -n '6,7p' | grep -o '○' | wc -l)" = 31 ] || fail "g: the group's 32 members, one under the cursor, are not marked on rows 2-3"
+[ "$(cap | sed -n '3,5p;8,30p' | grep -c '○')" = 0 ] || fail "g: members marked outside rows 2-3"
+keys Enter
+wait_for "E loaded by fwd.attn.qkv tp group 1 " "Enter: the east link's loads by phase and group"
+keys ':' 'group dp' Enter
+wait_last "dp group [0-9]* around 3,2: 8 members, [0-9]* links loaded" ":group dp"
+keys ':' 'group nope' Enter
+wait_last "group: 'nope' is not one of tatp.rows, tatp.cols, tp, sp, dp, pp, off" ":group nope"
+keys ':' 'group off' Enter
+sleep 0.3
+[ "$(cap | grep -c '○')" = 0 ] || fail ":group off: the members are still marked"
 keys h h h k k
 
 # --- the cursor of time, against the step's figures headless
@@ -180,8 +198,15 @@ cap | grep -qE "[0-9]+,[0-9]+ +[NESW] +100\.0%" || fail "the hot links' busiest 
 # the step average: its legend max is the figures' link max; c fixes 0-100 %
 keys a
 wait_for "links: step average" "a: the step average"
-avg=$(cap | sed -n 's/.*links max \([0-9.]*\)% .*/\1/p')
-[ -n "$avg" ] && [ "$(legend_max)" = "$avg" ] || fail "the step average's legend max $(legend_max)% is not the link max $avg%"
+# (a capture may catch the terminal between two frames: read both again a few times)
+i=0
+while :; do
+    avg=$(cap | sed -n 's/.*links max \([0-9.]*\)% .*/\1/p')
+    [ -n "$avg" ] && [ "$(legend_max)" = "$avg" ] && break
+    i=$((i + 1))
+    [ $i -lt 20 ] || { fail "the step average's legend max $(legend_max)% is not the link max $avg%"; break; }
+    sleep 0.1
+done
 keys c
 wait_last "link colours 0-100%" "c: a fixed scale"
 cap | grep -qE "link util 0% .* 100%  " || fail "c: the legend does not end at 100%"
@@ -213,7 +238,9 @@ wait_last "[^:].*" "Esc cancels the command line"
 # on an empty line it lists every command: the stock ones and the user's
 keys ':' Tab
 wait_last ":  .* broken .*" "Tab lists the user's command"
-cap | tail -n 1 >"$tmp/tab"
+# the list is longer than the status line: the output pane has all of it
+wait_for "Tab: strategy layout model" "Tab: the whole list in the output pane"
+shown | grep -A 1 "Tab: strategy layout model" >"$tmp/tab" # wrapped at the pane's width
 names_stock commands "$tmp/tab" "Tab on an empty command line"
 keys Escape
 

@@ -609,6 +609,49 @@ static void test_half_block_pairing(void **state)
     fixture_close(&f);
 }
 
+/* The group overlay: a ring on each member's middle cell, a dot on the
+ * pixel of each link, in the accent over the colour under it; at zoom 1 a
+ * link has its own pixel between units, above it marks its unit's block. */
+static void test_group_overlay(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 7, 4);
+    f.v.zoom = 1;
+    view_rect a = {0, 0, 7, 4};
+    int units[1] = {wafer_unit(&f.wf, 1, 1)};
+    int links[2] = {(int)slot(&f.wf, 1, 1, WAFER_W), (int)slot(&f.wf, 1, 1, WAFER_N)};
+    f.util[slot(&f.wf, 0, 1, WAFER_E)] = 0.7; /* the link the W slot shares its pixel with */
+    f.v.group_units = units;
+    f.v.ngroup_units = 1;
+    f.v.group_links = links;
+    f.v.ngroup_links = 2;
+    view_draw_mesh(&f.c, &f.v, a);
+    canvas before;
+    new_canvas(&before, 7, 4);
+    memcpy(before.cells, f.c.cells, sizeof *before.cells * 28);
+    view_draw_group(&f.c, &f.v, a);
+    /* unit (1,1): pixel (2,2), the upper half of cell (2,1) */
+    check_cell(&f.c, 2, 1, 0x25CB, TC_ACCENT, canvas_at(&before, 2, 1)->fg);
+    /* W: the link pixel (1,2), upper half of (1,1), at 70 % */
+    check_cell(&f.c, 1, 1, 0x2022, TC_ACCENT, TC_GRAD0 + 70);
+    /* N: pixel (2,1), the lower half of cell (2,0) */
+    check_cell(&f.c, 2, 0, 0x2022, TC_ACCENT, canvas_at(&before, 2, 0)->bg);
+    int changed = 0;
+    for (int i = 0; i < 28; i++)
+        changed += memcmp(&before.cells[i], &f.c.cells[i], sizeof before.cells[i]) != 0;
+    assert_int_equal(changed, 3);
+    /* zoom 2: the block of unit (1,1) is pixel (0,0); its links mark it too */
+    f.v.zoom = 2;
+    canvas_clear(&f.c, TC_TEXT, TC_BACKGROUND);
+    view_draw_mesh(&f.c, &f.v, a);
+    view_draw_group(&f.c, &f.v, a);
+    assert_int_equal(canvas_at(&f.c, 0, 0)->ch, 0x25CB);
+    assert_int_equal(canvas_at(&f.c, 1, 0)->ch, 0x2580);
+    canvas_free(&before);
+    fixture_close(&f);
+}
+
 /* Luminance of a theme colour. */
 static double luma(const theme *th, int c)
 {
@@ -1570,7 +1613,7 @@ int main(void)
         cmocka_unit_test(test_theme_files),       cmocka_unit_test(test_theme_errors),
         cmocka_unit_test(test_theme_nearest),     cmocka_unit_test(test_mesh_4x4_glyphs),
         cmocka_unit_test(test_mesh_real_traffic), cmocka_unit_test(test_half_block_pairing),
-        cmocka_unit_test(test_cursor_visible),    cmocka_unit_test(test_rulers),
+        cmocka_unit_test(test_cursor_visible),    cmocka_unit_test(test_group_overlay),    cmocka_unit_test(test_rulers),
         cmocka_unit_test(test_dead),              cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_auto_scale),
         cmocka_unit_test(test_view_draw),         cmocka_unit_test(test_output_pane),

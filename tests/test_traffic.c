@@ -13,29 +13,12 @@
 #include <cmocka.h>
 
 #include "assert_rel.h"
+#include "eval_small.h"
 #include "layout.h"
 #include "net.h"
 #include "sim_int.h"
 #include "traffic.h"
 
-
-static model small_model(void)
-{
-    model m = {"small", 4, 256, 8, 8, 1024, MODEL_GELU, 512, 1, 64, 64, 1};
-    return m;
-}
-
-static void eval_with(sim_ctx *c, sim_result *r, const char *text, const char *opt, const char *value)
-{
-    model m = small_model();
-    strategy s;
-    strategy_defaults(&s);
-    wt_err e;
-    if (strategy_parse(text, &s, &e) != WT_OK || (opt && strategy_set_option(&s, opt, value, &e) != WT_OK))
-        fail_msg("%s: %s", text, e.msg);
-    if (sim_eval_ctx(c, r, &m, &s, &e) != WT_OK)
-        fail_msg("sim_eval %s: %s", text, e.msg);
-}
 
 /* Adds `bytes` to every link of the dimension-order path src -> dst. */
 static void walk(const wafer *wf, int src, int dst, int xfirst, double bytes, double *load)
@@ -96,24 +79,12 @@ static void test_flows_give_loads(void **state)
 {
     (void)state;
     wafer wf;
-    assert_int_equal(wafer_init(&wf, 8, 8, 1, 1, NULL), WT_OK);
-    wf.peak_flops = 1e14;
-    wf.efficiency = 0.8;
-    wf.link_bw = 1e11;
-    wf.link_lat = 1e-8;
-    wf.link_overhead = 1e-6;
-    wf.sram_bytes = 1e12;
+    small_wafer(&wf);
     sim_ctx *c;
     assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
-    static const char *const cases[][3] = {
-        {"DP4,TATP16", NULL, NULL},           {"TP8,DP8", "placement", "linear"},
-        {"DP2,TP2,SP2,PP2,TATP4", NULL, NULL}, {"DP16,TATP4", "collective", "2d"},
-        {"DP64", "collective", "hier"},       {"TP4,PP4,DP4", "routing", "yx"},
-        {"SP4,TATP16", "routing", "balanced"}, {"DP8,TP8", "collective", "bidir"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < NSMALL_CASES; i++) {
         sim_result r;
-        eval_with(c, &r, cases[i][0], cases[i][1], cases[i][2]);
+        eval_with(c, &r, small_cases[i][0], small_cases[i][1], small_cases[i][2]);
         check_patterns(&r);
         sim_free(&r);
     }

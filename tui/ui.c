@@ -32,6 +32,7 @@ static void draw(ui *u, int w, int h)
     if ((u->cv.w != w || u->cv.h != h) && canvas_resize(&u->cv, w, h) != 0)
         return; /* out of memory: keep the last frame */
     ui_sync_view(u);
+    ui_group_view(u);
     view_draw(&u->cv, &u->v);
 }
 
@@ -82,6 +83,12 @@ static void handle(ui *u, const key_event *ev)
     if (u->cmd.active) {
         if (cmdline_key(&u->cmd, ev->key) == CMDLINE_DONE)
             ui_command(u, u->cmd.line);
+        else if (ev->key == TK_TAB && u->cmd.hint[0] &&
+                 strlen(u->cmd.line) + strlen(u->cmd.hint) + 5 > (size_t)u->cv.w)
+        { /* the status line cuts it: the pane has it all, at its end */
+            ui_printf(u, "Tab: %s", u->cmd.hint);
+            u->v.output_top = -1;
+        }
     } else if (u->find.active) {
         if (cmdline_key(&u->find, ev->key) == CMDLINE_DONE)
             find_unit(u, u->find.line);

@@ -15,6 +15,7 @@
 #include "canvas.h"
 #include "cli.h"
 #include "cmdline.h"
+#include "group.h"
 #include "keys.h"
 #include "search.h"
 #include "session.h"
@@ -53,6 +54,15 @@ typedef struct ui_links {
     size_t nat;
     int dense;                        /* may be non-zero anywhere (a result without loaded links) */
 } ui_links;
+
+/* The group overlay (ui_groups.c): the group of a kind around the cursor's
+ * unit, made again when the unit or the result changes. */
+typedef struct ui_group {
+    int kind;                         /* coll_kind shown, or -1 for none */
+    int unit;                         /* the unit it was made for (-1: none) */
+    long gen;                         /* the result it was made for (ui_play.gen) */
+    group g;
+} ui_group;
 
 /* The cursor of time and what the mesh is coloured by (ui_play.c). */
 typedef struct ui_play {
@@ -118,6 +128,7 @@ typedef struct ui {
     char complete_buf[2048];          /* the words Tab completion offers */
 
     ui_search search;
+    ui_group group;
     int quit;
 } ui;
 
@@ -148,6 +159,9 @@ void ui_sync_view(ui *u);
 void ui_free_session(ui *u);
 /* Appends text (lines split at newlines) to the output pane. */
 void ui_print(ui *u, const char *text);
+/* Shows the pane from the first line printed since out_total was start
+ * (an answer longer than the pane: its start, PgDn the rest), or its end. */
+void ui_show_from(ui *u, long start);
 void ui_printf(ui *u, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -196,6 +210,17 @@ void ui_key(ui *u, const key_event *ev);
 /* ui_cmds.c: runs a `:` command line; words for Tab completion. */
 void ui_command(ui *u, const char *line);
 int ui_complete_words(void *ud, const char *cmd, const char **words, int max);
+
+/* ui_groups.c: `g` and `:group KIND|off` show the group of a kind around
+ * the cursor (its members and the links its passes load); ui_group_view
+ * points u->v at it, made again when the cursor or the result moved on;
+ * ui_group_inspect prints what loads each link out of a unit, by phase and
+ * group. */
+void ui_group_key(ui *u);
+int ui_group_command(ui *u, const char *kind, wt_err *e);
+void ui_group_view(ui *u);
+void ui_group_inspect(ui *u, int unit);
+void ui_group_free(ui *u);
 
 /* ui_search.c */
 int ui_search_start(ui *u, wt_err *e);

@@ -118,6 +118,12 @@ static int cmd_at(ui *u, int argc, char **argv, wt_err *e)
     return ui_play_at(u, argv[0], e);
 }
 
+static int cmd_group(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    return ui_group_command(u, argv[0], e);
+}
+
 static int cmd_quit(ui *u, int argc, char **argv, wt_err *e)
 {
     (void)argc;
@@ -140,6 +146,8 @@ static const ui_cmd cmds[] = {
     {"save", "save FILE                         write the scenario as YAML", 1, 1, cmd_save},
     {"at", "at PHASE|TIME                     the cursor of time to where PHASE first runs, or to TIME", 1, 1,
      cmd_at},
+    {"group", "group KIND|off                    the group of KIND around the cursor (tatp.rows tatp.cols tp sp dp pp)",
+     1, 1, cmd_group},
     {"quit", "quit", 0, 0, cmd_quit},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
@@ -249,13 +257,7 @@ void ui_command(ui *u, const char *line)
         /* the first line, with file:line for Lua; the traceback goes to the pane */
         ui_status(u, 1, "%s", e.msg);
     }
-    /* show the start of a long answer (as much as the pane still holds);
-     * PgDn shows the rest */
-    view_layout l;
-    view_layout_for(u->cv.w, u->cv.h, u->v.output_tall, &l);
-    long lines = u->out_total - start;
-    int rows = l.output.h > 1 ? l.output.h - 1 : 0, first = lines > u->nout ? 0 : u->nout - (int)lines;
-    u->v.output_top = rows > 0 && lines > rows ? first : -1;
+    ui_show_from(u, start);
 }
 
 /* Flags ("--x") in a help text, into the buffer. */

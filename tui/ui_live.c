@@ -38,6 +38,18 @@ void ui_print(ui *u, const char *text)
     }
 }
 
+void ui_show_from(ui *u, long start)
+{
+    long lines = u->out_total - start;
+    int first = lines > u->nout ? 0 : u->nout - (int)lines; /* or the oldest the pane still holds */
+    view_layout l;
+    view_layout_for(u->cv.w, u->cv.h, u->v.output_tall, &l);
+    u->v.noutput = u->nout; /* the frame syncs the rest */
+    for (int i = 0; i < u->nout; i++)
+        u->v.output[i] = u->out[i];
+    u->v.output_top = first < view_output_end(&u->v, l.output) ? first : -1;
+}
+
 void ui_printf(ui *u, const char *fmt, ...)
 {
     char buf[2048];
@@ -92,6 +104,7 @@ ui *ui_new(const char *root)
     u->play.avg_gen = -1;
     u->play.shown = 1;
     u->play.mesh = 1;
+    u->group.kind = u->group.unit = -1;
     cmdline_init(&u->cmd, ':', ui_complete_words, u);
     cmdline_init(&u->find, '/', NULL, NULL);
     return u;
@@ -119,6 +132,7 @@ void ui_free_session(ui *u)
     }
     u->r = NULL;
     ui_play_free(&u->play);
+    ui_group_free(u); /* its units belong to the session's wafer */
 }
 
 int ui_set_policy(ui *u, const char *name_or_path, wt_err *e)
@@ -312,6 +326,7 @@ void ui_inspect(ui *u)
         return;
     }
     int unit = wafer_unit(wf, x, y), stage = sim_unit_stage(r, unit);
+    long start = u->out_total;
     char s1[32], s2[32];
     if (wf->unit_dead[unit])
         ui_printf(u, "unit %d,%d: dead", x, y);
@@ -336,4 +351,7 @@ void ui_inspect(ui *u)
                           qty_format(r->link_bytes[l], QTY_BYTES, s1, sizeof s1));
     }
     ui_print(u, line);
+    if (stage >= 0)
+        ui_group_inspect(u, unit);
+    ui_show_from(u, start);
 }

@@ -27,6 +27,7 @@ const char *const view_help_lines[] = {
     "  < >             fewer, more steps per second",
     "  Enter           inspect the unit and links under the cursor",
     "  /               find a unit: x,y",
+    "  g               the group around the cursor: next kind (tatp rows, cols, tp, sp, dp, pp), off",
     "  t               next theme",
     "  m               mouse on or off (click selects a unit)",
     "  PgUp PgDn End   scroll the output pane",
@@ -41,6 +42,7 @@ const char *const view_help_lines[] = {
     "  policy NAME|off        search [--fix ..] [--only ..] | search stop",
     "  fail x,y[,DIR]         repair            save FILE         quit",
     "  at PHASE|TIME          the cursor of time to where PHASE first runs, or to TIME",
+    "  group KIND|off         the group of KIND around the cursor (tatp.rows tatp.cols tp sp dp pp)",
     NULL,
 };
 
@@ -392,6 +394,7 @@ void view_draw(canvas *c, view_state *v)
     title(c, v, l.title);
     if (v->r) {
         view_draw_mesh(c, v, l.mesh);
+        view_draw_group(c, v, l.mesh);
         view_draw_rulers(c, v, l.xaxis, l.yaxis, l.mesh);
         view_draw_cursor(c, v, l.mesh);
         view_draw_legend(c, v, l.legend);

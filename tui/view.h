@@ -92,6 +92,10 @@ typedef struct view_state {
     const int *nonzero;        /* the only link slots link_util may be non-zero at, ascending
                                 * (the result's loaded links), nnonzero of them; NULL: any */
     size_t nnonzero;
+    const int *group_units;    /* a group overlay: its members' units and the link slots its */
+    int ngroup_units;          /* passes load (view_overlay.c), or none */
+    const int *group_links;
+    int ngroup_links;
     view_blocks blocks;        /* the block cache (zoom > 1) */
 } view_state;
 
@@ -162,6 +166,11 @@ int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int 
 /* Parts of view_draw (view_mesh.c). */
 void view_draw_mesh(canvas *c, view_state *v, view_rect a);
 void view_draw_legend(canvas *c, const view_state *v, view_rect a);
+/* The group overlay over what view_draw_mesh drew (view_overlay.c): a ring
+ * on every member's cell and a dot on every link its passes load. */
+void view_draw_group(canvas *c, const view_state *v, view_rect a);
+/* The colour a mesh cell shows in its upper (half 0) or lower half. */
+uint8_t view_cell_shown(const canvas_cell *cell, int half);
 /* The cursor's unit marked over what view_draw_mesh drew (reversed in mono). */
 void view_draw_cursor(canvas *c, const view_state *v, view_rect a);
 /* The first pixel of unit u along an axis as view_draw_mesh placed it (a

@@ -74,12 +74,6 @@ static void y_ruler(canvas *c, const view_state *v, view_rect a)
         canvas_text(c, a.x + a.w - 1 - len, a.y + row, len, text, TC_ACCENT, TC_BACKGROUND, CA_REVERSE | CA_BOLD);
 }
 
-/* The colour a mesh cell showed at its upper (half 0) or lower half. */
-static uint8_t shown(const canvas_cell *cell, int half)
-{
-    return half == 0 && cell->ch == 0x2580u ? cell->fg : cell->bg;
-}
-
 /* One wafer edge across the mesh: the column or row of pixel p (vertical
  * or not) in accent over the colour of what it crosses, so that the links
  * across the edge keep their colour at zoom 1. */
@@ -93,7 +87,7 @@ static void wafer_edge(canvas *c, const view_state *v, view_rect a, int vertical
             const canvas_cell *cell = canvas_at(c, a.x + p, a.y + row);
             if (cell && cell->ch != ' ')
                 canvas_put(c, a.x + p, a.y + row, v->zoom > 1 ? VEIGHTH : VLINE, TC_ACCENT,
-                           v->mono ? TC_BACKGROUND : shown(cell, 0), 0);
+                           v->mono ? TC_BACKGROUND : view_cell_shown(cell, 0), 0);
         }
         return;
     }
@@ -105,7 +99,7 @@ static void wafer_edge(canvas *c, const view_state *v, view_rect a, int vertical
         if (!cell || cell->ch == ' ')
             continue;
         uint32_t glyph = cell->ch == VLINE || cell->ch == VEIGHTH ? CROSS : HLINE;
-        canvas_put(c, a.x + col, a.y + row, glyph, TC_ACCENT, v->mono ? TC_BACKGROUND : shown(cell, p % per), 0);
+        canvas_put(c, a.x + col, a.y + row, glyph, TC_ACCENT, v->mono ? TC_BACKGROUND : view_cell_shown(cell, p % per), 0);
     }
 }
 

@@ -256,7 +256,7 @@ void view_draw_cursor(canvas *c, const view_state *v, view_rect a)
         canvas_put(c, a.x + col, a.y + row, CURSOR_MARK, TC_TEXT, TC_BACKGROUND, CA_REVERSE | CA_BOLD);
         return;
     }
-    uint8_t under = cell->ch == HALF_BLOCK ? cell->fg : cell->bg;
+    uint8_t under = view_cell_shown(cell, 0);
     canvas_put(c, a.x + col, a.y + row, CURSOR_MARK, contrast(v->th, under), under, CA_BOLD);
 }
 
