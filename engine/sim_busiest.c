@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
 #include "sim_int.h"
 
 /* A phase's terms by pattern: its distinct patterns in the order of its
@@ -79,28 +80,54 @@ static int sum_disjoint(const sim_result *r, unsigned char *ov, const phase_sum 
     return 1;
 }
 
-/*
- * The busiest link of each of m phases s[0..m) over the same patterns in
- * the same order, into best[j] (busy time) and busiest[j]. For each phase,
- * the first link of the largest busy time in the order a walk of the
- * patterns one after another meets them (pattern 0's links, then pattern
- * 1's not met before, ...) wins, so ties go where that walk sends them:
- * the best of the links each pattern meets first, then the first pattern
- * with the best of those.
- */
-static void merged_busiest(const sim_result *r, const sim_ctx *c, const phase_sum *const *s, int m, double *best,
-                           int *busiest)
+int sim_pattern_first(const sim_pattern *p, int lo)
 {
-    int n = s[0]->n;
-    const int *li[SIM_MAX_TERMS], *end[SIM_MAX_TERMS];
-    const double *ld[SIM_MAX_TERMS];
+    int a = 0, b = p->nnz;
+    while (a < b) {
+        int mid = a + (b - a) / 2;
+        if (p->link[mid] < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* A merge's figures over one range of links: for phase j and pattern k,
+ * the first link met first in pattern k with the largest busy time of
+ * phase j (at[j][k], -1 for none) and that time. */
+typedef struct merge_part {
     int at[SIM_MAX_PHASES][SIM_MAX_TERMS];
     double most[SIM_MAX_PHASES][SIM_MAX_TERMS];
+} merge_part;
+
+typedef struct merge_job {
+    const sim_result *r;
+    const sim_ctx *c;
+    const phase_sum *const *s;
+    int m, nparts;
+    merge_part part[PAR_MAX];
+} merge_job;
+
+/* The merge of the patterns' links in part `part` of the link slots. */
+static void merge_range(void *ctx, int part)
+{
+    merge_job *job = ctx;
+    const sim_result *r = job->r;
+    const phase_sum *const *s = job->s;
+    int n = s[0]->n, m = job->m;
+    size_t nl = wafer_nlinks(r->wf);
+    int lo = (int)par_first(nl, part, job->nparts), hi = (int)par_first(nl, part + 1, job->nparts);
+    const int *li[SIM_MAX_TERMS], *end[SIM_MAX_TERMS];
+    const double *ld[SIM_MAX_TERMS];
+    int(*at)[SIM_MAX_TERMS] = job->part[part].at;
+    double(*most)[SIM_MAX_TERMS] = job->part[part].most;
     for (int k = 0; k < n; k++) {
         const sim_pattern *p = &r->patterns[s[0]->pat[k]];
-        li[k] = p->link;
-        end[k] = p->link + p->nnz;
-        ld[k] = p->load;
+        int first = sim_pattern_first(p, lo);
+        li[k] = p->link + first;
+        end[k] = p->link + sim_pattern_first(p, hi);
+        ld[k] = p->load + first;
         for (int j = 0; j < m; j++) {
             at[j][k] = -1;
             most[j][k] = 0;
@@ -120,7 +147,7 @@ static void merged_busiest(const sim_result *r, const sim_ctx *c, const phase_su
                 load[q++] = *ld[k]++;
                 li[k]++;
             }
-        double inv = net_bw_inv(&c->bw, (size_t)l);
+        double inv = net_bw_inv(&job->c->bw, (size_t)l);
         int first = on[0];
         for (int j = 0; j < m; j++) {
             double sum = 0;
@@ -133,13 +160,37 @@ static void merged_busiest(const sim_result *r, const sim_ctx *c, const phase_su
             }
         }
     }
+}
+
+/*
+ * The busiest link of each of m phases s[0..m) over the same patterns in
+ * the same order, into best[j] (busy time) and busiest[j]. For each phase,
+ * the first link of the largest busy time in the order a walk of the
+ * patterns one after another meets them (pattern 0's links, then pattern
+ * 1's not met before, ...) wins, so ties go where that walk sends them:
+ * the best of the links each pattern meets first, then the first pattern
+ * with the best of those. A wafer's merge splits into ranges of links
+ * merged side by side (par.h), whose bests join in link order.
+ */
+static void merged_busiest(const sim_result *r, const sim_ctx *c, const phase_sum *const *s, int m, double *best,
+                           int *busiest)
+{
+    merge_job job = {.r = r, .c = c, .s = s, .m = m};
+    size_t entries = 0;
+    for (int k = 0; k < s[0]->n; k++)
+        entries += (size_t)r->patterns[s[0]->pat[k]].nnz;
+    job.nparts = par_parts(entries);
+    par_run(job.nparts, merge_range, &job);
     for (int j = 0; j < m; j++) {
         best[j] = 0;
         busiest[j] = -1;
-        for (int k = 0; k < n; k++)
-            if (at[j][k] >= 0 && (most[j][k] > best[j] || busiest[j] < 0)) {
-                best[j] = most[j][k];
-                busiest[j] = at[j][k];
+        for (int k = 0; k < s[0]->n; k++)
+            for (int part = 0; part < job.nparts; part++) { /* in link order: the first of equals stays */
+                const merge_part *mp = &job.part[part];
+                if (mp->at[j][k] >= 0 && (mp->most[j][k] > best[j] || busiest[j] < 0)) {
+                    best[j] = mp->most[j][k];
+                    busiest[j] = mp->at[j][k];
+                }
             }
     }
 }

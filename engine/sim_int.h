@@ -60,6 +60,10 @@ double sim_grad_bytes(const sim_result *r);
  * pairwise overlap marks, all unknown (npatterns^2 of them), or is NULL. */
 void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov);
 
+/* The first entry of p's sorted link list at link slot lo or above (nnz
+ * when none): where a walk of one range of links starts (par.h). */
+int sim_pattern_first(const sim_pattern *p, int lo);
+
 /* Grows the context's per-rank buffers (next, origin, flows) to n ranks. */
 int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e);
 

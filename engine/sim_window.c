@@ -32,11 +32,13 @@
  * same arithmetic in the same order, so the same to the bit, in O(its
  * loads) instead of O(the phases' loads).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
 #include "sim_int.h"
 
 /* What every link's sequence shares: the offsets of the phases in a slot. */
@@ -468,16 +470,17 @@ static int memo_get(win_classes *cl, win_memo *m, int from, int pattern, double 
     return m->e[h].to;
 }
 
-/* Every link's open chain in cls[nl] (zero on entry): the patterns that
- * timed phases use (mark[p] = 0 on entry, -1 for the others), in pattern
- * order, each appending its bytes on the links it loads. */
-static int classes_chain(const sim_result *r, win_classes *cl, const int *mark, int *cls)
+/* Every open chain of a link slot in [lo, hi) in cls[nl] (zero on entry):
+ * the patterns that timed phases use (mark[p] = 0 on entry, -1 for the
+ * others), in pattern order, each appending its bytes on the links it
+ * loads. */
+static int classes_chain(const sim_result *r, win_classes *cl, const int *mark, int *cls, int lo, int hi)
 {
     win_memo m;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
         memo_clear(&m);
-        for (int k = 0; k < pat->nnz && !mark[p]; k++) {
+        for (int k = mark[p] ? pat->nnz : sim_pattern_first(pat, lo); k < pat->nnz && pat->link[k] < hi; k++) {
             int l = pat->link[k];
             if ((cls[l] = memo_get(cl, &m, cls[l], p, pat->load[k])) < 0)
                 return -1;
@@ -486,9 +489,10 @@ static int classes_chain(const sim_result *r, win_classes *cl, const int *mark, 
     return 0;
 }
 
-/* classes_init, then every link's open chain as classes_chain gives it
- * (cls: nlinks, zero on entry; mark: npatterns of scratch). */
-static int classes_open(const sim_result *r, win_classes *cl, int *mark, int *cls)
+/* classes_init, then the open chain of every link slot in [lo, hi) as
+ * classes_chain gives it (cls: nlinks, zero on entry; mark: npatterns of
+ * scratch). */
+static int classes_open(const sim_result *r, win_classes *cl, int *mark, int *cls, int lo, int hi)
 {
     if (classes_init(cl))
         return -1;
@@ -497,7 +501,7 @@ static int classes_open(const sim_result *r, win_classes *cl, int *mark, int *cl
     for (int i = 0; i < r->nphases; i++)
         for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++)
             mark[r->phases[i].terms[t].pattern] = 0;
-    return classes_chain(r, cl, mark, cls);
+    return classes_chain(r, cl, mark, cls, lo, hi);
 }
 
 /* The loaded phases of closed chain f, as phase_links finds them for its
@@ -611,42 +615,76 @@ static int *loaded_list(const sim_result *r, int *n)
 
 /* sim_link_windows for the n link slots links[] (ascending or not), into
  * peak[i] and hot_s[i] for the i-th, or peak[links[i]] and hot_s[links[i]]
- * when scatter is set. */
-static int windows_at(const sim_result *r, double window_s, double hot_frac, const int *links, int n, int scatter,
-                      double *peak, double *hot_s, wt_err *e)
+ * when scatter is set (links[] then ascending). A link's figures are its
+ * class's, which its loads alone make, so an ascending list splits into
+ * ranges of links, each with classes of its own, swept side by side
+ * (par.h) to the same figures. */
+typedef struct win_job {
+    const sim_result *r;
+    const win_plan *p;
+    double w, hot_frac;
+    const int *links;
+    int n, scatter, nparts;
+    int *cls;         /* nlinks open chains, zero on entry: each part writes its range */
+    double *peak, *hot_s;
+    int failed[PAR_MAX];
+} win_job;
+
+static void windows_part(void *ctx, int part)
 {
-    if (!(window_s > 0) || !isfinite(window_s))
-        return wt_fail(e, "window %g s: must be a positive time", window_s);
-    const wafer *wf = r->wf;
-    win_plan p;
-    win_sweep sw = {.r = r, .p = &p, .w = fmin(window_s, r->step_time_s), .hot_frac = hot_frac};
-    plan_build(r, sw.w, &p);
+    win_job *j = ctx;
+    const sim_result *r = j->r;
     size_t np = (size_t)r->npatterns + 1;
-    /* calloc: only the pages of loaded links are touched */
-    int *cls = calloc(wafer_nlinks(wf), sizeof *cls);
+    int i0 = (int)par_first((size_t)j->n, part, j->nparts), i1 = (int)par_first((size_t)j->n, part + 1, j->nparts);
+    int lo = j->nparts > 1 && i0 < i1 ? j->links[i0] : 0, hi = j->nparts > 1 && i0 < i1 ? j->links[i1 - 1] + 1 : INT_MAX;
+    win_sweep sw = {.r = r, .p = j->p, .w = j->w, .hot_frac = j->hot_frac};
     sw.mark = malloc(np * sizeof *sw.mark);
     sw.bytes = malloc(np * sizeof *sw.bytes);
-    int rc = !cls || !sw.mark || !sw.bytes || classes_open(r, &sw.cl, sw.mark, cls) ? -1 : 0;
+    int rc = !sw.mark || !sw.bytes || classes_open(r, &sw.cl, sw.mark, j->cls, lo, hi) ? -1 : 0;
     win_memo c; /* each link closes its chain with its 1 / bandwidth */
     memo_clear(&c);
-    for (int i = 0; i < n && !rc; i++) {
-        size_t l = (size_t)links[i], at = scatter ? l : (size_t)i;
-        if (!cls[l]) { /* no timed phase loads it: nothing to sweep */
-            peak[at] = 0;
-            if (hot_s)
-                hot_s[at] = 0;
+    for (int i = i0; i < i1 && !rc; i++) {
+        size_t l = (size_t)j->links[i], at = j->scatter ? l : (size_t)i;
+        if (!j->cls[l]) { /* no timed phase loads it: nothing to sweep */
+            j->peak[at] = 0;
+            if (j->hot_s)
+                j->hot_s[at] = 0;
             continue;
         }
-        double inv = sim_link_inv_bw(wf, l);
-        int f = memo_get(&sw.cl, &c, cls[l], -1, inv);
-        rc = f < 0 || sweep_link(&sw, f, l, inv, &peak[at], hot_s ? &hot_s[at] : NULL);
+        double inv = sim_link_inv_bw(r->wf, l);
+        int f = memo_get(&sw.cl, &c, j->cls[l], -1, inv);
+        rc = f < 0 || sweep_link(&sw, f, l, inv, &j->peak[at], j->hot_s ? &j->hot_s[at] : NULL);
     }
     free(sw.s.x);
     free(sw.s.u);
     free(sw.mark);
     free(sw.bytes);
-    free(cls);
     classes_free(&sw.cl);
+    j->failed[part] = rc;
+}
+
+static int windows_at(const sim_result *r, double window_s, double hot_frac, const int *links, int n, int scatter,
+                      double *peak, double *hot_s, wt_err *e)
+{
+    if (!(window_s > 0) || !isfinite(window_s))
+        return wt_fail(e, "window %g s: must be a positive time", window_s);
+    win_plan p;
+    win_job j = {.r = r, .p = &p, .w = fmin(window_s, r->step_time_s), .hot_frac = hot_frac, .links = links, .n = n,
+                 .scatter = scatter, .peak = peak, .hot_s = hot_s, .nparts = 1};
+    plan_build(r, j.w, &p);
+    size_t entries = 0;
+    for (int q = 0; q < r->npatterns; q++)
+        entries += (size_t)r->patterns[q].nnz;
+    if (scatter)
+        j.nparts = par_parts(entries);
+    /* calloc: only the pages of loaded links are touched */
+    j.cls = calloc(wafer_nlinks(r->wf), sizeof *j.cls);
+    int rc = !j.cls;
+    if (!rc)
+        par_run(j.nparts, windows_part, &j);
+    for (int k = 0; k < j.nparts && !rc; k++)
+        rc = j.failed[k];
+    free(j.cls);
     return rc ? wt_oom(e, "link windows") : WT_OK;
 }
 
@@ -987,7 +1025,7 @@ int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e)
     int *mark = malloc(np * sizeof *mark), *id = NULL;
     double *bytes = malloc(np * sizeof *bytes);
     c->of = calloc(nl, sizeof *c->of); /* calloc: only the pages of loaded links are touched */
-    int rc = !links || !mark || !bytes || !c->of || classes_open(r, &cl, mark, c->of) ? -1 : 0;
+    int rc = !links || !mark || !bytes || !c->of || classes_open(r, &cl, mark, c->of, 0, INT_MAX) ? -1 : 0;
     /* close every loaded link's chain, then number the closed nodes */
     win_memo close;
     memo_clear(&close);
