@@ -4,11 +4,15 @@
  *
  * Terms on patterns that share no link peak separately: the largest of
  * each pattern's own peak (kept from routing) times its coefficient.
- * Otherwise the patterns' sorted lists are merged, so each link's sum is
- * gathered in one place, in ascending slot order and pattern order, with
- * nothing per link to fault in or clear on a wafer. Phases with the same
- * patterns in the same order (a layer's forward and backward passes beside
- * the same stream, with other bytes) share one merge: its cost is the
+ * Otherwise, on a wafer, the result's link classes (sim_classes.c) hold
+ * each link's loads from every timed pattern and its bandwidth: a class's
+ * sum is its links', and its lowest link the one the ties go to, so the
+ * classes (hundreds) are summed instead of the links (millions). Else the
+ * patterns' sorted lists are merged, so each link's sum is gathered in one
+ * place, in ascending slot order and pattern order, with nothing per link
+ * to fault in or clear. Phases with the same patterns in the same order (a
+ * layer's forward and backward passes beside the same stream, with other
+ * bytes) share one merge or one walk of the classes: its cost is the
  * walking, not the arithmetic each phase repeats.
  */
 #include <limits.h>
@@ -17,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "par.h"
 #include "sim_int.h"
 
 /* A phase's terms by pattern: its distinct patterns in the order of its
@@ -80,54 +83,28 @@ static int sum_disjoint(const sim_result *r, unsigned char *ov, const phase_sum 
     return 1;
 }
 
-int sim_pattern_first(const sim_pattern *p, int lo)
+/*
+ * The busiest link of each of m phases s[0..m) over the same patterns in
+ * the same order, into best[j] (busy time) and busiest[j]. For each phase,
+ * the first link of the largest busy time in the order a walk of the
+ * patterns one after another meets them (pattern 0's links, then pattern
+ * 1's not met before, ...) wins, so ties go where that walk sends them:
+ * the best of the links each pattern meets first, then the first pattern
+ * with the best of those.
+ */
+static void merged_busiest(const sim_result *r, const sim_ctx *c, const phase_sum *const *s, int m, double *best,
+                           int *busiest)
 {
-    int a = 0, b = p->nnz;
-    while (a < b) {
-        int mid = a + (b - a) / 2;
-        if (p->link[mid] < lo)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
-}
-
-/* A merge's figures over one range of links: for phase j and pattern k,
- * the first link met first in pattern k with the largest busy time of
- * phase j (at[j][k], -1 for none) and that time. */
-typedef struct merge_part {
-    int at[SIM_MAX_PHASES][SIM_MAX_TERMS];
-    double most[SIM_MAX_PHASES][SIM_MAX_TERMS];
-} merge_part;
-
-typedef struct merge_job {
-    const sim_result *r;
-    const sim_ctx *c;
-    const phase_sum *const *s;
-    int m, nparts;
-    merge_part part[PAR_MAX];
-} merge_job;
-
-/* The merge of the patterns' links in part `part` of the link slots. */
-static void merge_range(void *ctx, int part)
-{
-    merge_job *job = ctx;
-    const sim_result *r = job->r;
-    const phase_sum *const *s = job->s;
-    int n = s[0]->n, m = job->m;
-    size_t nl = wafer_nlinks(r->wf);
-    int lo = (int)par_first(nl, part, job->nparts), hi = (int)par_first(nl, part + 1, job->nparts);
+    int n = s[0]->n;
     const int *li[SIM_MAX_TERMS], *end[SIM_MAX_TERMS];
     const double *ld[SIM_MAX_TERMS];
-    int(*at)[SIM_MAX_TERMS] = job->part[part].at;
-    double(*most)[SIM_MAX_TERMS] = job->part[part].most;
+    int at[SIM_MAX_PHASES][SIM_MAX_TERMS];
+    double most[SIM_MAX_PHASES][SIM_MAX_TERMS];
     for (int k = 0; k < n; k++) {
         const sim_pattern *p = &r->patterns[s[0]->pat[k]];
-        int first = sim_pattern_first(p, lo);
-        li[k] = p->link + first;
-        end[k] = p->link + sim_pattern_first(p, hi);
-        ld[k] = p->load + first;
+        li[k] = p->link;
+        end[k] = p->link + p->nnz;
+        ld[k] = p->load;
         for (int j = 0; j < m; j++) {
             at[j][k] = -1;
             most[j][k] = 0;
@@ -147,7 +124,7 @@ static void merge_range(void *ctx, int part)
                 load[q++] = *ld[k]++;
                 li[k]++;
             }
-        double inv = net_bw_inv(&job->c->bw, (size_t)l);
+        double inv = net_bw_inv(&c->bw, (size_t)l);
         int first = on[0];
         for (int j = 0; j < m; j++) {
             double sum = 0;
@@ -160,38 +137,60 @@ static void merge_range(void *ctx, int part)
             }
         }
     }
-}
-
-/*
- * The busiest link of each of m phases s[0..m) over the same patterns in
- * the same order, into best[j] (busy time) and busiest[j]. For each phase,
- * the first link of the largest busy time in the order a walk of the
- * patterns one after another meets them (pattern 0's links, then pattern
- * 1's not met before, ...) wins, so ties go where that walk sends them:
- * the best of the links each pattern meets first, then the first pattern
- * with the best of those. A wafer's merge splits into ranges of links
- * merged side by side (par.h), whose bests join in link order.
- */
-static void merged_busiest(const sim_result *r, const sim_ctx *c, const phase_sum *const *s, int m, double *best,
-                           int *busiest)
-{
-    merge_job job = {.r = r, .c = c, .s = s, .m = m};
-    size_t entries = 0;
-    for (int k = 0; k < s[0]->n; k++)
-        entries += (size_t)r->patterns[s[0]->pat[k]].nnz;
-    job.nparts = par_parts(entries);
-    par_run(job.nparts, merge_range, &job);
     for (int j = 0; j < m; j++) {
         best[j] = 0;
         busiest[j] = -1;
-        for (int k = 0; k < s[0]->n; k++)
-            for (int part = 0; part < job.nparts; part++) { /* in link order: the first of equals stays */
-                const merge_part *mp = &job.part[part];
-                if (mp->at[j][k] >= 0 && (mp->most[j][k] > best[j] || busiest[j] < 0)) {
-                    best[j] = mp->most[j][k];
-                    busiest[j] = mp->at[j][k];
+        for (int k = 0; k < n; k++)
+            if (at[j][k] >= 0 && (most[j][k] > best[j] || busiest[j] < 0)) {
+                best[j] = most[j][k];
+                busiest[j] = at[j][k];
+            }
+    }
+}
+
+/*
+ * merged_busiest over r's link classes c: a class's links have the same
+ * loads from each pattern, the same 1 / bandwidth and so the same busy
+ * time in every phase (the same sum in the same order) and the same first
+ * pattern; of the links of the largest busy time the merge keeps those of
+ * the first pattern, then the lowest slot, so the classes of that time
+ * give the same link: the first pattern's class with the lowest first
+ * link. The phases' patterns must be timed ones (the classes hold no
+ * other).
+ */
+static void class_busiest(const sim_result *r, const sim_link_classes *c, const phase_sum *const *s, int m,
+                          double *best, int *busiest)
+{
+    int n = s[0]->n, top[SIM_MAX_PHASES]; /* the first pattern of the class holding busiest[j] */
+    for (int j = 0; j < m; j++) {
+        best[j] = 0;
+        busiest[j] = -1;
+        top[j] = n;
+    }
+    for (int k = 1; k < c->n; k++) {
+        int q = 0, on[SIM_MAX_TERMS];
+        double load[SIM_MAX_TERMS];
+        for (int i = 0; i < n; i++) /* the patterns on the class, in the merge's order */
+            for (int x = c->start[k]; x < c->start[k + 1]; x++) {
+                const struct sim_class_load *cl = &c->load[x];
+                if (r->phases[cl->phase].terms[cl->term].pattern == s[0]->pat[i]) {
+                    on[q] = i;
+                    load[q++] = cl->load;
+                    break;
                 }
             }
+        for (int j = 0; j < m && q; j++) {
+            double sum = 0;
+            for (int i = 0; i < q; i++)
+                sum += s[j]->coef[on[i]] * load[i];
+            double busy = sum * c->inv[k];
+            if (busiest[j] < 0 || busy > best[j] ||
+                (busy == best[j] && (on[0] < top[j] || (on[0] == top[j] && c->first[k] < busiest[j])))) {
+                best[j] = busy;
+                busiest[j] = c->first[k];
+                top[j] = on[0];
+            }
+        }
     }
 }
 
@@ -202,7 +201,7 @@ static void phase_set(sim_phase *ph, double best, int busiest)
     ph->max_link_util = ph->time_s > 0 ? best / fmax(ph->time_s, ph->comm_s) : 0;
 }
 
-void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov)
+int sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov, wt_err *e)
 {
     phase_sum sums[SIM_MAX_PHASES];
     int merge[SIM_MAX_PHASES]; /* 1: waits for a merge */
@@ -228,18 +227,29 @@ void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov)
         if (!merge[i])
             continue;
         const phase_sum *group[SIM_MAX_PHASES];
-        int who[SIM_MAX_PHASES], m = 0;
+        int who[SIM_MAX_PHASES], m = 0, timed = 0;
+        size_t entries = 0;
         for (int j = i; j < r->nphases; j++)
             if (merge[j] && sums[j].n == sums[i].n &&
                 !memcmp(sums[j].pat, sums[i].pat, (size_t)sums[i].n * sizeof *sums[i].pat)) {
                 group[m] = &sums[j];
                 who[m++] = j;
                 merge[j] = 0;
+                timed |= r->phases[j].time_s > 0; /* then the classes hold all its patterns */
             }
+        for (int k = 0; k < sums[i].n; k++)
+            entries += (size_t)r->patterns[sums[i].pat[k]].nnz;
         double best[SIM_MAX_PHASES];
         int busiest[SIM_MAX_PHASES];
-        merged_busiest(r, c, group, m, best, busiest);
+        if (timed && entries >= SIM_CLASSES_MIN) {
+            int rc = sim_result_classes(r, e);
+            if (rc != WT_OK)
+                return rc;
+            class_busiest(r, r->classes, group, m, best, busiest);
+        } else
+            merged_busiest(r, c, group, m, best, busiest);
         for (int j = 0; j < m; j++)
             phase_set(&r->phases[who[j]], best[j], busiest[j]);
     }
+    return WT_OK;
 }
