@@ -138,13 +138,13 @@ static void phase_shares(sim_result *r)
             r->bottleneck = i;
 }
 
-/* Link bytes and utilisation over the step, and each phase's busiest link. */
-static void link_figures(sim_result *r, sim_ctx *c)
+/* Link bytes and utilisation over the step, the loaded links (kept when r
+ * has them: a result timed again keeps its patterns), and each phase's
+ * busiest link; WT_EINTERNAL out of memory. */
+static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
 {
-    unsigned char *ov = overlap_marks(c, r->npatterns);
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
-    sim_busiest_links(r, c, ov);
     for (int i = 0; i < r->nphases; i++) {
         sim_phase *ph = &r->phases[i];
         for (int t = 0; t < ph->nterms; t++)
@@ -155,7 +155,7 @@ static void link_figures(sim_result *r, sim_ctx *c)
      * one walk: a link is cleared when first met, then summed in pattern
      * order as ever. A large mesh's per-link arrays are not read or
      * written whole. */
-    size_t lo = SIZE_MAX, hi = 0;
+    size_t lo = SIZE_MAX, hi = 0, entries = 0;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
         for (int k = 0; k < pat->nnz; k++) {
@@ -166,9 +166,19 @@ static void link_figures(sim_result *r, sim_ctx *c)
             }
             r->link_bytes[l] += pat->step_coef * pat->load[k];
         }
+        entries += (size_t)pat->nnz;
         if (pat->nnz > 0) { /* the lists are sorted */
             lo = (size_t)pat->link[0] < lo ? (size_t)pat->link[0] : lo;
             hi = (size_t)pat->link[pat->nnz - 1] > hi ? (size_t)pat->link[pat->nnz - 1] : hi;
+        }
+    }
+    int *loaded = NULL, nloaded = 0;
+    if (!r->loaded) {
+        size_t span = lo != SIZE_MAX ? hi - lo + 1 : 1;
+        if (!(loaded = malloc((entries < span ? entries : span) * sizeof *loaded + 1))) {
+            for (size_t l = lo; l <= hi && lo != SIZE_MAX; l++)
+                c->marks[l] = 0;
+            return wt_oom(e, "loaded links");
         }
     }
     /* The sum over every usable link in slot order, with the marked ones
@@ -180,6 +190,8 @@ static void link_figures(sim_result *r, sim_ctx *c)
         if (!c->marks[l])
             continue;
         c->marks[l] = 0;
+        if (loaded)
+            loaded[nloaded++] = (int)l;
         double inv = net_bw_inv(&c->bw, l);
         if (inv <= 0)
             continue;
@@ -189,6 +201,11 @@ static void link_figures(sim_result *r, sim_ctx *c)
             r->max_link_util = u;
     }
     r->mean_link_util = c->usable ? sum / c->usable : 0;
+    if (loaded) {
+        r->loaded = loaded;
+        r->nloaded = nloaded;
+    }
+    return sim_busiest_links(r, c, overlap_marks(c, r->npatterns), e);
 }
 
 /* Times r's traffic with the context's network model and fills every
@@ -200,6 +217,7 @@ static int time_and_figures(sim_result *r, sim_ctx *c, wt_err *e)
         r->phases[i].compute_s = phase_compute(r, &r->phases[i]);
     r->net = c->net;
     r->above_cutoff = 0;
+    sim_result_classes_free(r); /* they class by the phases that take time */
     int rc = c->net->time_step(c, r, e);
     if (rc != WT_OK)
         return rc;
@@ -216,7 +234,9 @@ static int time_and_figures(sim_result *r, sim_ctx *c, wt_err *e)
         busy_all += r->stage_busy[k] * (r->plan.nranks / r->s.pp);
     r->idle_fraction = 1 - busy_all / (step * r->units_live);
     phase_shares(r);
-    link_figures(r, c);
+    rc = link_figures(r, c, e);
+    if (rc != WT_OK)
+        return rc;
     r->window_s = r->max_peak_util = 0;
     r->hot_links = 0;
     return c->window_s > 0 ? sim_window_figures(r, c->window_s, e) : WT_OK;
@@ -339,6 +359,7 @@ int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
     dst->link_bytes = dup_loaded(src, src->link_bytes, &oom);
     dst->link_peak = dup_loaded(src, src->link_peak, &oom);
     dst->loaded = dup(src->loaded, (size_t)src->nloaded * sizeof *src->loaded, &oom);
+    dst->classes = NULL;
     dst->stage_mem = dup(src->stage_mem, pp * sizeof *src->stage_mem, &oom);
     dst->stage_busy = dup(src->stage_busy, pp * sizeof *src->stage_busy, &oom);
     dst->patterns = dup(src->patterns, (size_t)src->npatterns * sizeof *src->patterns, &oom);
@@ -371,6 +392,7 @@ void sim_free(sim_result *r)
     free(r->loaded);
     r->loaded = NULL;
     r->nloaded = 0;
+    sim_result_classes_free(r);
     free(r->stage_mem);
     free(r->stage_busy);
     place_free(&r->plan);

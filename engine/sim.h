@@ -164,8 +164,11 @@ typedef struct sim_result {
     double *link_peak;         /* wafer_nlinks: each link's busiest window (peak_util), owned;
                                   NULL until sim_window_figures fills it */
     int *loaded;               /* the link slots some pattern loads, ascending, nloaded of them,
-                                  owned; NULL until sim_window_figures fills it */
+                                  owned; filled with the link figures (NULL above the cutoff) */
     int nloaded;
+    struct sim_link_classes *classes; /* the loaded links by class, owned; made when the busiest
+                                  links of a wafer or the windows need them, NULL until then
+                                  and in a copy */
     int bottleneck;            /* phase index */
     mem_usage mem;             /* the fullest unit */
     double *stage_mem;         /* PP entries: memory total of a unit of each stage */
@@ -317,9 +320,11 @@ typedef struct sim_link_classes {
     int *start;                 /* n + 1: class c's loads are load[start[c] .. start[c + 1]) */
     struct sim_class_load *load;
     double *inv;                /* n: a class's 1 / bandwidth, s/B */
+    int *first;                 /* n: a class's lowest link slot (-1 for class 0) */
 } sim_link_classes;
-/* WT_EINTERNAL out of memory (c then empty). Time O(loads of the
- * patterns), memory O(links). */
+/* WT_EINTERNAL out of memory or for a result without its link figures (c
+ * then empty). Time O(loads of the patterns), split over the cores on a
+ * wafer (par.h), memory O(links). */
 int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e);
 void sim_link_classes_free(sim_link_classes *c);
 /* sim_link_window_util by class: util[c] (c->n of them) is, to the bit,

@@ -4,11 +4,15 @@
  *
  * Terms on patterns that share no link peak separately: the largest of
  * each pattern's own peak (kept from routing) times its coefficient.
- * Otherwise the patterns' sorted lists are merged, so each link's sum is
- * gathered in one place, in ascending slot order and pattern order, with
- * nothing per link to fault in or clear on a wafer. Phases with the same
- * patterns in the same order (a layer's forward and backward passes beside
- * the same stream, with other bytes) share one merge: its cost is the
+ * Otherwise, on a wafer, the result's link classes (sim_classes.c) hold
+ * each link's loads from every timed pattern and its bandwidth: a class's
+ * sum is its links', and its lowest link the one the ties go to, so the
+ * classes (hundreds) are summed instead of the links (millions). Else the
+ * patterns' sorted lists are merged, so each link's sum is gathered in one
+ * place, in ascending slot order and pattern order, with nothing per link
+ * to fault in or clear. Phases with the same patterns in the same order (a
+ * layer's forward and backward passes beside the same stream, with other
+ * bytes) share one merge or one walk of the classes: its cost is the
  * walking, not the arithmetic each phase repeats.
  */
 #include <limits.h>
@@ -144,6 +148,52 @@ static void merged_busiest(const sim_result *r, const sim_ctx *c, const phase_su
     }
 }
 
+/*
+ * merged_busiest over r's link classes c: a class's links have the same
+ * loads from each pattern, the same 1 / bandwidth and so the same busy
+ * time in every phase (the same sum in the same order) and the same first
+ * pattern; of the links of the largest busy time the merge keeps those of
+ * the first pattern, then the lowest slot, so the classes of that time
+ * give the same link: the first pattern's class with the lowest first
+ * link. The phases' patterns must be timed ones (the classes hold no
+ * other).
+ */
+static void class_busiest(const sim_result *r, const sim_link_classes *c, const phase_sum *const *s, int m,
+                          double *best, int *busiest)
+{
+    int n = s[0]->n, top[SIM_MAX_PHASES]; /* the first pattern of the class holding busiest[j] */
+    for (int j = 0; j < m; j++) {
+        best[j] = 0;
+        busiest[j] = -1;
+        top[j] = n;
+    }
+    for (int k = 1; k < c->n; k++) {
+        int q = 0, on[SIM_MAX_TERMS];
+        double load[SIM_MAX_TERMS];
+        for (int i = 0; i < n; i++) /* the patterns on the class, in the merge's order */
+            for (int x = c->start[k]; x < c->start[k + 1]; x++) {
+                const struct sim_class_load *cl = &c->load[x];
+                if (r->phases[cl->phase].terms[cl->term].pattern == s[0]->pat[i]) {
+                    on[q] = i;
+                    load[q++] = cl->load;
+                    break;
+                }
+            }
+        for (int j = 0; j < m && q; j++) {
+            double sum = 0;
+            for (int i = 0; i < q; i++)
+                sum += s[j]->coef[on[i]] * load[i];
+            double busy = sum * c->inv[k];
+            if (busiest[j] < 0 || busy > best[j] ||
+                (busy == best[j] && (on[0] < top[j] || (on[0] == top[j] && c->first[k] < busiest[j])))) {
+                best[j] = busy;
+                busiest[j] = c->first[k];
+                top[j] = on[0];
+            }
+        }
+    }
+}
+
 /* A phase's busy time at its busiest link over the time it runs. */
 static void phase_set(sim_phase *ph, double best, int busiest)
 {
@@ -151,7 +201,7 @@ static void phase_set(sim_phase *ph, double best, int busiest)
     ph->max_link_util = ph->time_s > 0 ? best / fmax(ph->time_s, ph->comm_s) : 0;
 }
 
-void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov)
+int sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov, wt_err *e)
 {
     phase_sum sums[SIM_MAX_PHASES];
     int merge[SIM_MAX_PHASES]; /* 1: waits for a merge */
@@ -177,18 +227,29 @@ void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov)
         if (!merge[i])
             continue;
         const phase_sum *group[SIM_MAX_PHASES];
-        int who[SIM_MAX_PHASES], m = 0;
+        int who[SIM_MAX_PHASES], m = 0, timed = 0;
+        size_t entries = 0;
         for (int j = i; j < r->nphases; j++)
             if (merge[j] && sums[j].n == sums[i].n &&
                 !memcmp(sums[j].pat, sums[i].pat, (size_t)sums[i].n * sizeof *sums[i].pat)) {
                 group[m] = &sums[j];
                 who[m++] = j;
                 merge[j] = 0;
+                timed |= r->phases[j].time_s > 0; /* then the classes hold all its patterns */
             }
+        for (int k = 0; k < sums[i].n; k++)
+            entries += (size_t)r->patterns[sums[i].pat[k]].nnz;
         double best[SIM_MAX_PHASES];
         int busiest[SIM_MAX_PHASES];
-        merged_busiest(r, c, group, m, best, busiest);
+        if (timed && entries >= SIM_CLASSES_MIN) {
+            int rc = sim_result_classes(r, e);
+            if (rc != WT_OK)
+                return rc;
+            class_busiest(r, r->classes, group, m, best, busiest);
+        } else
+            merged_busiest(r, c, group, m, best, busiest);
         for (int j = 0; j < m; j++)
             phase_set(&r->phases[who[j]], best[j], busiest[j]);
     }
+    return WT_OK;
 }

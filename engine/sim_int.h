@@ -56,9 +56,34 @@ double sim_zero_shard(const sim_result *r);
 double sim_grad_bytes(const sim_result *r);
 
 /* Each phase's busiest link and its busy time over the phase's
- * (busiest_link, max_link_util: sim_busiest.c); ov holds the patterns'
- * pairwise overlap marks, all unknown (npatterns^2 of them), or is NULL. */
-void sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov);
+ * (busiest_link, max_link_util: sim_busiest.c), over r's link classes
+ * (made for it on a wafer, SIM_CLASSES_MIN) or its patterns' link lists;
+ * ov holds the patterns' pairwise overlap marks, all unknown (npatterns^2
+ * of them), or is NULL. WT_EINTERNAL out of memory. */
+int sim_busiest_links(sim_result *r, const sim_ctx *c, unsigned char *ov, wt_err *e);
+
+/* The link entries of a phase's patterns from which its busiest link is
+ * found over the result's link classes (which its windows use too) rather
+ * than by merging the patterns' lists. */
+#define SIM_CLASSES_MIN 300000
+
+/* The first entry of p's sorted link list at link slot lo or above (nnz
+ * when none): where a walk of one range of links starts (par.h). */
+int sim_pattern_first(const sim_pattern *p, int lo);
+
+/* One load of a class (sim_link_classes): term `term` of phase `phase`
+ * puts `load` bytes per byte of its coef on each link of the class. A
+ * class's loads are in the order sim_link_window_util adds them up for a
+ * link: by phase, then term. */
+struct sim_class_load {
+    int phase, term;
+    double load;
+};
+
+/* Makes r->classes (sim_link_classes_new) unless r has them. */
+int sim_result_classes(sim_result *r, wt_err *e);
+/* Frees r->classes (NULL after). */
+void sim_result_classes_free(sim_result *r);
 
 /* Grows the context's per-rank buffers (next, origin, flows) to n ranks. */
 int sim_ctx_reserve(sim_ctx *c, int n, wt_err *e);

@@ -328,203 +328,6 @@ static void phase_links(const sim_result *r, int i, double *sum, link_fn fn, voi
     }
 }
 
-/* Links loaded alike share one sweep. A link's class is the chain of the
- * (pattern, load) pairs the timed phases' patterns give it, in pattern
- * order, closed by its 1 / bandwidth: equal chains are one node of an
- * interning table, so the links of alike groups meet one class, found in
- * O(1) per pattern entry and per link, and each class is swept once. */
-typedef struct win_node {
-    int parent;       /* the chain before this pair; node 0 is the empty chain */
-    int pattern;      /* -1: the node closes a chain, val the link's 1 / bandwidth */
-    double val;       /* the pattern's bytes on the link, or 1 / bandwidth (s/B) */
-    int swept;        /* a closed chain's figures below are filled */
-    int loaded;       /* it carries some timed phase */
-    double peak, hot; /* its busiest window (fraction) and hot time (s) */
-} win_node;
-
-typedef struct win_classes {
-    win_node *node; /* n of cap; node 0 the empty chain */
-    int n, cap;
-    int *slot;      /* mask + 1 node indices, -1 empty */
-    size_t mask;
-} win_classes;
-
-static size_t node_hash(int parent, int pattern, double val)
-{
-    uint64_t bits;
-    memcpy(&bits, &val, sizeof bits);
-    uint64_t h = ((uint64_t)(unsigned)parent * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(unsigned)(pattern + 1) << 40) ^ bits;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9u;
-    return (size_t)(h ^ h >> 32);
-}
-
-static int classes_init(win_classes *cl)
-{
-    memset(cl, 0, sizeof *cl);
-    cl->mask = 1023;
-    cl->cap = 256;
-    cl->node = malloc(sizeof *cl->node * (size_t)cl->cap);
-    cl->slot = malloc(sizeof *cl->slot * (cl->mask + 1));
-    if (!cl->node || !cl->slot)
-        return -1;
-    memset(cl->slot, -1, sizeof *cl->slot * (cl->mask + 1));
-    cl->node[0] = (win_node){.parent = -1, .pattern = -1};
-    cl->n = 1;
-    return 0;
-}
-
-static void classes_free(win_classes *cl)
-{
-    free(cl->node);
-    free(cl->slot);
-}
-
-/* Doubles the table and enters the nodes again. */
-static int classes_grow(win_classes *cl)
-{
-    size_t mask = 2 * cl->mask + 1;
-    int *slot = malloc(sizeof *slot * (mask + 1));
-    if (!slot)
-        return -1;
-    memset(slot, -1, sizeof *slot * (mask + 1));
-    for (int k = 1; k < cl->n; k++) {
-        const win_node *o = &cl->node[k];
-        size_t i = node_hash(o->parent, o->pattern, o->val) & mask;
-        while (slot[i] >= 0)
-            i = (i + 1) & mask;
-        slot[i] = k;
-    }
-    free(cl->slot);
-    cl->slot = slot;
-    cl->mask = mask;
-    return 0;
-}
-
-/* The node (parent, pattern, val), entered when new; -1 out of memory. */
-static int classes_get(win_classes *cl, int parent, int pattern, double val)
-{
-    size_t i = node_hash(parent, pattern, val) & cl->mask;
-    for (; cl->slot[i] >= 0; i = (i + 1) & cl->mask) {
-        const win_node *o = &cl->node[cl->slot[i]];
-        if (o->parent == parent && o->pattern == pattern && !memcmp(&o->val, &val, sizeof val))
-            return cl->slot[i];
-    }
-    if (cl->n == cl->cap) {
-        win_node *grown = realloc(cl->node, sizeof *grown * 2 * (size_t)cl->cap);
-        if (!grown)
-            return -1;
-        cl->node = grown;
-        cl->cap *= 2;
-    }
-    if (2 * (size_t)cl->n >= cl->mask) {
-        if (classes_grow(cl))
-            return -1;
-        return classes_get(cl, parent, pattern, val);
-    }
-    cl->node[cl->n] = (win_node){.parent = parent, .pattern = pattern, .val = val};
-    cl->slot[i] = cl->n;
-    return cl->n++;
-}
-
-/* Links take a few steps of their chains alike over and over (a
- * collective's groups, a row's directions, a stream's loads falling along
- * a row of 750), so the steps met last are kept in a direct-mapped table
- * in front of the interning one: on a wafer whose links are all loaded
- * most steps are found there, without a probe (64 slots missed 44 % on
- * wse2, where 1024 miss few). A table serves one pattern (or the closing
- * steps, -1). */
-#define MEMO_SIZE 1024
-
-typedef struct win_memo {
-    struct {
-        int from, to;
-        double val;
-    } e[MEMO_SIZE];
-} win_memo;
-
-static void memo_clear(win_memo *m)
-{
-    for (int i = 0; i < MEMO_SIZE; i++)
-        m->e[i].from = -1;
-}
-
-/* classes_get(cl, from, pattern, val) through m. */
-static int memo_get(win_classes *cl, win_memo *m, int from, int pattern, double val)
-{
-    uint64_t bits;
-    memcpy(&bits, &val, sizeof bits);
-    uint32_t h = (uint32_t)from * 0x9E3779B1u ^ (uint32_t)(bits >> 32) ^ (uint32_t)bits;
-    h ^= h >> 15;
-    h = (h * 0x2C1B3C6Du) >> 22; /* the top 10 bits: MEMO_SIZE slots */
-    if (m->e[h].from != from || memcmp(&m->e[h].val, &val, sizeof val)) {
-        int to = classes_get(cl, from, pattern, val);
-        if (to < 0)
-            return -1;
-        m->e[h].from = from;
-        m->e[h].val = val;
-        m->e[h].to = to;
-    }
-    return m->e[h].to;
-}
-
-/* Every link's open chain in cls[nl] (zero on entry): the patterns that
- * timed phases use (mark[p] = 0 on entry, -1 for the others), in pattern
- * order, each appending its bytes on the links it loads. */
-static int classes_chain(const sim_result *r, win_classes *cl, const int *mark, int *cls)
-{
-    win_memo m;
-    for (int p = 0; p < r->npatterns; p++) {
-        const sim_pattern *pat = &r->patterns[p];
-        memo_clear(&m);
-        for (int k = 0; k < pat->nnz && !mark[p]; k++) {
-            int l = pat->link[k];
-            if ((cls[l] = memo_get(cl, &m, cls[l], p, pat->load[k])) < 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-/* classes_init, then every link's open chain as classes_chain gives it
- * (cls: nlinks, zero on entry; mark: npatterns of scratch). */
-static int classes_open(const sim_result *r, win_classes *cl, int *mark, int *cls)
-{
-    if (classes_init(cl))
-        return -1;
-    for (int q = 0; q < r->npatterns; q++)
-        mark[q] = -1;
-    for (int i = 0; i < r->nphases; i++)
-        for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++)
-            mark[r->phases[i].terms[t].pattern] = 0;
-    return classes_chain(r, cl, mark, cls);
-}
-
-/* The loaded phases of closed chain f, as phase_links finds them for its
- * links: each timed phase's terms summed in order over the patterns the
- * chain holds (mark and bytes: npatterns of scratch). Returns their
- * number. */
-static int classes_loads(const sim_result *r, const win_classes *cl, int f, int *mark, double *bytes, win_load *ld)
-{
-    for (int k = cl->node[f].parent; k > 0; k = cl->node[k].parent) {
-        mark[cl->node[k].pattern] = f;
-        bytes[cl->node[k].pattern] = cl->node[k].val;
-    }
-    int n = 0;
-    for (int i = 0; i < r->nphases; i++) {
-        const sim_phase *ph = &r->phases[i];
-        if (!(ph->time_s > 0))
-            continue;
-        double sum = 0;
-        for (int t = 0; t < ph->nterms; t++)
-            if (mark[ph->terms[t].pattern] == f)
-                sum += ph->terms[t].coef * bytes[ph->terms[t].pattern];
-        if (sum != 0)
-            ld[n++] = (win_load){i, sum * cl->node[f].val / ph->time_s};
-    }
-    return n;
-}
-
 /* Hot time of a link outside its sequence: the slots it drops (whole,
  * each loaded phase's occurrences at its own utilisation) and the layers
  * the kept slots squeeze out. */
@@ -547,107 +350,112 @@ static double dropped_hot(const sim_result *r, const win_plan *p, const win_load
     return hot;
 }
 
-/* One link's (slot l's) figures in *peak and *hot_s (when not NULL): those
- * of its class, swept on first need, never below the step's average when it
- * is loaded (the busiest window carries at least that, where the
- * timeline's slots or the cap at 1 hold fewer bytes than the step moves). */
+/* Class k's sum of its loads from phase i, each times its term's coef, in
+ * term order (as phase_links sums a link's); 0 when i does not load it. */
+static double class_phase_sum(const sim_result *r, const sim_link_classes *c, int k, int i)
+{
+    double sum = 0;
+    for (int j = c->start[k]; j < c->start[k + 1]; j++)
+        if (c->load[j].phase == i)
+            sum += r->phases[i].terms[c->load[j].term].coef * c->load[j].load;
+    return sum;
+}
+
+/* The loaded phases of class k, as phase_links finds them for its links:
+ * each timed phase's utilisation while it runs. Returns their number. */
+static int class_loads(const sim_result *r, const sim_link_classes *c, int k, win_load *ld)
+{
+    int n = 0;
+    for (int i = 0; i < r->nphases; i++) {
+        double sum = r->phases[i].time_s > 0 ? class_phase_sum(r, c, k, i) : 0;
+        if (sum != 0)
+            ld[n++] = (win_load){i, sum * c->inv[k] / r->phases[i].time_s};
+    }
+    return n;
+}
+
+/* Each class's figures, swept on first need: its busiest window (fraction)
+ * and hot time, and whether it carries some timed phase. */
+typedef struct win_class {
+    double peak, hot;
+    char swept, loaded;
+} win_class;
+
 typedef struct win_sweep {
     const sim_result *r;
-    const win_plan *p;
-    win_classes cl;
+    const sim_link_classes *c;
+    win_plan p;
     win_seq s;
-    int *mark;      /* npatterns: see classes_chain and classes_loads */
-    double *bytes;  /* npatterns */
+    win_class *cls;  /* c->n */
     double w, hot_frac;
 } win_sweep;
 
-static int sweep_link(win_sweep *sw, int f, size_t l, double inv, double *peak, double *hot_s)
+/* One link's (slot l's) figures in *peak and *hot_s (when not NULL): those
+ * of its class, never below the step's average when it is loaded (the
+ * busiest window carries at least that, where the timeline's slots or the
+ * cap at 1 hold fewer bytes than the step moves). */
+static int sweep_link(win_sweep *sw, size_t l, double *peak, double *hot_s)
 {
-    win_node *c = &sw->cl.node[f];
-    if (!c->swept) {
+    int k = sw->c->of[l];
+    win_class *c = &sw->cls[k];
+    if (k && !c->swept) {
         win_load ld[SIM_MAX_PHASES];
-        int n = classes_loads(sw->r, &sw->cl, f, sw->mark, sw->bytes, ld);
+        int n = class_loads(sw->r, sw->c, k, ld);
         c->swept = 1;
         c->loaded = n > 0;
         if (n) {
-            if (seq_link(&sw->s, sw->r, sw->p, ld, n, sw->p->kept))
+            if (seq_link(&sw->s, sw->r, &sw->p, ld, n, sw->p.kept))
                 return -1;
             c->peak = fmin(1, seq_max_window(&sw->s, sw->w) / sw->w); /* a busy fraction: rounding may pass 1 */
             if (sw->hot_frac > 0 && hot_s)
-                c->hot = seq_hot(&sw->s, sw->hot_frac) + dropped_hot(sw->r, sw->p, ld, n, sw->hot_frac);
+                c->hot = seq_hot(&sw->s, sw->hot_frac) + dropped_hot(sw->r, &sw->p, ld, n, sw->hot_frac);
         }
     }
     *peak = c->peak;
     if (hot_s)
         *hot_s = c->hot;
     if (c->loaded && sw->r->step_time_s > 0) /* as sim_link_util */
-        *peak = fmax(*peak, sw->r->link_bytes[l] * inv / sw->r->step_time_s);
+        *peak = fmax(*peak, sw->r->link_bytes[l] * sw->c->inv[k] / sw->r->step_time_s);
     return 0;
-}
-
-/* The link slots some pattern of r loads, ascending, into a new array
- * (*n of them); NULL out of memory. */
-static int *loaded_list(const sim_result *r, int *n)
-{
-    size_t nl = wafer_nlinks(r->wf);
-    unsigned char *mark = calloc(nl, 1);
-    if (!mark)
-        return NULL;
-    *n = 0;
-    for (int p = 0; p < r->npatterns; p++)
-        for (int k = 0; k < r->patterns[p].nnz; k++) {
-            int l = r->patterns[p].link[k];
-            *n += !mark[l];
-            mark[l] = 1;
-        }
-    int *list = malloc((size_t)(*n ? *n : 1) * sizeof *list);
-    int i = 0;
-    for (size_t l = 0; list && i < *n && l < nl; l++)
-        if (mark[l])
-            list[i++] = (int)l;
-    free(mark);
-    return list;
 }
 
 /* sim_link_windows for the n link slots links[] (ascending or not), into
  * peak[i] and hot_s[i] for the i-th, or peak[links[i]] and hot_s[links[i]]
- * when scatter is set. */
-static int windows_at(const sim_result *r, double window_s, double hot_frac, const int *links, int n, int scatter,
-                      double *peak, double *hot_s, wt_err *e)
+ * when scatter is set, from r's classes c: a class is swept once for all
+ * its links. */
+static int windows_at(const sim_result *r, const sim_link_classes *c, double window_s, double hot_frac,
+                      const int *links, int n, int scatter, double *peak, double *hot_s, wt_err *e)
 {
     if (!(window_s > 0) || !isfinite(window_s))
         return wt_fail(e, "window %g s: must be a positive time", window_s);
-    const wafer *wf = r->wf;
-    win_plan p;
-    win_sweep sw = {.r = r, .p = &p, .w = fmin(window_s, r->step_time_s), .hot_frac = hot_frac};
-    plan_build(r, sw.w, &p);
-    size_t np = (size_t)r->npatterns + 1;
-    /* calloc: only the pages of loaded links are touched */
-    int *cls = calloc(wafer_nlinks(wf), sizeof *cls);
-    sw.mark = malloc(np * sizeof *sw.mark);
-    sw.bytes = malloc(np * sizeof *sw.bytes);
-    int rc = !cls || !sw.mark || !sw.bytes || classes_open(r, &sw.cl, sw.mark, cls) ? -1 : 0;
-    win_memo c; /* each link closes its chain with its 1 / bandwidth */
-    memo_clear(&c);
+    win_sweep sw = {.r = r, .c = c, .w = fmin(window_s, r->step_time_s), .hot_frac = hot_frac};
+    plan_build(r, sw.w, &sw.p);
+    sw.cls = calloc((size_t)c->n, sizeof *sw.cls);
+    int rc = !sw.cls;
     for (int i = 0; i < n && !rc; i++) {
         size_t l = (size_t)links[i], at = scatter ? l : (size_t)i;
-        if (!cls[l]) { /* no timed phase loads it: nothing to sweep */
-            peak[at] = 0;
-            if (hot_s)
-                hot_s[at] = 0;
-            continue;
-        }
-        double inv = sim_link_inv_bw(wf, l);
-        int f = memo_get(&sw.cl, &c, cls[l], -1, inv);
-        rc = f < 0 || sweep_link(&sw, f, l, inv, &peak[at], hot_s ? &hot_s[at] : NULL);
+        rc = sweep_link(&sw, l, &peak[at], hot_s ? &hot_s[at] : NULL);
     }
     free(sw.s.x);
     free(sw.s.u);
-    free(sw.mark);
-    free(sw.bytes);
-    free(cls);
-    classes_free(&sw.cl);
+    free(sw.cls);
     return rc ? wt_oom(e, "link windows") : WT_OK;
+}
+
+/* windows_at over r's classes, made for the call when r keeps none. */
+static int windows_of(const sim_result *r, double window_s, double hot_frac, const int *links, int n, int scatter,
+                      double *peak, double *hot_s, wt_err *e)
+{
+    sim_link_classes own;
+    if (!r->classes) {
+        int rc = sim_link_classes_new(r, &own, e);
+        if (rc != WT_OK)
+            return rc;
+    }
+    int rc = windows_at(r, r->classes ? r->classes : &own, window_s, hot_frac, links, n, scatter, peak, hot_s, e);
+    if (!r->classes)
+        sim_link_classes_free(&own);
+    return rc;
 }
 
 int sim_link_windows(const sim_result *r, double window_s, double hot_frac, double *peak, double *hot_s, wt_err *e)
@@ -656,19 +464,13 @@ int sim_link_windows(const sim_result *r, double window_s, double hot_frac, doub
     memset(peak, 0, nl * sizeof *peak);
     if (hot_s)
         memset(hot_s, 0, nl * sizeof *hot_s);
-    int n = r->nloaded;
-    int *own = r->loaded ? NULL : loaded_list(r, &n);
-    if (!r->loaded && !own)
-        return wt_oom(e, "link windows");
-    int rc = windows_at(r, window_s, hot_frac, r->loaded ? r->loaded : own, n, 1, peak, hot_s, e);
-    free(own);
-    return rc;
+    return windows_of(r, window_s, hot_frac, r->loaded, r->nloaded, 1, peak, hot_s, e);
 }
 
 int sim_link_windows_at(const sim_result *r, double window_s, double hot_frac, const int *links, int n,
                         double *peak, double *hot_s, wt_err *e)
 {
-    return windows_at(r, window_s, hot_frac, links, n, 0, peak, hot_s, e);
+    return windows_of(r, window_s, hot_frac, links, n, 0, peak, hot_s, e);
 }
 
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
@@ -678,18 +480,14 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
      * a result timed again (sim_retime) keeps its patterns, so its peaks
      * are 0 but at the links the list holds again */
     double *peak = r->link_peak ? r->link_peak : calloc(nl, sizeof *peak);
-    free(r->loaded);
-    r->loaded = loaded_list(r, &r->nloaded);
-    if (!r->loaded || !peak) {
-        free(r->loaded);
-        r->loaded = NULL;
-        r->nloaded = 0;
+    int rc = peak ? sim_result_classes(r, e) : wt_oom(e, "link windows");
+    if (rc != WT_OK) {
         free(peak);
         r->link_peak = NULL;
-        return wt_oom(e, "link windows");
+        return rc;
     }
     r->link_peak = peak;
-    int rc = windows_at(r, window_s, 0, r->loaded, r->nloaded, 1, peak, NULL, e);
+    rc = windows_at(r, r->classes, window_s, 0, r->loaded, r->nloaded, 1, peak, NULL, e);
     if (rc == WT_OK) {
         r->window_s = fmin(window_s, r->step_time_s);
         r->hot_links = 0;
@@ -919,115 +717,6 @@ int sim_link_window_util(const sim_result *r, double t0, double window_s, double
 }
 
 /* ---- the step played in time, by class of links --------------------------- */
-
-/* One load of a class: term `term` of phase `phase` puts `load` bytes per
- * byte of its coef on each link of the class. A class's loads are in the
- * order sim_link_window_util adds them up for a link: by phase, then term. */
-struct sim_class_load {
-    int phase, term;
-    double load;
-};
-
-void sim_link_classes_free(sim_link_classes *c)
-{
-    free(c->of);
-    free(c->start);
-    free(c->load);
-    free(c->inv);
-    memset(c, 0, sizeof *c);
-}
-
-/* c's loads from the closed chains of cl: id[f] is node f's class (0 for
- * an open chain); mark and bytes npatterns of scratch. */
-static int classes_loads_of(const sim_result *r, const win_classes *cl, const int *id, int *mark, double *bytes,
-                            sim_link_classes *c)
-{
-    size_t cap = 64, n = 0;
-    c->start = malloc(((size_t)c->n + 1) * sizeof *c->start);
-    c->inv = malloc((size_t)c->n * sizeof *c->inv);
-    c->load = malloc(cap * sizeof *c->load);
-    if (!c->start || !c->inv || !c->load)
-        return -1;
-    c->start[0] = c->start[1] = 0;
-    c->inv[0] = 0;
-    for (int f = 1; f < cl->n; f++) {
-        if (!id[f])
-            continue;
-        for (int k = cl->node[f].parent; k > 0; k = cl->node[k].parent) {
-            mark[cl->node[k].pattern] = f;
-            bytes[cl->node[k].pattern] = cl->node[k].val;
-        }
-        for (int i = 0; i < r->nphases; i++)
-            for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++) {
-                int q = r->phases[i].terms[t].pattern;
-                if (mark[q] != f)
-                    continue;
-                if (n == cap) {
-                    struct sim_class_load *grown = realloc(c->load, 2 * cap * sizeof *grown);
-                    if (!grown)
-                        return -1;
-                    c->load = grown;
-                    cap *= 2;
-                }
-                c->load[n++] = (struct sim_class_load){i, t, bytes[q]};
-            }
-        c->inv[id[f]] = cl->node[f].val;
-        c->start[id[f] + 1] = (int)n;
-    }
-    return 0;
-}
-
-int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e)
-{
-    memset(c, 0, sizeof *c);
-    size_t nl = wafer_nlinks(r->wf), np = (size_t)r->npatterns + 1;
-    int n = r->nloaded, *own = r->loaded ? NULL : loaded_list(r, &n);
-    const int *links = r->loaded ? r->loaded : own;
-    win_classes cl = {0};
-    int *mark = malloc(np * sizeof *mark), *id = NULL;
-    double *bytes = malloc(np * sizeof *bytes);
-    c->of = calloc(nl, sizeof *c->of); /* calloc: only the pages of loaded links are touched */
-    int rc = !links || !mark || !bytes || !c->of || classes_open(r, &cl, mark, c->of) ? -1 : 0;
-    /* close every loaded link's chain, then number the closed nodes */
-    win_memo close;
-    memo_clear(&close);
-    for (int i = 0; i < n && !rc; i++) {
-        int *of = &c->of[links[i]];
-        if (*of && (*of = memo_get(&cl, &close, *of, -1, sim_link_inv_bw(r->wf, (size_t)links[i]))) < 0)
-            rc = -1;
-    }
-    if (!rc && !(id = calloc((size_t)cl.n, sizeof *id)))
-        rc = -1;
-    c->n = 1;
-    for (int f = 1; !rc && f < cl.n; f++)
-        if (cl.node[f].pattern < 0) /* node 0, the empty chain, is never closed */
-            id[f] = c->n++;
-    for (int i = 0; i < n && !rc; i++)
-        c->of[links[i]] = id[c->of[links[i]]];
-    if (!rc)
-        rc = classes_loads_of(r, &cl, id, mark, bytes, c);
-    free(own);
-    free(mark);
-    free(bytes);
-    free(id);
-    classes_free(&cl);
-    if (rc) {
-        sim_link_classes_free(c);
-        return wt_oom(e, "link classes");
-    }
-    return WT_OK;
-}
-
-/* Class c's sum of its loads from phase i, each times its term's coef, in
- * term order (as phase_links sums a link's); 0 when i does not load it. */
-static double class_phase_sum(const sim_result *r, const sim_link_classes *c, int k, int i)
-{
-    double sum = 0;
-    for (int j = c->start[k]; j < c->start[k + 1]; j++)
-        if (c->load[j].phase == i)
-            sum += r->phases[i].terms[c->load[j].term].coef * c->load[j].load;
-    return sum;
-}
 
 /* Class k's figure in the window of weights ww: sim_link_window_util's
  * arithmetic for one of its links, step by step. */

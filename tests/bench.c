@@ -45,12 +45,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Times n evaluations (CPU time) with network model net (NULL: the default), reusing
+/* Times n evaluations with network model net (NULL: the default), reusing
  * one context (as the search and the screen do) or making one per call,
  * with each link's busiest window of window_s (as `eval` prints them) when
- * window_s > 0; returns the sorted durations in t[]. */
+ * window_s > 0; returns the sorted durations in t[] (the process's CPU
+ * time) and, when wall is not NULL, the sorted wall-clock ones in wall[]. */
 static int time_evals(const wafer *wf, const net_model *net, const model *m, const strategy *s, int reuse,
-                      double window_s, int n, double *t)
+                      double window_s, int n, double *t, double *wall)
 {
     sim_ctx *c = NULL;
     wt_err e;
@@ -62,11 +63,13 @@ static int time_evals(const wafer *wf, const net_model *net, const model *m, con
         sim_ctx_set_net(c, net);
     for (int i = 0; i < n; i++) {
         sim_result r;
-        double t0 = cpu_s();
+        double t0 = cpu_s(), w0 = now_s();
         int rc = reuse ? sim_eval_ctx(c, &r, m, s, &e) : sim_eval_net(&r, wf, net, m, s, &e);
         if (rc == WT_OK && window_s > 0 && (rc = sim_window_figures(&r, window_s, &e)) != WT_OK)
             sim_free(&r);
         t[i] = cpu_s() - t0;
+        if (wall)
+            wall[i] = now_s() - w0;
         if (rc != WT_OK) {
             fprintf(stderr, "bench: %s\n", e.msg);
             sim_ctx_free(c);
@@ -76,24 +79,57 @@ static int time_evals(const wafer *wf, const net_model *net, const model *m, con
     }
     sim_ctx_free(c);
     qsort(t, (size_t)n, sizeof *t, cmp_double);
+    if (wall)
+        qsort(wall, (size_t)n, sizeof *wall, cmp_double);
     return WT_OK;
 }
 
 /* Prints the median of 5 evaluations of s on wf (a fresh context each),
  * as name and name_windows: without and with each link's busiest window;
- * target in seconds. */
+ * the wall clock (a large evaluation splits its links over the cores) with
+ * the CPU time beside it as cpu=; target in seconds. */
 static int bench_windows(const wafer *wf, const model *m, const strategy *s, const char *name, const char *text,
                          double target)
 {
     enum { NB = 5 };
-    double tb[NB];
+    double tb[NB], wb[NB];
     for (int windows = 0; windows <= 1; windows++) {
-        if (time_evals(wf, NULL, m, s, 0, windows ? SIM_WINDOW_S : 0, NB, tb) != WT_OK)
+        if (time_evals(wf, NULL, m, s, 0, windows ? SIM_WINDOW_S : 0, NB, tb, wb) != WT_OK)
             return WT_EINTERNAL;
-        printf("bench %s%s %.1f ms median min=%.1f n=%d strategy=%s target<%g %s\n", name, windows ? "_windows" : "",
-               tb[NB / 2] * 1e3, tb[0] * 1e3, NB, text, target * 1e3, mark(tb[NB / 2], target));
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("bench %s%s %.1f ms median min=%.1f cpu=%.1f n=%d links=%zu peak_rss=%.0f MB strategy=%s target<%g %s\n",
+               name, windows ? "_windows" : "", wb[NB / 2] * 1e3, wb[0] * 1e3, tb[NB / 2] * 1e3, NB,
+               wafer_nlinks(wf), ru.ru_maxrss / 1024.0, text, target * 1e3, mark(wb[NB / 2], target));
     }
     return WT_OK;
+}
+
+/* The strategy layout L recommends (its `strategy:`, with its micro-batch)
+ * for model m, as `eval --layout L` runs it, without and with the windows,
+ * as eval_L_recommended. */
+static int bench_recommended(const char *layout, const model *m)
+{
+    char path[64], name[64];
+    wafer wf;
+    wt_err e;
+    snprintf(path, sizeof path, "layouts/%s.yaml", layout);
+    snprintf(name, sizeof name, "eval_%s_recommended", layout);
+    if (layout_load(path, &wf, &e) != WT_OK) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return WT_EINPUT;
+    }
+    strategy s;
+    strategy_defaults(&s);
+    model mr = *m;
+    mr.microbatch = wf.strategy_microbatch ? wf.strategy_microbatch : mr.microbatch;
+    int rc = strategy_spec(wf.strategy, &s, &e);
+    if (rc != WT_OK)
+        fprintf(stderr, "bench: %s\n", e.msg);
+    else
+        rc = bench_windows(&wf, &mr, &s, name, wf.strategy, 0.1);
+    wafer_free(&wf);
+    return rc;
 }
 
 static strategy parsed(const char *text)
@@ -217,7 +253,7 @@ int main(void)
         strategy si = s;
         if (i == 3)
             si.mem = MEM_ZERO;
-        if (time_evals(&wf, net, &m, &si, reuse, 0, N, t) != WT_OK)
+        if (time_evals(&wf, net, &m, &si, reuse, 0, N, t, NULL) != WT_OK)
             return 1;
         printf("bench eval_default_6.7b_DP8_TATP16%s %.1f us median p10=%.1f p90=%.1f n=%d target<100 %s\n", runs[i],
                t[N / 2] * 1e6, t[N / 10] * 1e6, t[N * 9 / 10] * 1e6, N, mark(t[N / 2], 100e-6));
@@ -309,23 +345,15 @@ int main(void)
         return 1;
     }
     strategy bs = parsed("DP1024,TATP1024");
-    enum { NB = 5 };
-    double tb[NB];
-    for (int windows = 0; windows <= 1; windows++) {
-        if (time_evals(&big, NULL, &m, &bs, 0, windows ? SIM_WINDOW_S : 0, NB, tb) != WT_OK)
-            return 1;
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        printf("bench eval_1024x1024_DP1024_TATP1024%s %.1f ms median min=%.1f n=%d links=%zu peak_rss=%.0f MB "
-               "target<150 %s\n",
-               windows ? "_windows" : "", tb[NB / 2] * 1e3, tb[0] * 1e3, NB, wafer_nlinks(&big),
-               ru.ru_maxrss / 1024.0, mark(tb[NB / 2], 0.15));
-    }
+    if (bench_windows(&big, &m, &bs, "eval_1024x1024_DP1024_TATP1024", "DP1024,TATP1024", 0.15) != WT_OK)
+        return 1;
     wafer_free(&big);
 
     /* wse3 and wse2 as `eval` computes them: the default strategy, each
      * link's busiest window included. */
     const char *wse[] = {"wse3", "wse2"};
+    enum { NB = 5 };
+    double tb[NB];
     for (int i = 0; i < 2; i++) {
         char path[64];
         snprintf(path, sizeof path, "layouts/%s.yaml", wse[i]);
@@ -333,7 +361,7 @@ int main(void)
             fprintf(stderr, "bench: %s\n", e.msg);
             return 1;
         }
-        if (time_evals(&big, NULL, &m, &s, 0, SIM_WINDOW_S, NB, tb) != WT_OK)
+        if (time_evals(&big, NULL, &m, &s, 0, SIM_WINDOW_S, NB, tb, NULL) != WT_OK)
             return 1;
         printf("bench eval_%s_6.7b_DP8_TATP16_windows %.1f ms median min=%.1f n=%d links=%zu target<100 %s\n", wse[i],
                tb[NB / 2] * 1e3, tb[0] * 1e3, NB, wafer_nlinks(&big), mark(tb[NB / 2], 0.1));
@@ -359,19 +387,12 @@ int main(void)
     }
     if (bench_windows(&big, &m13, &ss, "eval_wse2_13b_stream", "DP4,TP5,TATP42525", 0.2) != WT_OK)
         return 1;
-
-    /* The strategy wse2 recommends (every core busy, streamed), as `eval
-     * --layout wse2` runs it, without and with the windows. */
-    strategy sr;
-    strategy_defaults(&sr);
-    model mr = m;
-    mr.microbatch = big.strategy_microbatch ? big.strategy_microbatch : mr.microbatch;
-    if (strategy_spec(big.strategy, &sr, &e) != WT_OK) {
-        fprintf(stderr, "bench: %s\n", e.msg);
-        return 1;
-    }
-    if (bench_windows(&big, &mr, &sr, "eval_wse2_recommended", big.strategy, 0.1) != WT_OK)
-        return 1;
     wafer_free(&big);
+
+    /* The strategies wse2 and wse3 recommend (every core busy, streamed),
+     * as `eval --layout L` runs them, without and with the windows. */
+    for (int i = 1; i >= 0; i--)
+        if (bench_recommended(wse[i], &m) != WT_OK)
+            return 1;
     return 0;
 }

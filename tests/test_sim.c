@@ -782,6 +782,38 @@ static void test_tp_line_by_hand(void **state)
     wafer_free(&wf);
 }
 
+/* Each phase's busiest link, brute force over its bytes of one occurrence
+ * (one: wafer_nlinks of scratch). */
+static void check_busiest(const sim_result *r, double *one)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    for (int p = 0; p < r->nphases; p++) {
+        const sim_phase *ph = &r->phases[p];
+        sim_phase_link_bytes(r, p, one);
+        double most = 0;
+        for (size_t l = 0; l < nl; l++)
+            most = fmax(most, one[l] / ph->count * sim_link_inv_bw(r->wf, l));
+        if (most == 0) {
+            assert_int_equal(ph->busiest_link, -1);
+            continue;
+        }
+        double at = one[ph->busiest_link] / ph->count * sim_link_inv_bw(r->wf, (size_t)ph->busiest_link);
+        assert_true(at >= most * (1 - 1e-9));
+        /* of equals, the first a walk of the phase's patterns meets (each
+         * pattern's links in slot order, in the order of its terms) */
+        int first = -1;
+        for (int t = 0; t < ph->nterms && first < 0; t++) {
+            const sim_pattern *pt = &r->patterns[ph->terms[t].pattern];
+            for (int k = 0; k < pt->nnz && first < 0; k++)
+                if (one[pt->link[k]] / ph->count * sim_link_inv_bw(r->wf, (size_t)pt->link[k]) == most)
+                    first = pt->link[k];
+        }
+        assert_int_equal(ph->busiest_link, first);
+        double held = fmax(ph->time_s, ph->comm_s); /* a prefetched gather holds its links that long */
+        assert_true(fabs(ph->max_link_util - most / held) <= 1e-9 * fmax(1, ph->max_link_util));
+    }
+}
+
 /* Properties every evaluation keeps, over strategies and options. */
 static void check_invariants(const sim_result *r)
 {
@@ -847,32 +879,7 @@ static void check_invariants(const sim_result *r)
     }
     assert_rel(shares, 1);
     assert_int_equal(r->bottleneck, largest); /* the largest, the first of equals */
-    /* the busiest link of a phase, brute force over its bytes of one occurrence */
-    for (int p = 0; p < r->nphases; p++) {
-        const sim_phase *ph = &r->phases[p];
-        sim_phase_link_bytes(r, p, one);
-        double most = 0;
-        for (size_t l = 0; l < nl; l++)
-            most = fmax(most, one[l] / ph->count * sim_link_inv_bw(r->wf, l));
-        if (most == 0) {
-            assert_int_equal(ph->busiest_link, -1);
-            continue;
-        }
-        double at = one[ph->busiest_link] / ph->count * sim_link_inv_bw(r->wf, (size_t)ph->busiest_link);
-        assert_true(at >= most * (1 - 1e-9));
-        /* of equals, the first a walk of the phase's patterns meets (each
-         * pattern's links in slot order, in the order of its terms) */
-        int first = -1;
-        for (int t = 0; t < ph->nterms && first < 0; t++) {
-            const sim_pattern *pt = &r->patterns[ph->terms[t].pattern];
-            for (int k = 0; k < pt->nnz && first < 0; k++)
-                if (one[pt->link[k]] / ph->count * sim_link_inv_bw(r->wf, (size_t)pt->link[k]) == most)
-                    first = pt->link[k];
-        }
-        assert_int_equal(ph->busiest_link, first);
-        double held = fmax(ph->time_s, ph->comm_s); /* a prefetched gather holds its links that long */
-        assert_true(fabs(ph->max_link_util - most / held) <= 1e-9 * fmax(1, ph->max_link_util));
-    }
+    check_busiest(r, one);
     free(sum);
     free(one);
     assert_true(r->idle_fraction >= -1e-12 && r->idle_fraction < 1);
@@ -1384,6 +1391,85 @@ static void test_copy_every_link(void **state)
     wafer_free(&wf);
 }
 
+/* 1 when pattern p loads link l, its load then in *load. */
+static int pattern_load(const sim_pattern *p, int l, double *load)
+{
+    int k = sim_pattern_first(p, l);
+    if (k == p->nnz || p->link[k] != l)
+        return 0;
+    *load = p->load[k];
+    return 1;
+}
+
+/* A wafer whose links are all loaded, by wse3's own strategy (streamed:
+ * its tensor and store passes share links), classed in ranges side by
+ * side: every link of a class carries the loads of the class's first link
+ * from each timed pattern, and its bandwidth, two classes never the same;
+ * and each phase's busiest link, found over the classes, is the brute
+ * force's. */
+static void test_classes_on_a_wafer(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(layout_load("layouts/wse3.yaml", &wf, NULL), WT_OK);
+    model m;
+    model_preset("gpt3-6.7b", &m);
+    m.microbatch = wf.strategy_microbatch;
+    strategy s;
+    strategy_defaults(&s);
+    assert_int_equal(strategy_spec(wf.strategy, &s, NULL), WT_OK);
+    sim_result r;
+    assert_int_equal(sim_eval(&r, &wf, &m, &s, NULL), WT_OK);
+    const sim_link_classes *c = r.classes;
+    assert_non_null(c); /* made for the busiest links of the overlapping passes */
+    size_t nl = wafer_nlinks(&wf);
+    double *one = malloc(nl * sizeof *one);
+    check_busiest(&r, one);
+    free(one);
+    int *size = calloc((size_t)c->n, sizeof *size), *count = malloc((size_t)c->n * sizeof *count);
+    for (int i = 0; i < r.nloaded; i++) { /* ascending: a class's first link is the first met */
+        int l = r.loaded[i], k = c->of[l];
+        assert_true(k >= 0 && k < c->n);
+        if (k && !size[k]++)
+            assert_int_equal(c->first[k], l);
+        if (k)
+            assert_true(c->inv[k] == sim_link_inv_bw(&wf, (size_t)l));
+    }
+    int timed[64] = {0};
+    assert_true(r.npatterns <= 64);
+    for (int i = 0; i < r.nphases; i++)
+        for (int t = 0; t < r.phases[i].nterms && r.phases[i].time_s > 0; t++)
+            timed[r.phases[i].terms[t].pattern] = 1;
+    for (int p = 0; p < r.npatterns; p++) {
+        const sim_pattern *pt = &r.patterns[p];
+        memset(count, 0, (size_t)c->n * sizeof *count);
+        for (int j = 0; j < pt->nnz && timed[p]; j++) {
+            int k = c->of[pt->link[j]];
+            double at = -1;
+            assert_true(k > 0);
+            count[k]++;
+            assert_true(pattern_load(pt, c->first[k], &at) && at == pt->load[j]);
+        }
+        for (int k = 1; k < c->n; k++) /* on all of a class's links or none */
+            assert_true(count[k] == 0 || count[k] == size[k]);
+    }
+    for (int a = 1; a < c->n; a++)
+        for (int b = a + 1; b < c->n; b++) {
+            int same = c->inv[a] == c->inv[b];
+            for (int p = 0; p < r.npatterns && same; p++) {
+                double la = 0, lb = 0;
+                same = !timed[p] || (pattern_load(&r.patterns[p], c->first[a], &la) ==
+                                         pattern_load(&r.patterns[p], c->first[b], &lb) &&
+                                     la == lb);
+            }
+            assert_false(same);
+        }
+    free(size);
+    free(count);
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
 /* Bad strategies are refused by sim_eval with the strategy's reason. */
 static void test_refusals(void **state)
 {
@@ -1425,6 +1511,7 @@ int main(void)
         cmocka_unit_test(test_dead_link_detours),
         cmocka_unit_test(test_copy_every_link),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_classes_on_a_wafer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

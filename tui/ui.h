@@ -68,8 +68,10 @@ typedef struct ui_group {
 typedef struct ui_play {
     ui_links avg;                     /* utilisation over the step; filled when the average is
                                          first shown (avg_gen) */
-    sim_link_classes classes;         /* the result's links by their loads, made when the window is
-                                         first shown for it (window_gen) */
+    const sim_link_classes *classes;  /* the result's links by their loads: its own (the evaluation
+                                         made them for its windows), else own, made when the window
+                                         is first shown for it (window_gen); NULL before */
+    sim_link_classes own;
     double *window;                   /* per class: busy fraction in the window at the cursor */
     size_t nlinks;
     long gen;                         /* bumped at every result */

@@ -42,7 +42,8 @@ void ui_play_free(ui_play *p)
     free(p->avg.at);
     free(p->window);
     p->window = NULL;
-    sim_link_classes_free(&p->classes);
+    sim_link_classes_free(&p->own);
+    p->classes = NULL;
     memset(&p->avg, 0, sizeof p->avg);
     p->nlinks = 0;
 }
@@ -186,7 +187,7 @@ int ui_play_at(ui *u, const char *what, wt_err *e)
 }
 
 /* The window at the cursor, unless it holds it already: a figure per
- * class of links (sim_link_classes, made once per result), so a frame
+ * class of links (sim_link_classes: the result's, or made once for it), so a frame
  * costs the classes, not the links, even when the result loads them all.
  * Out of memory the links show 0. */
 static void colour_window(ui *u)
@@ -199,18 +200,21 @@ static void colour_window(ui *u)
     if (p->window_gen != p->gen || !p->window) { /* a new result, or the last one's classes failed */
         free(p->window);
         p->window = NULL;
-        sim_link_classes_free(&p->classes);
-        rc = sim_link_classes_new(u->r, &p->classes, &e);
-        if (rc == WT_OK && !(p->window = malloc((size_t)p->classes.n * sizeof *p->window)))
+        sim_link_classes_free(&p->own);
+        p->classes = u->r->classes ? u->r->classes : &p->own;
+        if (!u->r->classes)
+            rc = sim_link_classes_new(u->r, &p->own, &e);
+        if (rc == WT_OK && !(p->window = malloc((size_t)p->classes->n * sizeof *p->window)))
             rc = wt_oom(&e, "window at a time");
     }
     if (rc == WT_OK)
-        rc = sim_class_window_util(u->r, &p->classes, p->t, window_s(u), p->window, &e);
+        rc = sim_class_window_util(u->r, p->classes, p->t, window_s(u), p->window, &e);
     if (rc != WT_OK) {
         ui_status(u, 1, "window at %g s: %s", p->t, e.msg);
         free(p->window);
         p->window = NULL;
-        sim_link_classes_free(&p->classes);
+        sim_link_classes_free(&p->own);
+        p->classes = NULL;
     }
     p->window_gen = p->gen;
     p->window_t = p->t;
@@ -247,9 +251,9 @@ static void show_links(view_state *v, const ui_links *a)
 static void show_classes(view_state *v, const ui_play *p, const sim_result *r)
 {
     v->link_util = NULL;
-    v->link_class = p->window ? p->classes.of : NULL;
+    v->link_class = p->window ? p->classes->of : NULL;
     v->class_util = p->window;
-    v->nclasses = p->classes.n;
+    v->nclasses = p->window ? p->classes->n : 0;
     v->nonzero = r->loaded;
     v->nnonzero = r->loaded ? (size_t)r->nloaded : 0;
 }

@@ -1,0 +1,32 @@
+/*
+ * par.h - one large walk over the links split into parts, one thread each.
+ *
+ * An evaluation of a whole wafer walks millions of link entries several
+ * times; where each link's figure depends on that link alone (or parts
+ * combine in link order), the walk splits into contiguous ranges of links
+ * that run on the cores at once, with results equal to the bit to one
+ * walk's. Small walks stay on the caller's thread: a thread costs tens of
+ * microseconds, and the search runs its own evaluations side by side.
+ */
+#ifndef WT_PAR_H
+#define WT_PAR_H
+
+#include <stddef.h>
+
+/* Most parts a walk splits into. */
+enum { PAR_MAX = 8 };
+
+/* The parts a walk of `work` link entries splits into: 1 below a few
+ * hundred thousand, else one per online core (at most PAR_MAX). */
+int par_parts(size_t work);
+
+/* Runs fn(ctx, part) for part < nparts, part 0 on the caller's thread and
+ * the others each on a thread of its own (or on the caller's when a thread
+ * cannot be made); returns when all are done. */
+void par_run(int nparts, void (*fn)(void *ctx, int part), void *ctx);
+
+/* The first index of part `part` when n items split into nparts
+ * contiguous ranges (part nparts gives n). */
+size_t par_first(size_t n, int part, int nparts);
+
+#endif
