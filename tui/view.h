@@ -128,6 +128,10 @@ static inline double view_link_util(const view_state *v, size_t l)
     return v->link_util ? v->link_util[l] : v->link_class ? v->class_util[v->link_class[l]] : 0;
 }
 
+/* The logical colour of a cell of value val (view_cell_value's, a block's)
+ * on v's scale (util_max), or of a dead cell. */
+uint8_t view_value_colour(const view_state *v, double val, int dead);
+
 /* What unit u shows in the unit views: compute utilisation or memory fill. */
 double view_unit_value(const view_state *v, int u);
 /* A block with no live unit. */

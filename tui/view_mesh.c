@@ -161,6 +161,11 @@ static uint8_t pixel_colour(const view_state *v, double code)
     return theme_grad(on_scale(v, code));
 }
 
+uint8_t view_value_colour(const view_state *v, double val, int dead)
+{
+    return pixel_colour(v, dead ? PIX_DEAD : val);
+}
+
 static uint32_t pixel_glyph(const view_state *v, double code)
 {
     if (code == PIX_DEAD)
