@@ -163,6 +163,12 @@ keys a
 wait_for "links: step average" "a: the step average"
 avg=$(cap | sed -n 's/.*links max \([0-9.]*\)% .*/\1/p')
 [ -n "$avg" ] && [ "$(legend_max)" = "$avg" ] || fail "the step average's legend max $(legend_max)% is not the link max $avg%"
+# :export writes the heatmap as shown: the step average's picture is wafertop snapshot's, byte for byte
+keys ':' "export $tmp/shown.png" Enter
+wait_for "exported $tmp/shown.png" ":export"
+[ -n "$(png_size "$tmp/shown.png")" ] || fail ":export wrote no PNG"
+"$bin" snapshot $scenario --net bottleneck --out "$tmp/headless.png" 2>/dev/null || fail "snapshot for :export's check"
+cmp -s "$tmp/shown.png" "$tmp/headless.png" || fail ":export of the step average is not wafertop snapshot's picture"
 keys c
 wait_last "link colours 0-100%" "c: a fixed scale"
 cap | grep -qE "link util 0% .* 100%  " || fail "c: the legend does not end at 100%"
@@ -192,11 +198,15 @@ wait_last ":link_util --group *" "Tab completion"
 keys Escape
 wait_last "[^:].*" "Esc cancels the command line"
 # on an empty line it lists every command: the stock ones and the user's
+# (on one line, wider than 120 columns)
+T resize-window -t ui -x 200 -y 40
 keys ':' Tab
 wait_last ":  .* broken .*" "Tab lists the user's command"
 cap | tail -n 1 >"$tmp/tab"
 names_stock commands "$tmp/tab" "Tab on an empty command line"
 keys Escape
+T resize-window -t ui -x 120 -y 40
+wait_for "figures" "back to 120x40 after Tab's list"
 
 # --- help overlay, closed by any key
 keys '?'
@@ -231,6 +241,10 @@ keys ':' 'fail 1,1,Q' Enter
 wait_for "fail: 'Q' is not a direction" ":fail with a bad direction"
 keys ':' 'save /nonexistent-dir/x.yaml' Enter
 wait_for "save: cannot write beside /nonexistent-dir/x.yaml" ":save where it cannot write"
+keys ':' 'export /nonexistent-dir/x.png' Enter
+wait_for "export: cannot write beside /nonexistent-dir/x.png" ":export where it cannot write"
+keys ':' 'export heat.gif' Enter
+wait_for "export: 'heat.gif' does not end in .png or .svg" ":export with an unknown extension"
 keys ':' 'strategy TP3' Enter
 wait_for "TP 3 must divide" ":strategy that does not fit the model"
 keys ':' 'policy nosuch_policy' Enter
