@@ -2,8 +2,9 @@
  * the mesh in the PNG it wrote (decoded with libpng) and in the SVG (its
  * <rect>s read back) has the theme's colour of the value the engine gives
  * that unit or link, on a scale to the highest of them, all computed here
- * from the result (not from the view's code). Bad paths fail with one line
- * naming who asked, and leave no file. */
+ * from the result (not from the view's code); on a multi-wafer layout the
+ * wafers' boundaries are drawn. Bad paths fail with one line naming who
+ * asked, and leave no file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,24 +30,37 @@ typedef struct fixture {
     char path[128];
 } fixture;
 
-/* The `make run` scenario on the 16x16 mesh: its links are loaded unevenly. */
-static int setup(void **state)
+/* A result of strategy text on a layout file, and a scratch directory. */
+static fixture *open_result(const char *layout, const char *text)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    assert_int_equal(layout_load("layouts/default.yaml", &f->wf, NULL), WT_OK);
+    assert_int_equal(layout_load(layout, &f->wf, NULL), WT_OK);
     model m;
     assert_int_equal(model_preset("gpt3-6.7b", &m), 0);
     strategy s;
     strategy_defaults(&s);
-    assert_int_equal(strategy_parse("DP8,TP32", &s, NULL), WT_OK);
+    assert_int_equal(strategy_parse(text, &s, NULL), WT_OK);
     s.placement = PLACE_LINEAR;
     assert_int_equal(sim_eval(&f->r, &f->wf, &m, &s, NULL), WT_OK);
     assert_int_equal(sim_window_figures(&f->r, SIM_WINDOW_S, NULL), WT_OK);
     theme_default(&f->th);
     snprintf(f->dir, sizeof f->dir, "/tmp/wt-snapshot-XXXXXX");
     assert_non_null(mkdtemp(f->dir));
-    *state = f;
+    return f;
+}
+
+/* The `make run` scenario on the 16x16 mesh: its links are loaded unevenly. */
+static int setup(void **state)
+{
+    *state = open_result("layouts/default.yaml", "DP8,TP32");
+    return 0;
+}
+
+/* 4x4 wafers of 16x16 units. */
+static int setup_wafers(void **state)
+{
+    *state = open_result("layouts/multiwafer-4x4.yaml", "DP64,TATP64");
     return 0;
 }
 
@@ -244,6 +258,32 @@ static void test_png_compute_view(void **state)
     free(px);
 }
 
+/* On a multi-wafer layout a line of the theme's accent runs along every
+ * boundary between wafers, through the middle of the links that cross it. */
+static void test_png_wafer_edges(void **state)
+{
+    fixture *f = *state;
+    snap_geom g = write_picture(f, "wafers.png", (snap_opts){.mode = VIEW_LINKS, .average = 1});
+    assert_int_equal(g.zoom, 1);
+    assert_true(f->wf.wafers_x == 4 && f->wf.wafers_y == 4);
+    int w, h, n = 0;
+    uint8_t *px = read_png(f->path, &w, &h);
+    rgb accent = f->th.colour[TC_ACCENT];
+    for (int b = f->wf.wafer_w; b < f->wf.w; b += f->wf.wafer_w)
+        for (int c = 0; c < g.gh; c++) {
+            int x, y, x2, y2;
+            snap_cell_pixel(&g, 2 * b - 1, c, &x, &y);   /* across the vertical boundary */
+            snap_cell_pixel(&g, c, 2 * b - 1, &x2, &y2); /* across the horizontal one */
+            const uint8_t *p = px + 3 * ((size_t)y * (size_t)w + (size_t)x);
+            const uint8_t *q = px + 3 * ((size_t)y2 * (size_t)w + (size_t)x2);
+            assert_true(p[0] == accent.r && p[1] == accent.g && p[2] == accent.b);
+            assert_true(q[0] == accent.r && q[1] == accent.g && q[2] == accent.b);
+            n++;
+        }
+    assert_int_equal(n, 3 * g.gh);
+    free(px);
+}
+
 /* An unknown extension or a directory that cannot be written: one line
  * that names who asked, and no file. */
 static void test_bad_paths(void **state)
@@ -271,6 +311,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_png_window_at_phase, setup, teardown),
         cmocka_unit_test_setup_teardown(test_svg_step_average, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png_compute_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_png_wafer_edges, setup_wafers, teardown),
         cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /*
  * snapshot.c - the heatmap picture (snapshot.h). Top to bottom: the title
- * bar, the x coordinates, the mesh with the y coordinates on its left, the
- * legend, the figures. The squares' values and colours are the screen's
+ * bar, the x coordinates, the mesh with the y coordinates on its left (and
+ * the wafers' boundaries on a multi-wafer layout), the legend, the figures. The squares' values and colours are the screen's
  * (view_cell_value, view_blocks_get, view_value_colour), the scale running
  * to the highest value in the whole mesh when the screen's does to the
  * highest shown. A row's run of squares of one colour is one rectangle.
@@ -113,6 +113,25 @@ static void draw_mesh(picture *p, const view_state *pv, const snap_geom *g, cons
     }
 }
 
+/* The pixel (from the mesh's edge) of the boundary between the wafers
+ * before unit u and those from it along an axis: the middle of the links
+ * that cross it, or the edge of the blocks it falls in. */
+static int boundary(const snap_geom *g, int u)
+{
+    return g->zoom > 1 ? u * g->unit / g->zoom : cell_start(g, 2 * u - 1) + g->link / 2;
+}
+
+/* The wafers' boundaries on a multi-wafer layout, as lines across the mesh. */
+static void draw_wafers(picture *p, const view_state *v, const snap_geom *g, int mesh_w, int mesh_h)
+{
+    const wafer *wf = v->r->wf;
+    rgb c = v->th->colour[TC_ACCENT];
+    for (int x = wf->wafer_w; x < wf->w; x += wf->wafer_w)
+        pic_line(p, g->x0 + boundary(g, x), g->y0, g->x0 + boundary(g, x), g->y0 + mesh_h - 1, c);
+    for (int y = wf->wafer_h; y < wf->h; y += wf->wafer_h)
+        pic_line(p, g->x0, g->y0 + boundary(g, y), g->x0 + mesh_w - 1, g->y0 + boundary(g, y), c);
+}
+
 /* A step between coordinate labels (1, 2, 5, 10, 20, ...) that keeps them
  * apart, at ppu pixels per unit. */
 static int tick_step(double ppu, int label_w)
@@ -155,7 +174,7 @@ static void shown(const view_state *v, char *buf, size_t n)
         return;
     }
     const char *label = v->util_label ? v->util_label : "step average";
-    if (!v->link_class) { /* the step average: the window's classes are what the cursor moves */
+    if (!v->link_class) { /* a figure per link: the step average (a window is read by class) */
         snprintf(buf, n, "links: %s", label);
         return;
     }
@@ -201,7 +220,7 @@ static void figures(const view_state *v, char fig[NFIGURES][128])
     size_t top;
     if (r->link_peak && view_hottest(r->wf, r->link_peak, r->loaded, (size_t)r->nloaded, &top, 1) == 1) {
         int u = (int)(top / WAFER_NDIR);
-        snprintf(fig[3], 128, "busiest link %d,%d %c: %.1f%% of its busiest %s; %d hot (>= %.0f%%)",
+        snprintf(fig[3], 128, "busiest link %d,%d %c: %.1f%% in its busiest %s window; %d links at >= %.0f%%",
                  wafer_x(r->wf, u), wafer_y(r->wf, u), wafer_dir_char((int)(top % WAFER_NDIR)),
                  100 * r->link_peak[top], qty_format(r->window_s, QTY_TIME, c, sizeof c), r->hot_links,
                  100 * SIM_HOT);
@@ -209,6 +228,15 @@ static void figures(const view_state *v, char fig[NFIGURES][128])
         snprintf(fig[3], 128, "busiest link: none carries traffic");
     }
     snprintf(fig[4], 128, "bottleneck %s", r->nphases ? r->phases[r->bottleneck].name : "-");
+}
+
+/* A legend's sample of a colour (h pixels high, centred on the text) and
+ * its label from x on a text row at y; returns where the next may go. */
+static int swatch(picture *p, const view_state *v, int x, int y, rgb c, int h, const char *label)
+{
+    pic_rect(p, x, y + (PIC_ASCENT * SCALE - h) / 2, CH, h, c);
+    pic_text(p, x + CH + CW, y, SCALE, v->th->colour[TC_TEXT], label);
+    return x + CH + CW + pic_text_width(label, SCALE) + 2 * CW;
 }
 
 static int widest(int w, const char *s, int x)
@@ -244,37 +272,34 @@ int snap_draw(picture *p, const view_state *v, snap_geom *g, wt_err *e)
     int legend_y = g->y0 + mesh_h + MARGIN, bar_y = legend_y + CH + 6, square_y = bar_y + CH + 8;
     int fig_y = square_y + CH + MARGIN;
     int bar_x = MARGIN + pic_text_width("0% ", SCALE), top_x = bar_x + BAR_W + CW;
-    int dead_x = top_x + pic_text_width(top, SCALE) + 2 * CW;
-    int unit_x = dead_x + CH + pic_text_width(" dead", SCALE) + 2 * CW;
     int w = g->x0 + mesh_w + MARGIN, h = fig_y + NFIGURES * (CH + 4) + MARGIN;
     w = widest(w, title, MARGIN);
     w = widest(w, what, MARGIN);
     w = widest(w, square, MARGIN);
-    w = widest(w, " unit", unit_x + CH);
     for (int i = 0; i < NFIGURES; i++)
         w = widest(w, fig[i], MARGIN);
-    /* then the picture */
-    p->w = w;
+    /* then the picture, the title bar last: as wide as the legend's row may make it */
     p->h = h;
-    pic_rect(p, 0, 0, w, title_h, th[TC_ACCENT]);
-    pic_text(p, MARGIN, 8, SCALE, th[TC_BACKGROUND], title);
     draw_axes(p, v, g);
     draw_mesh(p, &pv, g, val);
+    draw_wafers(p, v, g, mesh_w, mesh_h);
     free(val);
     pic_text(p, MARGIN, legend_y, SCALE, th[TC_TEXT], what);
     pic_text(p, MARGIN, bar_y, SCALE, th[TC_TEXT], "0%");
     for (int i = 0; i < BAR_W; i++)
         pic_rect(p, bar_x + i, bar_y - 1, 1, CH, th[theme_grad((double)i / (BAR_W - 1))]);
     pic_text(p, top_x, bar_y, SCALE, th[TC_TEXT], top);
-    pic_rect(p, dead_x, bar_y - 1, CH, CH, th[TC_DEAD]);
-    pic_text(p, dead_x + CH, bar_y, SCALE, th[TC_TEXT], " dead");
-    if (v->mode == VIEW_LINKS && g->zoom == 1) {
-        pic_rect(p, unit_x, bar_y - 1, CH, CH, th[TC_GRID]);
-        pic_text(p, unit_x + CH, bar_y, SCALE, th[TC_TEXT], " unit");
-    }
+    int x = swatch(p, v, top_x + pic_text_width(top, SCALE) + 2 * CW, bar_y, th[TC_DEAD], CH, "dead");
+    if (v->mode == VIEW_LINKS && g->zoom == 1)
+        x = swatch(p, v, x, bar_y, th[TC_GRID], CH, "unit");
+    if (wf->wafers_x * wf->wafers_y > 1)
+        x = swatch(p, v, x, bar_y, th[TC_ACCENT], 3, "wafer edge");
     pic_text(p, MARGIN, square_y, SCALE, th[TC_TEXT], square);
     for (int i = 0; i < NFIGURES; i++)
         pic_text(p, MARGIN, fig_y + i * (CH + 4), SCALE, i == 1 && !r->mem.fits ? th[TC_HOT] : th[TC_TEXT], fig[i]);
+    p->w = x > w ? x : w;
+    pic_rect(p, 0, 0, p->w, title_h, th[TC_ACCENT]);
+    pic_text(p, MARGIN, 8, SCALE, th[TC_BACKGROUND], title);
     return p->oom ? wt_oom(e, "picture") : WT_OK;
 }
 

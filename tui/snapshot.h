@@ -3,9 +3,9 @@
  * FILE`, `wafertop snapshot --out FILE`): the view of a view_state (links,
  * compute, memory), what its links are coloured by (the step average, or
  * the window at the cursor of time), its colour scale and theme, with a
- * title, the units' x and y coordinates along the axes, a legend (the
- * scale, what a square is) and the figures (step time, MFU, memory, the
- * busiest link).
+ * title, the units' x and y coordinates along the axes, the wafers'
+ * boundaries (a multi-wafer layout), a legend (the scale, what a square is)
+ * and the figures (step time, MFU, memory, the busiest link).
  *
  * The whole mesh is drawn, whatever the screen's zoom and viewport. Up to
  * SNAP_DETAIL_MAX units a side, every unit and every link between two units
