@@ -1,5 +1,5 @@
 /* The heatmap picture (tui/snapshot.h) against the model: every square of
- * the mesh in the PNG it wrote (decoded with libpng) and in the SVG (its
+ * the mesh (a unit's, a link's, a block's; live or dead) in the PNG it wrote (decoded with libpng) and in the SVG (its
  * <rect>s read back) has the theme's colour of the value the engine gives
  * that unit or link, on a scale to the highest of them, all computed here
  * from the result (not from the view's code); on a multi-wafer layout the
@@ -54,6 +54,20 @@ static fixture *open_result(const char *layout, const char *text)
 static int setup(void **state)
 {
     *state = open_result("layouts/default.yaml", "DP8,TP32");
+    return 0;
+}
+
+/* A dead unit and dead links. */
+static int setup_faults(void **state)
+{
+    *state = open_result("tests/fixtures/layouts/faults.yaml", "DP8,TP16");
+    return 0;
+}
+
+/* A mesh drawn in blocks of units, the first block dead. */
+static int setup_blocks(void **state)
+{
+    *state = open_result("tests/fixtures/layouts/wide-blocks.yaml", "DP8,TP32");
     return 0;
 }
 
@@ -258,6 +272,59 @@ static void test_png_compute_view(void **state)
     free(px);
 }
 
+/* A block's value as the test reads the model: the max of the links
+ * leaving its live units (links view) or of their compute utilisation; -1
+ * when none of its units is live. */
+static double block_figure(const fixture *f, int zoom, int bx, int by, int links)
+{
+    double max = -1;
+    for (int y = by * zoom; y < (by + 1) * zoom && y < f->wf.h; y++)
+        for (int x = bx * zoom; x < (bx + 1) * zoom && x < f->wf.w; x++) {
+            int u = wafer_unit(&f->wf, x, y);
+            if (f->wf.unit_dead[u])
+                continue;
+            max = fmax(max, links ? 0 : sim_unit_compute_util(&f->r, u));
+            for (int d = 0; links && d < WAFER_NDIR; d++)
+                max = fmax(max, link_figure(f, NULL, u, d));
+        }
+    return max;
+}
+
+/* Above SNAP_DETAIL_MAX units a side, a square is a block of units: the
+ * dead colour when all of them are dead, else the gradient at the max of
+ * its links (their step average, over the highest block) or of its units'
+ * compute utilisation. */
+static void test_png_blocks(void **state)
+{
+    fixture *f = *state;
+    for (int links = 1; links >= 0; links--) {
+        snap_opts o = {.mode = links ? VIEW_LINKS : VIEW_COMPUTE, .average = 1};
+        snap_geom g = write_picture(f, "blocks.png", o);
+        assert_int_equal(g.zoom, 2);
+        assert_true(g.gw == 125 && g.gh == 6);
+        double max = 0;
+        for (int by = 0; by < g.gh; by++)
+            for (int bx = 0; bx < g.gw; bx++)
+                max = fmax(max, block_figure(f, g.zoom, bx, by, links));
+        int w, h;
+        uint8_t *px = read_png(f->path, &w, &h);
+        for (int by = 0; by < g.gh; by++)
+            for (int bx = 0; bx < g.gw; bx++) {
+                double val = block_figure(f, g.zoom, bx, by, links);
+                rgb want = f->th.colour[val < 0 ? TC_DEAD : theme_grad(links ? val / max : val)];
+                int x, y;
+                snap_cell_pixel(&g, bx, by, &x, &y);
+                const uint8_t *p = px + 3 * ((size_t)y * (size_t)w + (size_t)x);
+                if (p[0] != want.r || p[1] != want.g || p[2] != want.b)
+                    fail_msg("block %d,%d: #%02x%02x%02x, want #%02x%02x%02x", bx, by, p[0], p[1], p[2], want.r,
+                             want.g, want.b);
+            }
+        assert_true(block_figure(f, g.zoom, 0, 0, links) < 0);
+        free(px);
+        remove(f->path);
+    }
+}
+
 /* On a multi-wafer layout a line of the theme's accent runs along every
  * boundary between wafers, through the middle of the links that cross it. */
 static void test_png_wafer_edges(void **state)
@@ -312,6 +379,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_svg_step_average, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png_compute_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png_wafer_edges, setup_wafers, teardown),
+        cmocka_unit_test_setup_teardown(test_png_step_average, setup_faults, teardown),
+        cmocka_unit_test_setup_teardown(test_png_blocks, setup_blocks, teardown),
         cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

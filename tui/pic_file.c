@@ -95,8 +95,9 @@ static int put_svg(FILE *f, void *ud, wt_err *e)
             colour(f, "fill", it->colour);
             fputs("/>\n", f);
         } else if (it->kind == PIC_LINE) { /* through the pixels' centres, as the raster draws it */
-            fprintf(f, "<line x1=\"%d.5\" y1=\"%d.5\" x2=\"%d.5\" y2=\"%d.5\" stroke-width=\"1\" stroke-linecap=\"square\"",
-                    it->x, it->y, it->x + it->w, it->y + it->h);
+            fprintf(f, "<line x1=\"%d.5\" y1=\"%d.5\" x2=\"%d.5\" y2=\"%d.5\"", it->x, it->y, it->x + it->w,
+                    it->y + it->h);
+            fputs(" stroke-width=\"1\" stroke-linecap=\"square\"", f);
             colour(f, "stroke", it->colour);
             fputs("/>\n", f);
         } else {

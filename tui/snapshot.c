@@ -1,14 +1,14 @@
 /*
  * snapshot.c - the heatmap picture (snapshot.h). Top to bottom: the title
  * bar, the x coordinates, the mesh with the y coordinates on its left (and
- * the wafers' boundaries on a multi-wafer layout), the legend, the figures. The squares' values and colours are the screen's
- * (view_cell_value, view_blocks_get, view_value_colour), the scale running
- * to the highest value in the whole mesh when the screen's does to the
- * highest shown. A row's run of squares of one colour is one rectangle.
+ * the wafers' boundaries on a multi-wafer layout), the legend, the figures.
+ * The squares' values and colours are the screen's (view_cell_value,
+ * view_blocks_get, view_value_colour), the scale running to the highest
+ * value in the whole mesh when the screen's does to the highest shown. A
+ * row's run of squares of one colour is one rectangle.
  */
 #include "snapshot.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
