@@ -13,8 +13,8 @@ BUILD    ?= build
 BIN      ?= wafertop
 OPT      ?= -O2 -g
 EXTRA    ?=
-PKGS      = ncursesw yaml-0.1 lua5.4 cmocka
-APT_PKGS  = libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev pkg-config tmux
+PKGS      = ncursesw yaml-0.1 lua5.4 cmocka libpng
+APT_PKGS  = libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev libpng-dev pkg-config tmux
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX   ?= /usr/local
@@ -31,6 +31,8 @@ LUA_CF    = $(shell pkg-config --cflags lua5.4)
 LUA_LD    = $(shell pkg-config --libs lua5.4)
 CURSES_CF = $(shell pkg-config --cflags ncursesw)
 CURSES_LD = $(shell pkg-config --libs ncursesw)
+PNG_CF    = $(shell pkg-config --cflags libpng)
+PNG_LD    = $(shell pkg-config --libs libpng)
 CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine -Iengine/net -Ilua $(YAML_CF) $(LUA_CF)
 LDLIBS_ALL = $(LUA_LD) $(YAML_LD) -lm -lpthread
 
@@ -80,16 +82,18 @@ $(TUI_LIB): $(filter-out $(MAIN_OBJ),$(TUI_OBJ))
 
 # Only the terminal layer sees curses.h (and its feature macros).
 $(BUILD)/tui/term.o: CFLAGS_ALL += $(CURSES_CF)
+# Only the picture writer sees png.h (and the tests that decode its files).
+$(BUILD)/tui/pic_file.o: CFLAGS_ALL += $(PNG_CF)
 
 $(BIN): $(MAIN_OBJ) $(LIBS)
-	$(CC) $(OPT) $(EXTRA) -o $@ $(MAIN_OBJ) $(LIBS) $(CURSES_LD) $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA) -o $@ $(MAIN_OBJ) $(LIBS) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBS)
-	$(CC) $(OPT) $(EXTRA) -o $@ $< $(LIBS) $(CMOCKA_LD) $(CURSES_LD) $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA) -o $@ $< $(LIBS) $(CMOCKA_LD) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itui $(CMOCKA_CF) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Itui $(CMOCKA_CF) $(PNG_CF) -c $< -o $@
 
 deps:
 	@missing=""; \

@@ -207,6 +207,12 @@ while :; do
     [ $i -lt 20 ] || { fail "the step average's legend max $(legend_max)% is not the link max $avg%"; break; }
     sleep 0.1
 done
+# :export writes the heatmap as shown: the step average's picture is wafertop snapshot's, byte for byte
+keys ':' "export $tmp/shown.png" Enter
+wait_for "exported $tmp/shown.png" ":export"
+[ -n "$(png_size "$tmp/shown.png")" ] || fail ":export wrote no PNG"
+"$bin" snapshot $scenario --net bottleneck --out "$tmp/headless.png" 2>/dev/null || fail "snapshot for :export's check"
+cmp -s "$tmp/shown.png" "$tmp/headless.png" || fail ":export of the step average is not wafertop snapshot's picture"
 keys c
 wait_last "link colours 0-100%" "c: a fixed scale"
 cap | grep -qE "link util 0% .* 100%  " || fail "c: the legend does not end at 100%"
@@ -277,6 +283,10 @@ keys ':' 'fail 1,1,Q' Enter
 wait_for "fail: 'Q' is not a direction" ":fail with a bad direction"
 keys ':' 'save /nonexistent-dir/x.yaml' Enter
 wait_for "save: cannot write beside /nonexistent-dir/x.yaml" ":save where it cannot write"
+keys ':' 'export /nonexistent-dir/x.png' Enter
+wait_for "export: cannot write beside /nonexistent-dir/x.png" ":export where it cannot write"
+keys ':' 'export heat.gif' Enter
+wait_for "export: 'heat.gif' does not end in .png or .svg" ":export with an unknown extension"
 keys ':' 'strategy TP3' Enter
 wait_for "TP 3 must divide" ":strategy that does not fit the model"
 keys ':' 'policy nosuch_policy' Enter

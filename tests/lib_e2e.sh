@@ -40,6 +40,12 @@ names_stock() {
     done
 }
 
+# png_size FILE: "W H" from a PNG's header; nothing (status 1) when FILE is no PNG
+png_size() {
+    [ "$(od -An -tx1 -N8 "$1" 2>/dev/null | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+    od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
+}
+
 finish() {
     if [ $failures -ne 0 ]; then
         echo "$1: $failures failure(s)"

@@ -13,12 +13,13 @@
 #include "layout.h"
 #include "net.h"
 #include "qty.h"
+#include "snapshot.h"
 
 /* A flag: its name, whether it takes a value, and which commands know it. */
 typedef struct flag_spec {
     const char *name;
     int takes_value;
-    unsigned group; /* 0: the scenario flags; CLI_PHASE; FLAG_LUA */
+    unsigned group; /* 0: the scenario flags; FLAG_LUA; else the CLI_* bits of the commands that know it */
     int option;     /* 1: a strategy option, for strategy_set_option */
 } flag_spec;
 
@@ -39,7 +40,8 @@ static const flag_spec flags[] = {
     {"only", 1, CLI_SEARCH, 0}, {"quiet", 0, CLI_SEARCH, 0},
     {"policy", 1, CLI_TUNE, 0}, {"steps", 1, CLI_TUNE, 0}, {"seed", 1, CLI_TUNE, 0},
     {"jitter", 1, CLI_TUNE, 0}, {"straggler", 1, CLI_TUNE, 0},
-    {"theme", 1, CLI_UI, 0}, {"bench-frames", 1, CLI_UI, 0},
+    {"theme", 1, CLI_UI | CLI_PICTURE, 0}, {"bench-frames", 1, CLI_UI, 0},
+    {"out", 1, CLI_PICTURE, 0}, {"view", 1, CLI_PICTURE, 0},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
@@ -50,9 +52,7 @@ static const flag_spec *find_flag(const char *name, size_t len, unsigned extra)
         const flag_spec *f = &flags[i];
         if (strlen(f->name) != len || strncmp(f->name, name, len))
             continue;
-        if ((f->group == 0 && (extra & CLI_NO_SCENARIO)) || (f->group == CLI_PHASE && !(extra & CLI_PHASE)) ||
-            (f->group == CLI_SEARCH && !(extra & CLI_SEARCH)) || (f->group == CLI_TUNE && !(extra & CLI_TUNE)) ||
-            (f->group == CLI_UI && !(extra & CLI_UI)))
+        if (f->group == 0 ? (extra & CLI_NO_SCENARIO) != 0 : f->group != FLAG_LUA && !(f->group & extra))
             return NULL;
         return f;
     }
@@ -161,6 +161,16 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         o->policy = value;
     } else if (!strcmp(n, "theme")) {
         o->theme = value;
+    } else if (!strcmp(n, "out")) {
+        o->out = value;
+    } else if (!strcmp(n, "view")) {
+        for (o->view = 0; o->view < VIEW_NMODES && strcmp(value, snap_view_names[o->view]); o->view++)
+            ;
+        char list[64] = "";
+        for (int i = 0; o->view == VIEW_NMODES && i < VIEW_NMODES; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", snap_view_names[i]);
+        if (o->view == VIEW_NMODES)
+            return wt_fail(e, "--view: '%s' is not one of %s", value, list);
     } else if (!strcmp(n, "bench-frames")) {
         int rc = parse_count(n, value, &o->bench_frames, e);
         if (rc == WT_OK && o->bench_frames > 1000000)
@@ -194,7 +204,7 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
 
 int cli_check_flag(const char *name, const char *value, wt_err *e)
 {
-    const flag_spec *f = find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI);
+    const flag_spec *f = find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI | CLI_PICTURE);
     if (!f || !f->takes_value)
         return wt_fail(e, "unknown option '--%s'", name);
     wt_err why;
@@ -502,6 +512,16 @@ const char *cli_ui_help(void)
     return "Screen:\n"
            "  --theme NAME|FILE       colours (default, viridis, light, mono, or a theme file)\n"
            "  --bench-frames N        draw N frames headless and print their timings\n";
+}
+
+const char *cli_picture_help(void)
+{
+    return "Picture:\n"
+           "  --out FILE.png|FILE.svg      where to write it (required); the extension picks the format\n"
+           "  --view links|compute|memory  what the mesh shows (default links)\n"
+           "  --phase NAME                 where NAME first runs: links in the --window there, compute of\n"
+           "                               NAME (default: the step average)\n"
+           "  --theme NAME|FILE            colours (default, viridis, light, mono, or a theme file)\n";
 }
 
 const char *cli_lua_help(void)

@@ -47,6 +47,9 @@ typedef struct cli_opts {
     /* ui: --theme, --bench-frames */
     const char *theme;
     int bench_frames;
+    /* snapshot: --out FILE, --view NAME (enum view_mode) */
+    const char *out;
+    int view;
     /* --fail x,y[,DIR], repeatable: faults on top of the layout's */
     const char *fail[64];
     int nfail;
@@ -63,7 +66,8 @@ enum {
     CLI_NO_SCENARIO = 8u, /* only the Lua flags */
     CLI_SEARCH = 16u,     /* the search's flags */
     CLI_TUNE = 32u,       /* the session's flags */
-    CLI_UI = 64u          /* the screen's flags */
+    CLI_UI = 64u,         /* the screen's flags */
+    CLI_PICTURE = 128u    /* the picture's flags (--theme too) */
 };
 
 /* Parses argv[0..argc) (the words after the command name). root is the data
@@ -112,5 +116,6 @@ const char *cli_lua_help(void);
 const char *cli_search_help(void);
 const char *cli_tune_help(void);
 const char *cli_ui_help(void);
+const char *cli_picture_help(void);
 
 #endif

@@ -2,6 +2,7 @@
  * main.c - wafertop: subcommand dispatch. Only this file prints errors and
  * chooses the exit status: 0 ok, 2 bad input, 1 internal error.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,12 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "datadir.h"
 #include "out.h"
 #include "paths.h"
 #include "search.h"
 #include "sim.h"
+#include "snapshot.h"
 #include "wtlua.h"
 
 #define WT_VERSION "0.1.0"
@@ -95,6 +98,17 @@ static int run_eval(int argc, char **argv, const char *root)
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
+/* The phase --phase names. */
+static int find_phase(const sim_result *r, const char *name, int *phase, wt_err *e)
+{
+    if ((*phase = sim_phase_find(r, name)) >= 0)
+        return WT_OK;
+    char list[512] = "";
+    for (int i = 0; i < r->nphases; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", r->phases[i].name);
+    return wt_fail(e, "--phase: no phase '%s' in this step (phases: %s)", name, list);
+}
+
 static int run_links(int argc, char **argv, const char *root)
 {
     scenario sc = {0};
@@ -111,15 +125,64 @@ static int run_links(int argc, char **argv, const char *root)
     if (rc == WT_OK)
         rc = evaluate(&sc, root, &e);
     int phase = -1;
-    if (rc == WT_OK && sc.o.phase && (phase = sim_phase_find(&sc.r, sc.o.phase)) < 0) {
-        char list[512] = "";
-        for (int i = 0; i < sc.r.nphases; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sc.r.phases[i].name);
-        rc = wt_fail(&e, "--phase: no phase '%s' in this step (phases: %s)", sc.o.phase, list);
-    }
+    if (rc == WT_OK && sc.o.phase)
+        rc = find_phase(&sc.r, sc.o.phase, &phase, &e);
     /* links default to CSV: one row per link is data, not a report */
     if (rc == WT_OK && out_links(stdout, &sc.r, phase, sc.o.format_given ? sc.o.format : "csv") != 0)
         rc = wt_oom(&e, "links");
+    scenario_free(&sc);
+    return rc == WT_OK ? 0 : cmd_exit(rc, &e);
+}
+
+/* The theme --theme names (a name in ROOT/themes or a file), or the default. */
+static int load_theme(const char *root, const char *name, theme *th, wt_err *e)
+{
+    char path[1024];
+    wt_err why;
+    theme_default(th);
+    if (!name)
+        return WT_OK;
+    if (datadir_resolve(root, "themes", "theme", name, path, sizeof path, &why) != WT_OK)
+        return wt_fail(e, "--theme: %s", why.msg);
+    return theme_load(path, th, e); /* its errors are file:line:col */
+}
+
+static int run_snapshot(int argc, char **argv, const char *root)
+{
+    scenario sc = {0};
+    wt_err e;
+    int rc = cli_parse(argc, argv, CLI_PHASE | CLI_PICTURE, root, &sc.o, &e);
+    if (rc == WT_OK && sc.o.help) {
+        char help[CLI_HELP_MAX];
+        printf("usage: wafertop snapshot [options] --out FILE.png|FILE.svg\n"
+               "Writes the heatmap as the screen shows it, with a title, axes, a legend and the figures.\n\n"
+               "%s%s%s",
+               cli_picture_help(), cli_scenario_help(help, sizeof help), cli_lua_help());
+        return 0;
+    }
+    int format;
+    if (rc == WT_OK && !sc.o.out)
+        rc = wt_fail(&e, "--out: where to write the picture is needed (FILE.png or FILE.svg)");
+    if (rc == WT_OK)
+        rc = pic_format_of(sc.o.out, "--out", &format, &e);
+    theme th;
+    if (rc == WT_OK)
+        rc = load_theme(root, sc.o.theme, &th, &e);
+    if (rc == WT_OK)
+        rc = evaluate(&sc, root, &e);
+    int phase = -1;
+    if (rc == WT_OK && sc.o.phase)
+        rc = find_phase(&sc.r, sc.o.phase, &phase, &e);
+    snap_opts so = {.mode = sc.o.view, .average = phase < 0, .th = &th};
+    if (rc == WT_OK && phase >= 0 && (so.t = sim_phase_first(&sc.r, phase)) < 0)
+        rc = wt_fail(&e, "--phase: %s does not run in this step", sc.o.phase);
+    if (rc == WT_OK) {
+        so.window_s = fmin(sc.o.window, sc.r.step_time_s);
+        rc = snap_result(&sc.r, &so, sc.o.out, "--out", NULL, &e);
+    }
+    if (rc == WT_OK)
+        fprintf(stderr, "wrote %s: %s of %s on %s\n", sc.o.out, snap_view_names[sc.o.view], sc.r.m.name,
+                sc.wf.name);
     scenario_free(&sc);
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
@@ -288,6 +351,7 @@ static const command commands[] = {
     {"links", "links [options]           per-link bytes and utilisation", run_links},
     {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
     {"tune", "tune [options]            run steps with a policy acting between them", cmd_tune},
+    {"snapshot", "snapshot --out FILE.png  the heatmap as a picture (PNG or SVG)", run_snapshot},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
     {"cmd", "cmd NAME [args] [options] run a Lua command on a scenario (cmd --help lists them)", run_cmd},
 };

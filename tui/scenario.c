@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "atomic.h"
 #include "cli.h"
 #include "net.h"
 #include "ydoc.h"
@@ -107,34 +107,25 @@ static void put_scenario(FILE *f, const session *S, const char *layout, const ch
     put_tuning(f, &S->tune);
 }
 
+/* What scenario_save hands to atomic_write. */
+typedef struct save_ctx {
+    const session *S;
+    const char *layout, *model, *policy;
+} save_ctx;
+
+static int put_saved(FILE *f, void *ud, wt_err *e)
+{
+    (void)e;
+    const save_ctx *c = ud;
+    put_scenario(f, c->S, c->layout, c->model, c->policy);
+    return WT_OK;
+}
+
 int scenario_save(const char *path, const session *S, const char *layout, const char *model_name, const char *policy,
                   wt_err *e)
 {
-    /* a fresh file beside the target, flushed to disk, then renamed over it */
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
-        return wt_fail(e, "save: path too long");
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return wt_fail(e, "save: cannot write beside %s: %s", path, strerror(errno));
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        remove(tmp);
-        return wt_fail(e, "save: %s: %s", tmp, strerror(errno));
-    }
-    put_scenario(f, S, layout, model_name, policy);
-    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return wt_fail(e, "save: writing %s failed", tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        int err = errno;
-        remove(tmp);
-        return wt_fail(e, "save: cannot rename %s to %s: %s", tmp, path, strerror(err));
-    }
-    return WT_OK;
+    save_ctx c = {S, layout, model_name, policy};
+    return atomic_write(path, "save", put_saved, &c, e);
 }
 
 /* ---- loading ---- */

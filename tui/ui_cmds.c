@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scenario.h"
+#include "snapshot.h"
 #include "ui.h"
 
 #define MAX_WORDS 40
@@ -112,6 +113,19 @@ static int cmd_save(ui *u, int argc, char **argv, wt_err *e)
     return rc;
 }
 
+/* The heatmap as it is on the screen now (snapshot.h). */
+static int cmd_export(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    if (!u->r)
+        return wt_fail(e, "export: no heatmap to write (the last step failed)");
+    ui_sync_view(u);
+    int rc = snap_write(&u->v, argv[0], "export", NULL, e);
+    if (rc == WT_OK)
+        ui_printf(u, "exported %s", argv[0]);
+    return rc;
+}
+
 static int cmd_at(ui *u, int argc, char **argv, wt_err *e)
 {
     (void)argc;
@@ -144,6 +158,8 @@ static const ui_cmd cmds[] = {
     {"fail", "fail x,y[,DIR]                    fail a unit, or its link towards DIR", 1, 1, cmd_fail},
     {"repair", "repair                            back to the layout's own faults", 0, 0, cmd_repair},
     {"save", "save FILE                         write the scenario as YAML", 1, 1, cmd_save},
+    {"export", "export FILE.png|FILE.svg          write the heatmap as shown, with axes, legend and figures", 1, 1,
+     cmd_export},
     {"at", "at PHASE|TIME                     the cursor of time to where PHASE first runs, or to TIME", 1, 1,
      cmd_at},
     {"group", "group KIND|off                    the group of KIND around the cursor (tatp.rows tatp.cols tp sp dp pp)",

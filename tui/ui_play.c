@@ -258,20 +258,6 @@ static void show_classes(view_state *v, const ui_play *p, const sim_result *r)
     v->nnonzero = r->loaded ? (size_t)r->nloaded : 0;
 }
 
-/* The compute fraction of the busiest of the phases running at the cursor
- * (compute over time; the stages of a pipeline run the same phases in
- * turn, so every unit with a stage shows it). */
-static double compute_at_cursor(const sim_result *r, const int *running, int n)
-{
-    double most = 0;
-    for (int i = 0; i < n; i++) {
-        const sim_phase *ph = &r->phases[running[i]];
-        if (ph->time_s > 0 && ph->compute_s / ph->time_s > most)
-            most = fmin(1, ph->compute_s / ph->time_s);
-    }
-    return most;
-}
-
 void ui_play_view(ui *u, int links)
 {
     ui_play *p = &u->play;
@@ -290,7 +276,7 @@ void ui_play_view(ui *u, int links)
     v->running = p->running;
     v->util_auto = !p->fixed;
     v->mesh_gen = p->mesh;
-    double now = p->average ? -1 : compute_at_cursor(r, p->running, v->nrunning);
+    double now = p->average ? -1 : view_compute_now(r, p->running, v->nrunning);
     if (now != p->compute_now) { /* the compute view's colours change */
         p->compute_now = now;
         p->shown++;

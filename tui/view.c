@@ -41,6 +41,7 @@ const char *const view_help_lines[] = {
     "  strategy S [--opt V]   layout NAME [S]   model NAME [S]",
     "  policy NAME|off        search [--fix ..] [--only ..] | search stop",
     "  fail x,y[,DIR]         repair            save FILE         quit",
+    "  export FILE.png|.svg   the heatmap as shown, as a picture",
     "  at PHASE|TIME          the cursor of time to where PHASE first runs, or to TIME",
     "  group KIND|off         the group of KIND around the cursor (tatp.rows tatp.cols tp sp dp pp)",
     NULL,

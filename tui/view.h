@@ -148,6 +148,10 @@ static inline double view_link_util(const view_state *v, size_t l)
     return v->link_util ? v->link_util[l] : v->link_class ? v->class_util[v->link_class[l]] : 0;
 }
 
+/* The logical colour of a cell of value val (view_cell_value's, a block's)
+ * on v's scale (util_max), or of a dead cell. */
+uint8_t view_value_colour(const view_state *v, double val, int dead);
+
 /* What unit u shows in the unit views: compute utilisation or memory fill. */
 double view_unit_value(const view_state *v, int u);
 /* A block with no live unit. */
@@ -162,6 +166,12 @@ void view_blocks_free(view_blocks *b);
 /* The unit shown at screen cell (sx, sy) of the mesh area a, as the last
  * view_draw placed it; 0 when there is none. */
 int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int *uy);
+
+/* view_state.compute_now at a time: the compute fraction (compute over
+ * time) of the busiest of the n phases running there (the stages of a
+ * pipeline run the same phases in turn, so every unit with a stage shows
+ * it). */
+double view_compute_now(const sim_result *r, const int *running, int n);
 
 /* Parts of view_draw (view_mesh.c). */
 void view_draw_mesh(canvas *c, view_state *v, view_rect a);

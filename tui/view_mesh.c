@@ -43,6 +43,17 @@ int view_fit_zoom(const wafer *wf, int area_w, int area_h, int mono)
     return z < 2 ? 2 : z;
 }
 
+double view_compute_now(const sim_result *r, const int *running, int n)
+{
+    double most = 0;
+    for (int i = 0; i < n; i++) {
+        const sim_phase *ph = &r->phases[running[i]];
+        if (ph->time_s > 0 && ph->compute_s / ph->time_s > most)
+            most = fmin(1, ph->compute_s / ph->time_s);
+    }
+    return most;
+}
+
 double view_unit_value(const view_state *v, int u)
 {
     const sim_result *r = v->r;
@@ -162,6 +173,11 @@ static uint8_t pixel_colour(const view_state *v, double code)
     if (code < 0)
         return TC_BACKGROUND;
     return theme_grad(on_scale(v, code));
+}
+
+uint8_t view_value_colour(const view_state *v, double val, int dead)
+{
+    return pixel_colour(v, dead ? PIX_DEAD : val);
 }
 
 static uint32_t pixel_glyph(const view_state *v, double code)
