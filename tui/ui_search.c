@@ -80,6 +80,12 @@ void ui_search_poll(ui *u)
         wafer_free(&s->wf);
         return;
     }
+    if (!s->res.ntop) {
+        ui_printf(u, "search: nothing fits %s on %s: %s", s->m.name, s->wf.name, s->res.nofit);
+        ui_status(u, 1, "nothing fits %s on %s: %s", s->m.name, s->wf.name, s->res.nofit);
+        wafer_free(&s->wf);
+        return;
+    }
     s->offered = 1;
     const search_result *r = &s->res;
     char text[64];
