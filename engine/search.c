@@ -79,6 +79,7 @@ typedef struct level1 {
     void *progress_ud;
     sim_result *scratch;  /* one per thread */
     double link_bw;
+    const atomic_int *stop; /* the search's, or NULL: when set, the groups left are skipped */
 } level1;
 
 /* Memory of the fullest unit of core c with the memory switches `mem` and
@@ -131,6 +132,8 @@ static void level1_core(level1 *l, search_core *c, int thread)
 static void level1_group(void *ctx, size_t g, int thread)
 {
     level1 *l = ctx;
+    if (l->stop && atomic_load(l->stop))
+        return;
     size_t begin = l->group[g], end = l->group[g + 1];
     /* the calling thread reports; groups are striped over the threads, so
      * its share done is about everyone's */
@@ -402,9 +405,10 @@ static size_t bins_within(const bound_bins *b, double x)
     return x == INFINITY ? b->cum[NBINS - 1] : b->cum[bin_of(b, x)];
 }
 
-/* What would fit when nothing does: the smallest footprint. */
+/* What would fit when nothing does: the smallest footprint, into r->nofit
+ * (an answer); an error when no candidate is valid at all. */
 static int fits_nowhere(const search_core *cores, size_t n, const search_core *skipped, const wafer *wf,
-                        const search_space *sp, wt_err *e)
+                        const search_space *sp, search_result *r, wt_err *e)
 {
     const search_core *least = skipped->valid ? skipped : NULL;
     for (size_t i = 0; i < n; i++)
@@ -418,14 +422,14 @@ static int fits_nowhere(const search_core *cores, size_t n, const search_core *s
     double cap = wafer_unit_capacity(wf), ratio = least->memory / cap;
     int all_switches = (!sp->checkpoints || (sp->checkpoints >> RECOMPUTE_FULL & 1)) &&
                        (!sp->mems || (sp->mems >> 7 & 1));
-    return wt_fail(e,
-                   "no candidate fits the %.3g GB of a unit: the smallest footprint is %.3g GB (%s, checkpoint %s, "
-                   "mem %s, micro-batch %d), %.1fx the capacity; it would fit with about %.0fx the units%s",
-                   cap / 1e9, least->memory / 1e9, strategy_format(&s, text, sizeof text),
-                   recompute_name(s.checkpoint), mem_switches_format(s.mem, mem, sizeof mem), least->microbatch,
-                   ratio, ceil(ratio),
-                   all_switches ? ", or units with DRAM"
-                                : ", or with --only checkpoint=full and mem=zero+act_int8+grad_fp8 allowed");
+    snprintf(r->nofit, sizeof r->nofit,
+             "no candidate fits the %.3g GB of a unit: the smallest footprint is %.3g GB (%s, checkpoint %s, "
+             "mem %s, micro-batch %d), %.1fx the capacity; it would fit with about %.0fx the units%s",
+             cap / 1e9, least->memory / 1e9, strategy_format(&s, text, sizeof text), recompute_name(s.checkpoint),
+             mem_switches_format(s.mem, mem, sizeof mem), least->microbatch, ratio, ceil(ratio),
+             all_switches ? ", or units with DRAM"
+                          : ", or with --only checkpoint=full and mem=zero+act_int8+grad_fp8 allowed");
+    return WT_OK;
 }
 
 typedef struct search_run_state {
@@ -698,10 +702,14 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
         return wt_oom(e, "search groups");
     }
     level1 l1 = {st->wf, st->m, &o->space, cores, group, ngroups, o->progress, o->progress_ud, scratch,
-                 sim_ctx_link_bw(st->ctx[0])};
+                 sim_ctx_link_bw(st->ctx[0]), o->stop};
     par_for(st->jobs, ngroups, level1_group, &l1);
     free(group);
     free(scratch);
+    if (o->stop && atomic_load(o->stop)) {
+        free(cores);
+        return wt_fail(e, "search stopped");
+    }
     if (o->progress)
         o->progress(o->progress_ud, 0.5);
 
@@ -719,7 +727,7 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
             ord[total++] = (order){cores[i].bound[co[v]], i, v, 0};
     r->pruned_memory = r->candidates - (long long)total;
     if (nfit == 0) {
-        rc = fits_nowhere(cores, ncores, &all.least, st->wf, &o->space, e);
+        rc = fits_nowhere(cores, ncores, &all.least, st->wf, &o->space, r, e);
         free(ord);
         free(cores);
         return rc;
@@ -859,7 +867,7 @@ int search_run(const wafer *wf, const model *m, const search_opts *opts, search_
             sim_ctx_set_net(st.ctx[t], o.net);
     if (rc == WT_OK)
         rc = run_levels(&st, r, e);
-    if (rc == WT_OK && o.baselines)
+    if (rc == WT_OK && o.baselines && r->ntop > 0)
         run_baselines(&st, r);
     for (int t = 0; t < st.jobs; t++)
         sim_ctx_free(st.ctx[t]);
@@ -904,7 +912,7 @@ int search_each(const wafer *wf, const model *m, const search_space *sp,
         sim_ctx_free(ctx);
         return wt_oom(e, "search scratch");
     }
-    level1 l1 = {wf, m, sp, cores, NULL, 0, NULL, NULL, scratch, sim_ctx_link_bw(ctx)};
+    level1 l1 = {wf, m, sp, cores, NULL, 0, NULL, NULL, scratch, sim_ctx_link_bw(ctx), NULL};
     place_kind pl[SEARCH_MAX_VARIANTS];
     coll_algo co[SEARCH_MAX_VARIANTS];
     int nvar = search_variants(sp, pl, co, SEARCH_MAX_VARIANTS);

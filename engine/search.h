@@ -63,8 +63,9 @@ typedef struct search_opts {
     /* Progress in [0, 1], called from the calling thread; may be NULL. */
     void (*progress)(void *ud, double done);
     void *progress_ud;
-    /* When not NULL and set (from another thread), the search stops at its
-     * next batch and fails with "search stopped". */
+    /* When not NULL and set (from another thread), the search stops soon
+     * (level 1 skips the groups left, level 2 stops at its next batch) and
+     * fails with "search stopped". */
     const atomic_int *stop;
 } search_opts;
 
@@ -87,7 +88,8 @@ typedef struct search_result {
     long long candidates, pruned_memory, pruned_bound, evaluated;
     long long invalid;          /* evaluated but refused (tiles that do not fit, ...) */
     double elapsed_s;
-    int ntop;
+    int ntop;                   /* 0 when nothing fits: nofit says why */
+    char nofit[512];            /* when ntop is 0: the smallest footprint and what would fit, else "" */
     sim_result top[SEARCH_MAX_TOP]; /* best first, owned */
     int nbaselines;
     search_baseline baselines[3];
@@ -98,9 +100,10 @@ int search_parse_fix(const char *text, search_space *sp, wt_err *e);
 /* "placement=tiles,collective=ring|bidir,checkpoint=full,mem=zero+act_int8,chunk=256KB" */
 int search_parse_only(const char *text, search_space *sp, wt_err *e);
 
-/* Runs the search (opts->jobs threads). Errors: an empty space, a model
- * that fits nowhere (saying what would fit). r is filled on success and
- * freed with search_free. */
+/* Runs the search (opts->jobs threads). Errors: an empty space, bad
+ * options. r is filled on success and freed with search_free. A model that
+ * fits nowhere is an answer, not an error: WT_OK with r->ntop 0, no
+ * baselines, and r->nofit saying what would fit. */
 int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e);
 void search_free(search_result *r);
 

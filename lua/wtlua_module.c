@@ -691,6 +691,12 @@ static int l_search(lua_State *L)
     }
     lua_pushnumber(L, res->elapsed_s);
     lua_setfield(L, -2, "elapsed_s");
+    lua_pushboolean(L, res->ntop > 0);
+    lua_setfield(L, -2, "fits");
+    if (!res->ntop) {
+        lua_pushstring(L, res->nofit);
+        lua_setfield(L, -2, "why");
+    }
     lua_createtable(L, res->nbaselines, 0);
     for (int i = 0; i < res->nbaselines; i++) {
         search_baseline *b = &res->baselines[i];

@@ -215,6 +215,8 @@ static int bench_search_at(const char *layout, const char *model_name, const cha
     double t0 = now_s();
     int rc = search_run(&wf, &m, &o, &r, &e);
     double t = now_s() - t0;
+    if (rc == WT_OK && !r.ntop)
+        rc = wt_fail(&e, "%s", r.nofit);
     if (rc != WT_OK) {
         fprintf(stderr, "bench: %s: %s\n", name, e.msg);
         wafer_free(&wf);
@@ -313,8 +315,8 @@ int main(void)
     for (int exhaustive = 0; exhaustive <= 1; exhaustive++) {
         search_opts o = {.top_k = 5, .jobs = cores > 0 ? (int)cores : 1, .exhaustive = exhaustive};
         search_result r;
-        if (search_run(&wf, &m, &o, &r, &e) != WT_OK) {
-            fprintf(stderr, "bench: %s\n", e.msg);
+        if (search_run(&wf, &m, &o, &r, &e) != WT_OK || !r.ntop) {
+            fprintf(stderr, "bench: %s\n", r.ntop ? e.msg : r.nofit);
             return 1;
         }
         char best[64];

@@ -30,4 +30,88 @@ while read -r kind name; do
     [ -e "lua/$kind/$name.lua" ] || fail "docs/wafertop.1 describes the $kind '$name' but lua/$kind/$name.lua is gone"
 done <"$tmp/man"
 
+# --- every command line of README.md runs, and either succeeds on a
+# scenario that fits or ends as its comment says ("exit N"; "DOES NOT FIT"
+# for an evaluation that shows it). The lines are those of its ```sh blocks
+# that start with `wafertop` or `make` (a line of several is split at each
+# `wafertop`); the files they name as the user's own are made here.
+# `make test` is this run; `make bench` prints timings (its parts run in
+# e2e_ui.sh); `make run` opens the screen on the Makefile's RUN_SCENARIO,
+# checked here through eval.
+mkdir -p "$tmp/my-scripts"
+printf 'name: my-wafer\nmesh: 16x16\nunit: {compute: 100 TFLOPS, sram: 2 GB}\nlink: {bandwidth: 1 TB/s, latency: 100 ns}\n' \
+    >"$tmp/my-wafer.yaml"
+cp tests/fixtures/models/search-small.yaml "$tmp/my-model.yaml"
+printf 'print("args: " .. table.concat(arg, " "))\n' >"$tmp/myscript.lua"
+printf 'wt.policy("my_policy", {on_step = function(session, result) end})\n' >"$tmp/my_policy.lua"
+saved="--strategy DP8,TP32 --placement linear --checkpoint full --mem zero,act_int8,grad_fp8"
+printf 'layout: default\nmodel: gpt3-6.7b\nstrategy: "DP8,TP32"\nplacement: linear\ncheckpoint: full\nmem: zero,act_int8,grad_fp8\n' \
+    >"$tmp/saved.yaml"
+
+# quoted WORD: WORD in single quotes, for eval
+quoted() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+
+# fits WHAT ARGS...: the scenario flags of ARGS (a command's words) through
+# eval: it fits, or, with want_unfit set, it shows DOES NOT FIT
+fits() {
+    what=$1
+    shift
+    keep=""
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --layout | --model | --seq | --batch | --microbatch | --strategy | --placement | --collective | --routing | \
+            --checkpoint | --mem | --grad-compress | --chunk | --subgroup | --tp-seqpar | --exec | --fail | --net | \
+            --lua-path)
+            [ $# -ge 2 ] || break
+            keep="$keep $1 $(quoted "$2")"
+            shift ;;
+        --scenario) keep="$keep $saved" && shift ;;
+        esac
+        shift
+    done
+    eval "set -- $keep"
+    "$bin" eval "$@" >"$tmp/fit" 2>&1 || { fail "README: '$what': eval$keep: $(cat "$tmp/fit")"; return; }
+    if [ -n "$want_unfit" ]; then
+        grep -q "DOES NOT FIT" "$tmp/fit" || fail "README: '$what' says it does not fit, but it does"
+    elif grep -q "DOES NOT FIT" "$tmp/fit"; then
+        fail "README: '$what' evaluates a scenario that does not fit: $(grep '^memory' "$tmp/fit")"
+    fi
+}
+
+awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' README.md |
+    sed 's/   *wafertop /\n&/g' | sed 's/^ *//' | grep -E '^(wafertop|make)( |$)' >"$tmp/lines"
+[ "$(wc -l <"$tmp/lines")" -ge 40 ] || fail "README: only $(wc -l <"$tmp/lines") command lines found"
+while IFS= read -r line; do
+    cmd=$(printf '%s' "$line" | sed 's/ *#.*//')
+    note=$(printf '%s' "$line" | sed -n 's/^[^#]*#//p')
+    want=$(printf '%s' "$note" | sed -n 's/.*exit \([0-9]\).*/\1/p')
+    want_unfit=$(printf '%s' "$note" | grep -o "DOES NOT FIT")
+    case $cmd in
+    "make test" | "make bench") continue ;;
+    "make run")
+        fits "$line" $(sed -n '/^RUN_SCENARIO/,/[^\\]$/p' Makefile | sed 's/^RUN_SCENARIO = //; s/\\$//')
+        continue ;;
+    make*) fail "README: '$line' is a make target this test does not know" && continue ;;
+    esac
+    args=$(printf '%s' "$cmd" | sed "s/^wafertop *//; s|~/my-scripts|$tmp/my-scripts|g; \
+        s|my-wafer.yaml|$tmp/my-wafer.yaml|; s|my-model.yaml|$tmp/my-model.yaml|; s|myscript.lua|$tmp/myscript.lua|; \
+        s|my_policy.lua|$tmp/my_policy.lua|; s|saved.yaml|$tmp/saved.yaml|")
+    eval "set -- ${args:-ui}"
+    sub=$1
+    case $sub in --*) sub=flag ;; esac
+    # the screen opens headless, for one frame
+    if [ "$sub" = ui ]; then
+        case " $args " in *" --bench-frames "* | *" --help "*) ;; *) set -- "$@" --bench-frames 1 ;; esac
+    fi
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    if [ $rc -ne "${want:-0}" ]; then
+        fail "README: '$line' exits $rc, not ${want:-0}: $(head -c 300 "$tmp/err")"
+        continue
+    fi
+    case $sub in
+    eval | links | cmd | tune | ui) [ $rc -eq 0 ] && fits "$line" "$@" ;;
+    esac
+done <"$tmp/lines"
+
 finish e2e_docs

@@ -44,6 +44,29 @@ expect_bad "^--objective: 'fast'" search $small --objective fast
 expect_bad "^--top: '0' is not a positive whole number" search $small --top 0
 expect_bad "^search chooses the strategy" search $small --strategy TP4
 expect_bad "the search space is empty" search $small --fix tp=3
-expect_bad "no candidate fits .* the units" search --layout dojo-tile --model gopher-280b --quiet
+
+# nothing fits: an answer in every format, one line on stderr, exit 3
+nofit() {
+    "$bin" search --layout dojo-tile --model gopher-280b --quiet "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 3 ] || fail "exit $rc (want 3) when nothing fits: search $*"
+    [ "$(grep -c '^search: nothing fits' "$tmp/err")" -eq 1 ] &&
+        tail -n 1 "$tmp/err" | grep -q '^search: nothing fits gopher-280b on dojo-tile: no candidate fits .* the units' ||
+        fail "stderr of search $* when nothing fits: $(cat "$tmp/err")"
+}
+nofit --format json
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "the JSON when nothing fits is not one line: $(cat "$tmp/out")"
+grep -q '^{"candidates":[1-9][0-9]*,.*"fits":false,"why":"no candidate fits the 0.44 GB of a unit: .*","best":null,"top":\[\],"baselines":\[\]}$' \
+    "$tmp/out" || fail "the JSON when nothing fits: $(cat "$tmp/out")"
+nofit --format csv
+[ "$(cat "$tmp/out")" = "kind,rank,strategy,placement,collective,checkpoint,mem,chunk,exec,tp_seqpar,microbatch,step_time_s,tokens_per_s,mfu,max_link_util,memory_total,speedup" ] ||
+    fail "the CSV when nothing fits is not its header alone: $(cat "$tmp/out")"
+nofit
+grep -q '^nothing fits: no candidate fits the 0.44 GB of a unit' "$tmp/out" || fail "the table when nothing fits: $(cat "$tmp/out")"
+# the README's example: 70B fits nowhere on the default layout's 256 dies
+"$bin" search --model 70b --format json --quiet >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 3 ] && grep -q '"fits":false' "$tmp/out" || fail "search --model 70b --format json: $(cat "$tmp/out" "$tmp/err")"
+expect_ok search $small --format json --top 1
+grep -q '"fits":true,"best":{' "$tmp/out" || fail "the JSON of a search that found one lacks fits: true"
 
 finish e2e_search

@@ -120,7 +120,7 @@ expect_bad "^--straggler: " tune --straggler -1
 printf 'layout: default\nmodel: gpt3-6.7b\nstrategy: "DP8,TATP16"\nnet: bottleneck\n' >"$tmp/net.yaml"
 expect_ok tune --scenario "$tmp/net.yaml" --steps 1 --format csv
 cp "$tmp/out" "$tmp/net.csv"
-expect_ok tune --net bottleneck --steps 1 --format csv
+expect_ok tune --net bottleneck --strategy DP8,TATP16 --steps 1 --format csv
 cmp -s "$tmp/out" "$tmp/net.csv" || fail "net: in a scenario is not --net"
 printf 'layout: default\nmodel: gpt3-6.7b\nstrategy: "DP8,TATP16"\nnet: nosuch\n' >"$tmp/net.yaml"
 expect_bad "^$tmp/net.yaml:4:6: --net: net 'nosuch' is not one of .*bottleneck" tune --scenario "$tmp/net.yaml"

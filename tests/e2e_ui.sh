@@ -493,12 +493,59 @@ keys q
 wait_exit "q (wse2)"
 wait_s=30
 
-# --- wafertop alone opens the screen on the default scenario
-start
-wait_for "figures" "wafertop with no arguments"
-wait_for "DP8,TATP16" "the default strategy"
+# --- defaults that fit: wafertop alone, and each stock layout, open on the
+# layout's recommended strategy, which fits (the memory figure says no "too big")
+# opens_fitting WHAT STRATEGY ARGS...
+opens_fitting() {
+    what=$1 strategy=$2
+    shift 2
+    start "$@"
+    wait_for "memory" "$what: the figures"
+    wait_for "$strategy" "$what: the layout's strategy"
+    cap | grep -q "too big" && fail "$what: the strategy it opened on does not fit: $(cap | grep 'too big')"
+    cap | grep -qF "does not fit" && fail "$what: $(cap | tail -n 1)"
+    keys q
+    wait_exit "q ($what)"
+}
+opens_fitting "wafertop with no arguments" "default 16x16  gpt3-6.7b  DP8,TP2,SP4,TATP4x1"
+opens_fitting "ui --layout dojo-tile" "dojo-tile 5x5  gpt3-6.7b  TATP5x5" ui --layout dojo-tile
+opens_fitting "ui --layout wsc-6x9" "wsc-6x9 6x9  gpt3-6.7b  DP2,PP3,TATP3x3" ui --layout wsc-6x9
+opens_fitting "ui --layout multiwafer-4x4" "multiwafer-4x4 64x64  gpt3-6.7b  DP256,TATP16x1" ui --layout multiwafer-4x4
+
+# --- a model the layout's strategy does not fit: the screen opens on it at
+# once and says so, a search in the background switches to its best
+start ui --layout wsc-6x9 --model 70b
+wait_for "DP2,PP3,TATP3x3 does not fit llama2-70b (157 GB of 64.1 GB a unit): a search in the background" \
+    "a strategy that does not fit, in the output pane"
+wait_for "switched to DP1,SP2,PP3,TATP3x3, the best that fits (step 88.41 s), found by a search" \
+    "the background search's best"
+wait_for "wsc-6x9 6x9  llama2-70b  DP1,SP2,PP3,TATP3x3" "the screen on the search's best"
+wait_gone "too big" "the search's best fits"
+# :layout and :model choose the same way, and the zoom fits the new mesh
+keys ':' 'layout default' Enter
+wait_for "nothing fits llama2-70b on default: no candidate fits the 0.44 GB" ":layout where nothing fits 70b"
+keys ':' 'model gpt3-6.7b' Enter
+wait_for "default 16x16  gpt3-6.7b  DP8,TP2,SP4,TATP4x1" ":model: the layout's strategy again"
+keys -
+wait_for "pixel = 2x2 units" "- zooms out into blocks"
+keys ':' 'layout wsc-6x9' Enter
+wait_for "wsc-6x9 6x9  gpt3-6.7b  DP2,PP3,TATP3x3" ":layout: the new layout's strategy"
+wait_for "unit = " ":layout: the zoom fits the new mesh"
+cap | grep -q "pixel = " && fail ":layout kept the zoom: $(cap | grep 'pixel = ')"
 keys q
-wait_exit "q (no arguments)"
+wait_exit "q (defaults that fit)"
+
+# --- q while a long search for a fitting strategy runs (past its first
+# progress): at once
+start ui --layout multiwafer-4x4 --model 13b
+wait_for "DP256,TATP16x1 does not fit gpt3-13b (524 MB of 440 MB a unit): searching for one that fits" \
+    "the status line while the search runs"
+wait_last ".*searching for one that fits [1-9][0-9]*% .*" "the background search's progress"
+keys q
+wait_s=5
+wait_exit "q during the background search" && [ "$(cat "$tmp/rc")" = 0 ] ||
+    fail "q during the background search: status $(cat "$tmp/rc" 2>/dev/null)"
+wait_s=30
 
 # --- bad flags of the screen: one line, status 2, before any terminal work
 expect_bad "--bench-frames: '0'" ui --bench-frames 0

@@ -9,11 +9,13 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "layout.h"
+#include "sim.h"
 #include "strategy.h"
 #include "wafer.h"
 #include "ydoc.h"
@@ -189,6 +191,9 @@ static void test_dojo_tile(void **state)
     assert_true(wf.sram_bytes * 25 == 11e9);
     assert_true(wf.link_bw == 2e12);
     assert_true(wf.link_lat == 50e-9);
+    /* five DIPs of 32 GB and 800 GB/s on the west edge */
+    assert_true(wf.store_bytes == 160e9 && wf.store_bw_in == 2e12 && wf.store_bw_out == 2e12);
+    assert_int_equal(wf.store_ports, 1u << WAFER_W);
     wafer_free(&wf);
 }
 
@@ -509,6 +514,90 @@ static void test_ydoc_helpers(void **state)
     assert_null(ydoc_root(&d));
 }
 
+/* Every stock layout's recommended strategy, with the default model and the
+ * micro-batch the layout names, and the figures its YAML comment quotes:
+ * the memory of the fullest unit and, where the mesh is small enough to
+ * evaluate here, the step time (3 significant digits, as quoted). */
+typedef struct recommended {
+    const char *name;
+    double memory;              /* bytes */
+    double step_s;              /* 0: not evaluated here (a wafer of cores takes tens of seconds) */
+} recommended;
+
+static const recommended stock[] = {
+    {"default", 416e6, 1.75},
+    {"dojo-tile", 438e6, 13.7},
+    {"multiwafer-4x4", 330e6, 84.6e-3},
+    {"wsc-6x9", 11.0e9, 4.34},
+    {"wse2", 44.7e3, 0},
+    {"wse3", 48.2e3, 0},
+};
+
+static const recommended *stock_entry(const char *name)
+{
+    for (size_t i = 0; i < sizeof stock / sizeof stock[0]; i++)
+        if (!strcmp(stock[i].name, name))
+            return &stock[i];
+    return NULL;
+}
+
+/* The layout named path (a stock one) recommends a strategy that fits
+ * gpt3-6.7b, with the figures of r. */
+static void check_recommended(const char *path, const recommended *r)
+{
+    wafer wf;
+    load_ok(path, &wf);
+    assert_true(wf.strategy[0] != '\0');
+    model m;
+    strategy s;
+    wt_err e;
+    if (model_load("gpt3-6.7b", &m, &e) != WT_OK || strategy_of_layout(&wf, &s, &e) != WT_OK)
+        fail_msg("%s: %s", path, e.msg);
+    if (wf.strategy_microbatch)
+        m.microbatch = wf.strategy_microbatch;
+    sim_result spec;
+    if (sim_spec(&spec, &wf, &m, &s, &e) != WT_OK)
+        fail_msg("%s: %s", path, e.msg);
+    if (!spec.mem.fits)
+        fail_msg("%s: its strategy %s needs %.3g B a unit of %.3g", path, wf.strategy, spec.mem.total,
+                 spec.mem.capacity);
+    assert_near(spec.mem.total, r->memory, 0.005);
+    if (r->step_s > 0) {
+        sim_result res;
+        if (sim_eval(&res, &wf, &m, &s, &e) != WT_OK)
+            fail_msg("%s: %s", path, e.msg);
+        assert_true(res.mem.fits);
+        assert_near(res.step_time_s, r->step_s, 0.005);
+        sim_free(&res);
+    }
+    wafer_free(&wf);
+}
+
+/* Each file of layouts/ has an entry in stock (a new layout needs a
+ * recommended strategy that fits), and each entry a file. */
+static void test_recommended_fit(void **state)
+{
+    (void)state;
+    DIR *d = opendir("layouts");
+    assert_non_null(d);
+    size_t seen = 0;
+    for (struct dirent *f; (f = readdir(d));) {
+        size_t n = strlen(f->d_name);
+        if (n < 6 || strcmp(f->d_name + n - 5, ".yaml"))
+            continue;
+        char name[256], path[512];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 5), f->d_name);
+        snprintf(path, sizeof path, "layouts/%s", f->d_name);
+        const recommended *r = stock_entry(name);
+        if (!r)
+            fail_msg("%s: no entry in test_layout.c's stock table", path);
+        check_recommended(path, r);
+        seen++;
+    }
+    closedir(d);
+    assert_int_equal(seen, sizeof stock / sizeof stock[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_dojo_tile),
         cmocka_unit_test(test_wsc_6x9),
         cmocka_unit_test(test_multiwafer),
+        cmocka_unit_test(test_recommended_fit),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_any_key_order),

@@ -144,7 +144,7 @@ static void test_eval_layout_strategy(void **state)
            "local s = r.strategy\n"
            "print(s.text, s.exec, s.checkpoint, r.microbatch, wt.eval{layout = fix, microbatch = 1}.microbatch,\n"
            "  wt.eval{}.strategy.text)\n");
-    assert_string_equal(f->out.buf, "DP2,TATP4\tstream\tnone\t2\t1\tDP8,TATP16\n");
+    assert_string_equal(f->out.buf, "DP2,TATP4\tstream\tnone\t2\t1\tDP8,TP2,SP4,TATP4x1\n");
 }
 
 static void test_errors_have_file_line(void **state)

@@ -12,6 +12,9 @@
 /* Prints e's message (when rc is an error) and returns the exit status:
  * 0 ok, 2 bad input, 1 internal error. */
 int cmd_exit(int rc, const wt_err *e);
+/* The exit status of a search that found nothing that fits: its output says
+ * so, and why, as a result (not an error). */
+#define CMD_EXIT_NOFIT 3
 
 int cmd_tune(int argc, char **argv, const char *root);
 int cmd_ui(int argc, char **argv, const char *root);

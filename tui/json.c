@@ -90,6 +90,12 @@ void json_int(json_writer *w, long long v)
     fprintf(w->out, "%lld", v);
 }
 
+void json_null(json_writer *w)
+{
+    separate(w);
+    fputs("null", w->out);
+}
+
 void json_bool(json_writer *w, int b)
 {
     separate(w);

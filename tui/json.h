@@ -24,5 +24,6 @@ void json_string(json_writer *w, const char *s);
 void json_number(json_writer *w, double v);
 void json_int(json_writer *w, long long v);
 void json_bool(json_writer *w, int b);
+void json_null(json_writer *w);
 
 #endif

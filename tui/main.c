@@ -336,13 +336,16 @@ static int run_search(int argc, char **argv, const char *root)
     clock_gettime(CLOCK_MONOTONIC, &bar.start);
     so.progress = progress_draw;
     so.progress_ud = &bar;
+    int nofit = 0;
     if (rc == WT_OK && (rc = search_run(&wf, &m, &so, &res, &e)) == WT_OK) {
-        out_search(stdout, &res, o.format);
+        out_search(stdout, &res, &wf, &m, o.format);
+        if ((nofit = !res.ntop))
+            fprintf(stderr, "search: nothing fits %s on %s: %s\n", m.name, wf.name, res.nofit);
         search_free(&res);
     }
     if (loaded)
         wafer_free(&wf);
-    return rc == WT_OK ? 0 : cmd_exit(rc, &e);
+    return nofit ? CMD_EXIT_NOFIT : cmd_exit(rc, &e);
 }
 
 static const command commands[] = {

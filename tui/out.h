@@ -22,7 +22,10 @@ void out_eval_table(FILE *f, const sim_result *r);
  * that phase runs). format: table | json | csv. */
 int out_links(FILE *f, const sim_result *r, int phase, const char *format);
 
-/* A search: the counts, the top K and the baselines. format: table | json | csv. */
-void out_search(FILE *f, const search_result *s, const char *format);
+/* A search of model m on wf: the counts, the top K and the baselines, or,
+ * when nothing fits (s->ntop 0), the counts and why: the table's heading,
+ * the CSV's header alone, a JSON document with "fits": false and "why".
+ * format: table | json | csv. */
+void out_search(FILE *f, const search_result *s, const wafer *wf, const model *m, const char *format);
 
 #endif

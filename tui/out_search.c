@@ -45,13 +45,17 @@ static void fill_row(row *w, const sim_result *r, int csv)
     snprintf(w->microbatch, sizeof w->microbatch, "%d", r->m.microbatch);
 }
 
-static void search_table(FILE *f, const search_result *s)
+static void search_table(FILE *f, const search_result *s, const wafer *wf, const model *m)
 {
-    const sim_result *best = &s->top[0];
-    fprintf(f, "search on %s (%dx%d, %d live units) for %s, seq %d, batch %d\n", best->wf->name, best->wf->w,
-            best->wf->h, best->units_live, best->m.name, best->m.seq, best->m.batch);
-    fprintf(f, "candidates %lld: %lld pruned by memory, %lld by the bound, %lld evaluated (%lld refused) in %.3g s\n\n",
+    fprintf(f, "search on %s (%dx%d, %d live units) for %s, seq %d, batch %d\n", wf->name, wf->w, wf->h,
+            wafer_live_units(wf), m->name, m->seq, m->batch);
+    fprintf(f, "candidates %lld: %lld pruned by memory, %lld by the bound, %lld evaluated (%lld refused) in %.3g s\n",
             s->candidates, s->pruned_memory, s->pruned_bound, s->evaluated, s->invalid, s->elapsed_s);
+    if (!s->ntop) {
+        fprintf(f, "nothing fits: %s\n", s->nofit);
+        return;
+    }
+    fputc('\n', f);
     fprintf(f, "%-4s %-24s %-9s %-10s %-10s %-24s %-7s %-8s %-6s %3s %10s %10s %6s %6s %9s\n", "rank", "strategy",
             "placement", "collective", "checkpoint", "mem", "chunk", "exec", "seqpar", "mbs", "step", "tokens/s", "MFU",
             "link", "memory");
@@ -118,8 +122,17 @@ static void search_json(FILE *f, const search_result *s)
     json_int(&w, s->evaluated);
     json_key(&w, "elapsed_s");
     json_number(&w, s->elapsed_s);
+    json_key(&w, "fits");
+    json_bool(&w, s->ntop > 0);
+    if (!s->ntop) {
+        json_key(&w, "why");
+        json_string(&w, s->nofit);
+    }
     json_key(&w, "best");
-    out_eval_object(&w, &s->top[0]);
+    if (s->ntop)
+        out_eval_object(&w, &s->top[0]);
+    else
+        json_null(&w);
     json_key(&w, "top");
     json_begin_array(&w);
     for (int i = 0; i < s->ntop; i++)
@@ -156,12 +169,12 @@ static void search_json(FILE *f, const search_result *s)
     json_end_object(&w);
 }
 
-void out_search(FILE *f, const search_result *s, const char *format)
+void out_search(FILE *f, const search_result *s, const wafer *wf, const model *m, const char *format)
 {
     if (!strcmp(format, "json"))
         search_json(f, s);
     else if (!strcmp(format, "csv"))
         search_csv(f, s);
     else
-        search_table(f, s);
+        search_table(f, s, wf, m);
 }

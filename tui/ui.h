@@ -39,6 +39,9 @@ typedef struct ui_search {
     wt_err e;
     search_result res;
     int offered;              /* res holds a best that `y` applies */
+    char unfit[256];          /* started because the session's strategy does not fit (ui_fit.c): why;
+                                 its best is then applied when done, else "" */
+    strategy from;            /* the session's strategy when it started */
 } ui_search;
 
 /* Phases running at one time at most: a slot's phase and the hidden DP
@@ -224,8 +227,11 @@ void ui_group_view(ui *u);
 void ui_group_inspect(ui *u, int unit);
 void ui_group_free(ui *u);
 
-/* ui_search.c */
-int ui_search_start(ui *u, wt_err *e);
+/* ui_search.c: a search (argv: the flags of :search) on the session's
+ * wafer and model, in the background; unfit: why the session's strategy
+ * does not fit (the best is then applied when done, unless the strategy
+ * changed meanwhile), or NULL (it waits for `y`). */
+int ui_search_begin(ui *u, int argc, char **argv, const char *unfit, wt_err *e);
 /* Called every tick: progress into the status line, the result when done. */
 void ui_search_poll(ui *u);
 /* `y`: applies the offered best. */
@@ -234,6 +240,16 @@ void ui_search_end(ui *u);
 /* The scenario changed (layout, model, faults): a running or offered search
  * no longer applies and is dropped, with a line in the output pane. */
 void ui_search_forget(ui *u);
+
+/* ui_fit.c: checks s (not resolved) against the model and the layout. It
+ * fits: unfit is "". It does not fit: unfit (n bytes) says why. It cannot
+ * run here: an error naming named ("--strategy", "strategy") when the user
+ * named it, else s becomes DP over every live unit and unfit says why. */
+int ui_fit_check(const wafer *wf, const model *m, strategy *s, const char *named, char *unfit, size_t n, wt_err *e);
+/* A new session opened on a strategy with ui_fit_check's unfit: when the
+ * user named it, the status line says it does not fit; else a search in the
+ * background looks for one that fits and switches to it. */
+void ui_fit_opened(ui *u, const char *unfit, int named);
 
 /* ui_themes.c: the themes of ROOT/themes and the user's, by name. */
 void ui_load_themes(ui *u, const char *want);

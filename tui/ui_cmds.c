@@ -71,21 +71,7 @@ static int cmd_search(ui *u, int argc, char **argv, wt_err *e)
         atomic_store(&u->search.stop, 1);
         return WT_OK;
     }
-    if (u->search.running) /* before touching the options the thread reads */
-        return wt_fail(e, "search: one is running (search stop ends it)");
-    cli_opts o;
-    search_opts so;
-    int rc = cli_parse(argc, argv, CLI_SEARCH | CLI_NO_SCENARIO, u->root, &o, e);
-    if (rc == WT_OK)
-        rc = cli_search_opts(&o, &so, e);
-    if (rc != WT_OK)
-        return rc;
-    so.baselines = 0;
-    so.net = u->S->o.net; /* the session's, as --net named it on the command line */
-    if (!o.jobs) /* leave a core to the screen */
-        so.jobs = so.jobs > 2 ? so.jobs - 1 : 1;
-    u->search.o = so;
-    return ui_search_start(u, e);
+    return ui_search_begin(u, argc, argv, NULL, e);
 }
 
 static int cmd_fail(ui *u, int argc, char **argv, wt_err *e)

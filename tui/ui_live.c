@@ -162,6 +162,9 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     o.nfail = 0; /* --fail faults are the session's, not the layout's (cmd_ui) */
     o.lua.out = ui_lua_out;
     o.lua.out_ud = u;
+    const char *named = argc > 0 ? "strategy" : !u->S && o.strategy_given ? "--strategy" : NULL;
+    if (u->S && !argc) /* :layout, :model: the layout's own strategy (ui_fit.c), as at a start without one */
+        o.strategy_given = o.nopts = 0;
     wtlua *L = NULL;
     wafer wf;
     model m;
@@ -174,15 +177,11 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
         goto fail;
     if (argc > 0) /* a new strategy, with its options */
         rc = ui_parse_strategy(u, L, argc, argv, &wf, &m, &s, e);
-    else if (u->S) /* the current one, as set */
-        s = u->S->s;
-    else /* the startup's */
+    else /* the startup's, or the layout's */
         rc = cli_load_strategy(&o, &L, &wf, &m, &s, e);
-    strategy check = s;
-    wt_err why;
-    if (rc == WT_OK && strategy_resolve(&check, &m, &wf, &why) != WT_OK)
-        rc = u->S ? wt_fail(e, "%s (name one: layout NAME STRATEGY, model NAME STRATEGY)", why.msg)
-                  : wt_fail(e, "--strategy: %s", why.msg);
+    char unfit[200];
+    if (rc == WT_OK)
+        rc = ui_fit_check(&wf, &m, &s, named, unfit, sizeof unfit, e);
     session_opts so = {(uint64_t)u->o.seed, u->o.jitter, u->o.straggler, u->o.net, u->o.window};
     if (rc == WT_OK)
         rc = session_new(S, &wf, &m, &s, &so, e);
@@ -207,7 +206,10 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     u->step_wanted = 1;
     if (u->v.cx >= S->wf.w || u->v.cy >= S->wf.h)
         u->v.cx = u->v.cy = 0;
+    u->v.zoom = u->v.ox = u->v.oy = 0; /* the new mesh fits the window */
     ui_search_forget(u);
+    ui_fit_opened(u, unfit, named != NULL);
+    wt_err why;
     if (policy[0] && ui_set_policy(u, policy, &why) != WT_OK) {
         ui_status(u, 1, "policy %s not restarted: %s", policy, why.msg);
         u->policy[0] = u->policy_src[0] = '\0';
