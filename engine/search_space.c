@@ -262,6 +262,9 @@ void search_core_model(const search_core *c, const model *m, model *out)
     out->microbatch = c->microbatch;
 }
 
+/* No int has more divisors (2,095,133,040 has these). */
+#define WALK_MAX_DIVISORS 1600
+
 /* The dimensions being filled, and where the cores go. */
 typedef struct walk {
     const wafer *wf;
@@ -275,6 +278,8 @@ typedef struct walk {
     long long skipped;         /* cores of grids that cannot fit (search_cores) */
     search_core least;         /* the least footprint of those; valid = 0 when none */
     sim_result *scratch;       /* for their memory */
+    int div[WALK_MAX_DIVISORS];/* the divisors of the product walked, ascending */
+    int ndiv;
 } walk;
 
 static void push_core(walk *w, const search_core *c)
@@ -417,9 +422,11 @@ static void expand_dims(walk *w)
     /* streaming needs a store and one stage, and keeps nothing for zero to shard */
     if (!w->wf->store_ports || w->dims[3] > 1)
         o.x &= ~(1u << EXEC_STREAM);
-    for (int gw = 1; gw <= tatp; gw++) {
+    /* a grid wider than the mesh cannot be: TATP runs to hundreds of
+     * thousands on a wafer, the mesh's width to hundreds */
+    for (int gw = 1; gw <= tatp && gw <= w->wf->w; gw++) {
         int gh = tatp / gw;
-        if (tatp % gw || gw > w->wf->w || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
+        if (tatp % gw || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
             continue;
         search_core at;
         double least = sp->allow_idle ? grid_least(w, gw, gh, &o, &at) : 0;
@@ -435,11 +442,10 @@ static void expand_dims(walk *w)
 static void try_dim(walk *w, int d, int dim, int v, int left);
 
 /* Chooses dimension d (TATP first, DP last) among the divisors of what is
- * left of the product, in increasing order: the divisors up to its square
- * root, then their cofactors, so that a wafer of 850,000 units with idle
- * units allowed (every product up to the live units) is not walked v by v,
- * and none above what the model allows it (dim_cap). A fixed dimension tries
- * its value only, the last one what is left. */
+ * left of the product, in increasing order: those of the product's own
+ * (w->div) that divide it, so that no level walks its values one by one,
+ * and none above what the model allows it (dim_cap). A fixed dimension
+ * tries its value only, the last one what is left. */
 static void walk_dims(walk *w, int d, int left)
 {
     static const int order[5] = {4, 1, 2, 3, 0}; /* TATP, TP, SP, PP, DP */
@@ -456,15 +462,10 @@ static void walk_dims(walk *w, int d, int left)
             try_dim(w, d, dim, v, left);
         return;
     }
-    int root = 1, cap = dim_cap(w->m, dim, left);
-    while ((long long)(root + 1) * (root + 1) <= left)
-        root++;
-    for (int v = 1; v <= root && v <= cap && !w->oom; v++)
-        if (left % v == 0 && dim_valid(w->m, dim, v))
-            try_dim(w, d, dim, v, left);
-    for (int v = root; v >= 1 && !w->oom; v--)
-        if (left % v == 0 && v * v != left && left / v <= cap && dim_valid(w->m, dim, left / v))
-            try_dim(w, d, dim, left / v, left);
+    int cap = dim_cap(w->m, dim, left);
+    for (int i = 0; i < w->ndiv && w->div[i] <= cap && !w->oom; i++)
+        if (left % w->div[i] == 0 && dim_valid(w->m, dim, w->div[i]))
+            try_dim(w, d, dim, w->div[i], left);
 }
 
 static void try_dim(walk *w, int d, int dim, int v, int left)
@@ -473,13 +474,29 @@ static void try_dim(walk *w, int d, int dim, int v, int left)
     walk_dims(w, d + 1, left / v);
 }
 
+/* The divisors of n > 0 into div, ascending: those up to its square root,
+ * then their cofactors. Returns the count. */
+static int divisors(int n, int *div)
+{
+    int k = 0, root = 0;
+    for (int v = 1; (long long)v * v <= n; v++)
+        if (n % v == 0)
+            div[k++] = root = v;
+    for (int i = k - 1 - ((long long)root * root == n); i >= 0; i--)
+        div[k++] = n / div[i];
+    return k;
+}
+
 int search_cores(const wafer *wf, const model *m, const search_space *sp, search_cores_out *out, wt_err *e)
 {
     walk w = {.wf = wf, .m = m, .sp = sp, .scratch = calloc(1, sizeof(sim_result))};
     int live = wafer_live_units(wf);
     w.oom = !w.scratch;
-    for (int units = sp->allow_idle ? 1 : live; units <= live && !w.oom; units++)
+    int any_free = !sp->tatp || !sp->tp || !sp->sp || !sp->pp; /* DP is what is left */
+    for (int units = sp->allow_idle ? 1 : live; units <= live && !w.oom; units++) {
+        w.ndiv = any_free ? divisors(units, w.div) : 0;
         walk_dims(&w, 0, units);
+    }
     free(w.scratch);
     if (w.oom) {
         free(w.cores);
