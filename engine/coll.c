@@ -204,8 +204,10 @@ void coll_groups_free(coll_groups *g)
 /* Links each sequence seq[0..n) into a cycle of next[] (offset base). */
 static void close_cycle(int *next, int base, const int *seq, int n)
 {
-    for (int i = 0; i < n; i++)
-        next[base + seq[i]] = seq[(i + 1) % n];
+    for (int i = 0; i + 1 < n; i++)
+        next[base + seq[i]] = seq[i + 1];
+    if (n > 0)
+        next[base + seq[n - 1]] = seq[0];
 }
 
 /* Subgroup of unit u: its aligned sub_w x sub_h window, or its wafer. */

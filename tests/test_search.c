@@ -359,14 +359,18 @@ static void check_geom(void *ud, const strategy *s, const model *m, int fits, do
         return;
     sim_result spec, r;
     assert_int_equal(sim_spec(&spec, c->wf, m, s, NULL), WT_OK);
-    search_geom g;
-    assert_int_equal(search_geom_build(&c->cuts, &spec.s, &g, NULL), WT_OK);
+    /* built for every algorithm at once, as the search does, and for its
+     * own alone: the shared groups and passes give the same figures */
+    search_geom g, own;
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, &g, NULL), WT_OK);
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, 1u << s->collective, &own, NULL), WT_OK);
+    assert_memory_equal(g.s_per_byte[s->collective], own.s_per_byte[s->collective], sizeof own.s_per_byte[0]);
     int ok = sim_eval_ctx(c->ctx, &r, m, s, NULL) == WT_OK;
     assert_int_equal(ok, g.placed); /* refused by its placement exactly when it has no cuts */
     if (!ok)
         return;
     double routed[SIM_MAX_PHASES] = {0};
-    search_geom_bounds(&g, &spec, routed);
+    search_geom_bounds(&g, s->collective, &spec, routed);
     double b = sim_bound_routed(&spec, sim_ctx_link_bw(c->ctx), routed, s->collective);
     bound_holds("cut", b, bound, &r, &c->n, &c->tighter);
 }
