@@ -278,8 +278,13 @@ typedef struct walk {
     long long skipped;         /* cores of grids that cannot fit (search_cores) */
     search_core least;         /* the least footprint of those; valid = 0 when none */
     sim_result *scratch;       /* for their memory */
-    int div[WALK_MAX_DIVISORS];/* the divisors of the product walked, ascending */
-    int ndiv;
+    unsigned char seqpar;      /* the 5-tuple's tp-seqpar */
+    /* What each free dimension but DP (the last, what is left) may take,
+     * ascending: TATP the divisors of the product walked (div), the others
+     * the values the model allows them (allocated). */
+    const int *vals[5];
+    int nvals[5];
+    int div[WALK_MAX_DIVISORS];
 } walk;
 
 static void push_core(walk *w, const search_core *c)
@@ -302,8 +307,8 @@ static void push_core(walk *w, const search_core *c)
 }
 
 /* The model's own constraints on dimension dim = v (strategy_resolve
- * refuses the rest), checked as each is chosen so that no product is
- * walked past a value that cannot be. */
+ * refuses the rest): a free dimension only ever takes values that meet
+ * them (model_values), a fixed one is checked. */
 static int dim_valid(const model *m, int dim, int v)
 {
     switch (dim) {
@@ -313,20 +318,6 @@ static int dim_valid(const model *m, int dim, int v)
     case 3: return v <= m->layers;
     default: return 1;
     }
-}
-
-/* The largest value dimension dim may take with `left` to fill. */
-static int dim_cap(const model *m, int dim, int left)
-{
-    const int cap[5] = {m->batch, m->heads, m->seq, m->layers, left};
-    return cap[dim] < left ? cap[dim] : left;
-}
-
-/* tp-seqpar for a 5-tuple: on where TP divides the sequence shard (it
- * shards the activations), off where it cannot be on. */
-static unsigned char core_seqpar(const model *m, const int dims[5])
-{
-    return (unsigned char)((m->seq / dims[2]) % dims[1] == 0);
 }
 
 /* The option masks of a 5-tuple. */
@@ -353,7 +344,7 @@ static void expand_grid(walk *w, int gw, int gh, const masks *o)
                         core.mem = (unsigned char)me;
                         core.chunk = (unsigned char)k;
                         core.exec = (unsigned char)x;
-                        core.seqpar = core_seqpar(w->m, w->dims);
+                        core.seqpar = w->seqpar;
                         push_core(w, &core);
                     }
     }
@@ -391,7 +382,8 @@ static double grid_least(walk *w, int gw, int gh, const masks *o, search_core *a
                     return 0; /* a subset without its lean sibling */
                 search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b, .checkpoint = (unsigned char)c,
                                     .mem = (unsigned char)lean, .chunk = (unsigned char)small,
-                                    .exec = (unsigned char)x, .seqpar = core_seqpar(w->m, w->dims), .valid = 1};
+                                    .exec = (unsigned char)x,
+                                    .seqpar = w->seqpar, .valid = 1};
                 memcpy(core.dims, w->dims, sizeof core.dims);
                 strategy s;
                 model m;
@@ -422,6 +414,7 @@ static void expand_dims(walk *w)
     /* streaming needs a store and one stage, and keeps nothing for zero to shard */
     if (!w->wf->store_ports || w->dims[3] > 1)
         o.x &= ~(1u << EXEC_STREAM);
+    w->seqpar = (unsigned char)strategy_seqpar_fits(w->m, w->dims[1], w->dims[2]);
     /* a grid wider than the mesh cannot be: TATP runs to hundreds of
      * thousands on a wafer, the mesh's width to hundreds */
     for (int gw = 1; gw <= tatp && gw <= w->wf->w; gw++) {
@@ -441,11 +434,10 @@ static void expand_dims(walk *w)
 /* Tries value v for dimension dim (the d-th chosen) with `left` to fill. */
 static void try_dim(walk *w, int d, int dim, int v, int left);
 
-/* Chooses dimension d (TATP first, DP last) among the divisors of what is
- * left of the product, in increasing order: those of the product's own
- * (w->div) that divide it, so that no level walks its values one by one,
- * and none above what the model allows it (dim_cap). A fixed dimension
- * tries its value only, the last one what is left. */
+/* Chooses dimension d (TATP first, DP last) among the values it may take
+ * (w->vals) that divide what is left of the product, in increasing order,
+ * so that no level walks every number up to the product. A fixed
+ * dimension tries its value only, the last one what is left. */
 static void walk_dims(walk *w, int d, int left)
 {
     static const int order[5] = {4, 1, 2, 3, 0}; /* TATP, TP, SP, PP, DP */
@@ -462,10 +454,9 @@ static void walk_dims(walk *w, int d, int left)
             try_dim(w, d, dim, v, left);
         return;
     }
-    int cap = dim_cap(w->m, dim, left);
-    for (int i = 0; i < w->ndiv && w->div[i] <= cap && !w->oom; i++)
-        if (left % w->div[i] == 0 && dim_valid(w->m, dim, w->div[i]))
-            try_dim(w, d, dim, w->div[i], left);
+    for (int i = 0; i < w->nvals[dim] && w->vals[dim][i] <= left && !w->oom; i++)
+        if (left % w->vals[dim][i] == 0)
+            try_dim(w, d, dim, w->vals[dim][i], left);
 }
 
 static void try_dim(walk *w, int d, int dim, int v, int left)
@@ -474,16 +465,52 @@ static void try_dim(walk *w, int d, int dim, int v, int left)
     walk_dims(w, d + 1, left / v);
 }
 
-/* The divisors of n > 0 into div, ascending: those up to its square root,
- * then their cofactors. Returns the count. */
-static int divisors(int n, int *div)
+/* The values the model allows dimension dim (TP, SP or PP), ascending
+ * (allocated, NULL when out of memory); *n gets the count. */
+static int *model_values(const model *m, int dim, int *n)
 {
-    int k = 0, root = 0;
-    for (int v = 1; (long long)v * v <= n; v++)
-        if (n % v == 0)
-            div[k++] = root = v;
-    for (int i = k - 1 - ((long long)root * root == n); i >= 0; i--)
-        div[k++] = n / div[i];
+    const int most[4] = {0, m->heads, m->seq, m->layers};
+    int *v = malloc((size_t)most[dim] * sizeof *v);
+    *n = 0;
+    for (int x = 1; v && x <= most[dim]; x++)
+        if (dim_valid(m, dim, x))
+            v[(*n)++] = x;
+    return v;
+}
+
+/* Each number's least prime factor up to n (lpf[0] and lpf[1] 0):
+ * allocated, NULL when out of memory. */
+static int *least_prime_factors(int n)
+{
+    int *lpf = calloc((size_t)n + 1, sizeof *lpf);
+    for (int i = 2; lpf && i <= n; i++)
+        if (!lpf[i]) /* a prime: the least factor of its multiples not marked yet */
+            for (long long j = i; j <= n; j += i)
+                if (!lpf[j])
+                    lpf[j] = i;
+    return lpf;
+}
+
+/* The divisors of n > 0 into div, ascending, from its prime factors (lpf,
+ * least_prime_factors): with idle units allowed every product up to the
+ * live units is walked, and trial division of each would cost their
+ * square roots. Returns the count. */
+static int divisors(int n, const int *lpf, int *div)
+{
+    int k = 1;
+    div[0] = 1;
+    while (n > 1) {
+        int p = lpf[n], had = k;
+        for (long long pk = p; n % p == 0; n /= p, pk *= p)
+            for (int i = 0; i < had; i++)
+                div[k++] = (int)(div[i] * pk);
+    }
+    for (int i = 1; i < k; i++) /* insertion: a few dozen, and nearly in order */
+        for (int j = i; j > 0 && div[j - 1] > div[j]; j--) {
+            int t = div[j];
+            div[j] = div[j - 1];
+            div[j - 1] = t;
+        }
     return k;
 }
 
@@ -492,11 +519,18 @@ int search_cores(const wafer *wf, const model *m, const search_space *sp, search
     walk w = {.wf = wf, .m = m, .sp = sp, .scratch = calloc(1, sizeof(sim_result))};
     int live = wafer_live_units(wf);
     w.oom = !w.scratch;
-    int any_free = !sp->tatp || !sp->tp || !sp->sp || !sp->pp; /* DP is what is left */
+    int *lpf = sp->tatp ? NULL : least_prime_factors(live), *allowed[5] = {NULL};
+    w.oom |= !sp->tatp && !lpf;
+    for (int dim = 1; dim < 4; dim++) /* TP, SP, PP */
+        w.oom |= !(w.vals[dim] = allowed[dim] = model_values(m, dim, &w.nvals[dim]));
+    w.vals[4] = w.div;
     for (int units = sp->allow_idle ? 1 : live; units <= live && !w.oom; units++) {
-        w.ndiv = any_free ? divisors(units, w.div) : 0;
+        w.nvals[4] = sp->tatp ? 0 : divisors(units, lpf, w.div);
         walk_dims(&w, 0, units);
     }
+    free(lpf);
+    for (int dim = 1; dim < 4; dim++)
+        free(allowed[dim]);
     free(w.scratch);
     if (w.oom) {
         free(w.cores);
