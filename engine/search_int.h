@@ -22,10 +22,10 @@ typedef struct search_core {
     double bound[COLL_NALGOS]; /* lower bound on the step per collective algorithm (sim_bounds), s */
 } search_core;
 
-/* Every core of the space, in enumeration order (the tie-break order):
- * cores (allocated; the caller frees it), and with idle units allowed the
- * count of those left out because none of their grid's can fit, with the
- * least footprint among them (least.valid = 0 when none). */
+/* Every core of the space, in enumeration order (the tie-break order), but
+ * those of grids none of whose cores can fit: cores (allocated; the caller
+ * frees it), the count of those left out, and the least footprint among
+ * them (least.valid = 0 when none). */
 typedef struct search_cores_out {
     search_core *cores;
     size_t n;

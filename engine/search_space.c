@@ -285,6 +285,9 @@ typedef struct walk {
     const int *vals[5];
     int nvals[5];
     int div[WALK_MAX_DIVISORS];
+    /* reach[d][x], x up to the live units: 1 when the levels from the d-th
+     * on can fill a product x (a node without it holds no 5-tuple) */
+    unsigned char *reach[6];
 } walk;
 
 static void push_core(walk *w, const search_core *c)
@@ -400,11 +403,12 @@ static double grid_least(walk *w, int gw, int gh, const masks *o, search_core *a
     return least == INFINITY ? 0 : least;
 }
 
-/* Every grid, micro-batch and option set of one 5-tuple. With idle units
- * allowed the 5-tuples are every product up to the live units (about 40,000
- * on wse2, each times 96 option sets and its micro-batches): a grid none of
+/* Every grid, micro-batch and option set of one 5-tuple. A grid none of
  * whose cores can fit is counted, not kept, and the least of those
- * footprints is kept for the error when nothing fits. */
+ * footprints is kept for the error when nothing fits: on wse2 all but a few
+ * thousand of 6 million cores (and with idle units allowed the 5-tuples are
+ * every product up to the live units, about 40,000, each times 96 option
+ * sets and its micro-batches). */
 static void expand_dims(walk *w)
 {
     const search_space *sp = w->sp;
@@ -422,7 +426,7 @@ static void expand_dims(walk *w)
         if (tatp % gw || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
             continue;
         search_core at;
-        double least = sp->allow_idle ? grid_least(w, gw, gh, &o, &at) : 0;
+        double least = grid_least(w, gw, gh, &o, &at);
         w->counting = least > wafer_unit_capacity(w->wf);
         if (w->counting && (!w->least.valid || least < w->least.memory))
             w->least = at;
@@ -434,22 +438,46 @@ static void expand_dims(walk *w)
 /* Tries value v for dimension dim (the d-th chosen) with `left` to fill. */
 static void try_dim(walk *w, int d, int dim, int v, int left);
 
+/* The order the dimensions are chosen in: TATP, TP, SP, PP, DP. */
+static const int walk_order[5] = {4, 1, 2, 3, 0};
+
+/* The value --fix gives dimension dim, or 0. */
+static int dim_fixed(const search_space *sp, int dim)
+{
+    const int v[5] = {sp->dp, sp->tp, sp->sp, sp->pp, sp->tatp};
+    return v[dim];
+}
+
+/* reach for level d (walk) from the next level's: x is reachable when a
+ * value v the d-th dimension may take (its fixed one, or any the model
+ * allows) divides it and the next levels can fill x / v. Allocated, NULL
+ * when out of memory. */
+static unsigned char *reach_level(const walk *w, int d, const unsigned char *after, int live)
+{
+    unsigned char *r = calloc((size_t)live + 1, 1);
+    int dim = walk_order[d], fixed = dim_fixed(w->sp, dim);
+    for (int v = 1; r && v <= live; v++)
+        if ((!fixed || v == fixed) && dim_valid(w->m, dim, v))
+            for (int y = 1; y <= live / v; y++)
+                r[v * y] |= after[y];
+    return r;
+}
+
 /* Chooses dimension d (TATP first, DP last) among the values it may take
  * (w->vals) that divide what is left of the product, in increasing order,
  * so that no level walks every number up to the product. A fixed
  * dimension tries its value only, the last one what is left. */
 static void walk_dims(walk *w, int d, int left)
 {
-    static const int order[5] = {4, 1, 2, 3, 0}; /* TATP, TP, SP, PP, DP */
-    const int *fixed[] = {&w->sp->dp, &w->sp->tp, &w->sp->sp, &w->sp->pp, &w->sp->tatp};
+    if (!w->reach[d][left])
+        return;
     if (d == 5) {
-        if (left == 1)
-            expand_dims(w);
+        expand_dims(w);
         return;
     }
-    int dim = order[d];
-    if (*fixed[dim] || d == 4) {
-        int v = *fixed[dim] ? *fixed[dim] : left;
+    int dim = walk_order[d], fixed = dim_fixed(w->sp, dim);
+    if (fixed || d == 4) {
+        int v = fixed ? fixed : left;
         if (left % v == 0 && dim_valid(w->m, dim, v))
             try_dim(w, d, dim, v, left);
         return;
@@ -524,10 +552,19 @@ int search_cores(const wafer *wf, const model *m, const search_space *sp, search
     for (int dim = 1; dim < 4; dim++) /* TP, SP, PP */
         w.oom |= !(w.vals[dim] = allowed[dim] = model_values(m, dim, &w.nvals[dim]));
     w.vals[4] = w.div;
+    w.oom |= !(w.reach[5] = calloc((size_t)live + 1, 1));
+    if (!w.oom)
+        w.reach[5][1] = 1; /* the product filled */
+    for (int d = 4; d >= 0 && !w.oom; d--)
+        w.oom |= !(w.reach[d] = reach_level(&w, d, w.reach[d + 1], live));
     for (int units = sp->allow_idle ? 1 : live; units <= live && !w.oom; units++) {
+        if (!w.reach[0][units])
+            continue;
         w.nvals[4] = sp->tatp ? 0 : divisors(units, lpf, w.div);
         walk_dims(&w, 0, units);
     }
+    for (int d = 0; d < 6; d++)
+        free(w.reach[d]);
     free(lpf);
     for (int dim = 1; dim < 4; dim++)
         free(allowed[dim]);
