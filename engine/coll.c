@@ -136,6 +136,12 @@ static void ring_cells(const coll_groups *g, int tiled, int *order)
     }
 }
 
+int coll_groups_size(int kind, const plan *p)
+{
+    kind_layout kl = layout_of(p, kind);
+    return kl.n_lo * kl.n_hi;
+}
+
 int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e)
 {
     memset(g, 0, sizeof *g);

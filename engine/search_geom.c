@@ -193,14 +193,12 @@ static double op_cut(search_cuts *c, const coll_groups *g, const strategy *s, co
 static int kind_cuts(search_cuts *c, const plan *pl, const strategy *s, int kind, unsigned algos, search_geom *out,
                      wt_err *e)
 {
+    if (coll_groups_size(kind, pl) < 2) /* groups of one send nothing */
+        return WT_OK;
     coll_groups g;
     int rc = coll_groups_build(&g, kind, pl, c->wf, e);
     if (rc != WT_OK)
         return rc;
-    if (g.size < 2) {
-        coll_groups_free(&g);
-        return WT_OK;
-    }
     size_t members = (size_t)g.ngroups * (size_t)g.size;
     for (size_t i = 0; i < members; i++) {
         c->x[i] = c->ux[g.unit[i]];
