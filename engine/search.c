@@ -402,6 +402,16 @@ static size_t bins_within(const bound_bins *b, double x)
     return x == INFINITY ? b->cum[NBINS - 1] : b->cum[bin_of(b, x)];
 }
 
+/* Level 2's half of the progress (bins NULL: none asked for): the first
+ * bounds taken over those at or below the K-th best's step, kth. */
+static void level2_progress(const search_opts *o, const bound_bins *bins, size_t fresh, double kth)
+{
+    if (!bins)
+        return;
+    size_t left = bins_within(bins, kth);
+    o->progress(o->progress_ud, 0.5 + 0.5 * fmin(1, (double)fresh / (double)(left ? left : 1)));
+}
+
 /* What would fit when nothing does: the smallest footprint. */
 static int fits_nowhere(const search_core *cores, size_t n, const search_core *skipped, const wafer *wf,
                         const search_space *sp, wt_err *e)
@@ -649,8 +659,11 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
             c.seen |= SEEN_TAKEN;
             int sg = o->exhaustive ? 0 : sig_of(s, &c), in_batch = 0;
             if (!o->exhaustive) {
+                size_t placed = s->ngeom;
                 if ((rc = take_geometry(s, &q, &c, kth < INFINITY ? &top[k - 1] : NULL, e)) != WT_OK)
                     goto out;
+                if (s->ngeom > placed) /* placements take seconds on a wafer: say how far */
+                    level2_progress(o, bins, fresh, kth);
                 int known = SEEN_GEOM | (s->sig[sg] >= 0 ? SEEN_PROFILE : 0);
                 if (known & ~c.seen) {
                     c.bound = refine(s, &c);
@@ -707,10 +720,7 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
         if (nlater)
             done = 0; /* what was put off is still to be taken */
         nlater = 0;
-        if (bins) {
-            size_t left = bins_within(bins, !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY);
-            o->progress(o->progress_ud, 0.5 + 0.5 * fmin(1, (double)fresh / (double)(left ? left : 1)));
-        }
+        level2_progress(o, bins, fresh, !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY);
     }
     r->pruned_bound = (long long)total - r->evaluated;
     r->ntop = ntop;
