@@ -136,6 +136,12 @@ static void ring_cells(const coll_groups *g, int tiled, int *order)
     }
 }
 
+int coll_groups_size(int kind, const plan *p)
+{
+    kind_layout kl = layout_of(p, kind);
+    return kl.n_lo * kl.n_hi;
+}
+
 int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e)
 {
     memset(g, 0, sizeof *g);
@@ -204,8 +210,10 @@ void coll_groups_free(coll_groups *g)
 /* Links each sequence seq[0..n) into a cycle of next[] (offset base). */
 static void close_cycle(int *next, int base, const int *seq, int n)
 {
-    for (int i = 0; i < n; i++)
-        next[base + seq[i]] = seq[(i + 1) % n];
+    for (int i = 0; i + 1 < n; i++)
+        next[base + seq[i]] = seq[i + 1];
+    if (n > 0)
+        next[base + seq[n - 1]] = seq[0];
 }
 
 /* Subgroup of unit u: its aligned sub_w x sub_h window, or its wafer. */

@@ -50,6 +50,8 @@ typedef struct coll_groups {
 } coll_groups;
 
 int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e);
+/* The members of each group of one kind, without building them. */
+int coll_groups_size(int kind, const plan *p);
 void coll_groups_free(coll_groups *g);
 
 /* The step s when member m of every group is on unit unit[0] + m * s

@@ -405,6 +405,16 @@ static size_t bins_within(const bound_bins *b, double x)
     return x == INFINITY ? b->cum[NBINS - 1] : b->cum[bin_of(b, x)];
 }
 
+/* Level 2's half of the progress (bins NULL: none asked for): the first
+ * bounds taken over those at or below the K-th best's step, kth. */
+static void level2_progress(const search_opts *o, const bound_bins *bins, size_t fresh, double kth)
+{
+    if (!bins)
+        return;
+    size_t left = bins_within(bins, kth);
+    o->progress(o->progress_ud, 0.5 + 0.5 * fmin(1, (double)fresh / (double)(left ? left : 1)));
+}
+
 /* What would fit when nothing does: the smallest footprint, into r->nofit
  * (an answer); an error when no candidate is valid at all. */
 static int fits_nowhere(const search_core *cores, size_t n, const search_core *skipped, const wafer *wf,
@@ -454,10 +464,12 @@ typedef struct level2_state {
     int *sig;               /* per signature x variant: a profile index or SIG_* */
     search_routed *prof;    /* the profiles */
     size_t nprof, cap_prof;
-    int *geo;               /* per signature x variant: a geometry index, or -1 before its first use */
+    unsigned algos;         /* the collective algorithms of the variants */
+    int *geo;               /* per signature x placement: a geometry index, or -1 before its first use */
     search_geom *geom;      /* the geometries */
     size_t ngeom, cap_geom;
-    search_cuts cuts;
+    search_cuts *cuts;      /* one per thread */
+    order *ahead;           /* GEOM_AHEAD: candidates looked at for placements to build */
     sim_result *spec;       /* sim_spec scratch of the calling thread */
     double link_bw;
 } level2_state;
@@ -465,6 +477,12 @@ typedef struct level2_state {
 static int sig_of(const level2_state *s, const order *o)
 {
     return s->core_sig[o->core] * s->nvar + o->variant;
+}
+
+/* o's placement of its signature: the geometry every collective shares. */
+static int geo_of(const level2_state *s, const order *o)
+{
+    return s->core_sig[o->core] * PLACE_NKINDS + (int)s->pl[o->variant];
 }
 
 /* o's bound with what is known of its signature (its geometry, and its
@@ -482,30 +500,92 @@ static double refine(level2_state *s, const order *o)
     double routed[SIM_MAX_PHASES] = {0};
     if (s->sig[sg] >= 0)
         search_routed_bounds(&s->prof[s->sig[sg]], s->spec, routed);
-    search_geom_bounds(&s->geom[s->geo[sg]], s->spec, routed);
+    search_geom_bounds(&s->geom[s->geo[geo_of(s, o)]], s->co[o->variant], s->spec, routed);
     return fmax(o->bound, sim_bound_routed(s->spec, s->link_bw, routed, s->co[o->variant]));
 }
 
-/* Places signature sg (of o) and keeps its cuts, on its first use. */
-static int take_geometry(level2_state *s, int sg, const order *o, wt_err *e)
+/* Candidates looked at ahead of the one taken for placements to build
+ * beside its own: enough to pass its siblings (a placement's candidates
+ * run to thousands), few enough to cost little against a placement. */
+#define GEOM_AHEAD 16384
+
+/* Placements built side by side: the candidates whose placement each is,
+ * and where each goes. */
+typedef struct geom_batch {
+    level2_state *s;
+    const order *at;
+    search_geom *out;
+    int *rc;
+    wt_err *err;
+} geom_batch;
+
+/* Places batch candidate i's signature and takes its cuts for every
+ * collective (the thread's scratch). */
+static void geom_one(void *arg, size_t i, int thread)
 {
-    if (s->geo[sg] >= 0)
-        return WT_OK;
-    search_geom *geom = room_for_one(s->geom, s->ngeom, &s->cap_geom, sizeof *geom, 64);
-    if (!geom)
-        return wt_oom(e, "search geometries");
-    s->geom = geom;
-    const search_core *c = &s->cores[o->core];
+    geom_batch *b = arg;
+    const order *o = &b->at[i];
+    const search_core *c = &b->s->cores[o->core];
     strategy st;
     model m;
-    search_core_strategy(c, s->pl[o->variant], s->co[o->variant], &st);
-    search_core_model(c, s->st->m, &m);
-    search_geom *g = &s->geom[s->ngeom];
-    memset(g, 0, sizeof *g);
+    search_core_strategy(c, b->s->pl[o->variant], b->s->co[o->variant], &st);
+    search_core_model(c, b->s->st->m, &m);
+    memset(&b->out[i], 0, sizeof b->out[i]);
     /* the strategy as the evaluation resolves it: a refused one has no cuts */
-    int rc = strategy_resolve(&st, &m, s->st->wf, NULL) == WT_OK ? search_geom_build(&s->cuts, &st, g, e) : WT_OK;
-    if (rc == WT_OK)
-        s->geo[sg] = (int)s->ngeom++;
+    b->rc[i] = strategy_resolve(&st, &m, b->s->st->wf, NULL) == WT_OK
+                   ? search_geom_build(&b->s->cuts[thread], &st, b->s->algos, &b->out[i], &b->err[i])
+                   : WT_OK;
+}
+
+/*
+ * Makes sure o's placement (its signature's, shared by every collective)
+ * is built. When it is not, the next candidates in queue order that would
+ * be taken (none the K-th best, kth when not NULL, already beats) are
+ * looked at too, and the first placements missing among them are built
+ * beside it, one per thread: the order candidates are taken in and every
+ * result stay as they were (the queue holds them again, its order is
+ * total), only the placements come sooner.
+ */
+static int take_geometry(level2_state *s, queue *q, const order *o, const kept *kth, wt_err *e)
+{
+    if (s->geo[geo_of(s, o)] >= 0)
+        return WT_OK;
+    int jobs = s->st->jobs, n = 0, rc = WT_OK;
+    order want[64];
+    size_t npop = 0;
+    want[n++] = *o;
+    while (n < jobs && npop < GEOM_AHEAD) {
+        const order *p = queue_peek(q);
+        if (!p || (kth && !better(p->bound, p->core, p->variant, kth)))
+            break;
+        order next = s->ahead[npop++] = queue_pop(q);
+        int gk = geo_of(s, &next), dup = s->geo[gk] >= 0;
+        for (int i = 0; i < n && !dup; i++)
+            dup = geo_of(s, &want[i]) == gk;
+        if (!dup)
+            want[n++] = next;
+    }
+    for (size_t i = 0; i < npop; i++)
+        queue_push(q, s->ahead[i]); /* cannot fail: they were in it */
+    if (s->ngeom + (size_t)n > s->cap_geom) {
+        size_t cap = 2 * (s->ngeom + (size_t)n);
+        search_geom *geom = realloc(s->geom, cap * sizeof *geom);
+        if (!geom)
+            return wt_oom(e, "search geometries");
+        s->geom = geom;
+        s->cap_geom = cap;
+    }
+    int brc[64];
+    wt_err err[64];
+    geom_batch b = {s, want, s->geom + s->ngeom, brc, err};
+    par_for(jobs, (size_t)n, geom_one, &b);
+    for (int i = 0; i < n; i++) {
+        if (brc[i] != WT_OK && rc == WT_OK) {
+            *e = err[i];
+            rc = brc[i];
+        }
+        s->geo[geo_of(s, &want[i])] = (int)s->ngeom++;
+    }
     return rc;
 }
 
@@ -583,8 +663,11 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
             c.seen |= SEEN_TAKEN;
             int sg = o->exhaustive ? 0 : sig_of(s, &c), in_batch = 0;
             if (!o->exhaustive) {
-                if ((rc = take_geometry(s, sg, &c, e)) != WT_OK)
+                size_t placed = s->ngeom;
+                if ((rc = take_geometry(s, &q, &c, kth < INFINITY ? &top[k - 1] : NULL, e)) != WT_OK)
                     goto out;
+                if (s->ngeom > placed) /* placements take seconds on a wafer: say how far */
+                    level2_progress(o, bins, fresh, kth);
                 int known = SEEN_GEOM | (s->sig[sg] >= 0 ? SEEN_PROFILE : 0);
                 if (known & ~c.seen) {
                     c.bound = refine(s, &c);
@@ -641,10 +724,7 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
         if (nlater)
             done = 0; /* what was put off is still to be taken */
         nlater = 0;
-        if (bins) {
-            size_t left = bins_within(bins, !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY);
-            o->progress(o->progress_ud, 0.5 + 0.5 * fmin(1, (double)fresh / (double)(left ? left : 1)));
-        }
+        level2_progress(o, bins, fresh, !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY);
     }
     r->pruned_bound = (long long)total - r->evaluated;
     r->ntop = ntop;
@@ -735,19 +815,23 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
 
     int *core_sig = NULL;
     size_t nsig = core_signatures(cores, ncores, &core_sig);
-    level2_state l2 = {st, cores, core_sig, nvar, pl, co, NULL, NULL, 0, 0, NULL, NULL, 0, 0, {0},
+    unsigned algos = 0;
+    for (int v = 0; v < nvar; v++)
+        algos |= 1u << co[v];
+    level2_state l2 = {st, cores, core_sig, nvar, pl, co, NULL, NULL, 0, 0, algos, NULL, NULL, 0, 0,
+                       calloc((size_t)st->jobs, sizeof(search_cuts)), malloc(GEOM_AHEAD * sizeof(order)),
                        calloc(1, sizeof(sim_result)), sim_ctx_link_bw(st->ctx[0])};
-    size_t nsv = nsig * (size_t)nvar;
+    size_t nsv = nsig * (size_t)nvar, ngk = nsig * PLACE_NKINDS;
     l2.sig = core_sig ? malloc(nsv * sizeof *l2.sig) : NULL;
-    l2.geo = malloc(nsv * sizeof *l2.geo);
-    if (!l2.sig || !l2.geo || !l2.spec)
+    l2.geo = malloc(ngk * sizeof *l2.geo);
+    if (!l2.sig || !l2.geo || !l2.spec || !l2.cuts || !l2.ahead)
         rc = wt_oom(e, "search signatures");
-    else
-        rc = search_cuts_init(&l2.cuts, st->wf, e);
-    for (size_t i = 0; rc == WT_OK && i < nsv; i++) {
+    for (int t = 0; t < st->jobs && rc == WT_OK; t++)
+        rc = search_cuts_init(&l2.cuts[t], st->wf, e);
+    for (size_t i = 0; rc == WT_OK && i < nsv; i++)
         l2.sig[i] = SIG_UNKNOWN;
+    for (size_t i = 0; rc == WT_OK && i < ngk; i++)
         l2.geo[i] = -1;
-    }
     if (rc == WT_OK)
         rc = level2_run(&l2, ord, total, r, e); /* takes ord */
     else
@@ -756,7 +840,10 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     free(l2.prof);
     free(l2.geo);
     free(l2.geom);
-    search_cuts_free(&l2.cuts);
+    for (int t = 0; t < st->jobs && l2.cuts; t++)
+        search_cuts_free(&l2.cuts[t]);
+    free(l2.cuts);
+    free(l2.ahead);
     free(l2.spec);
     free(core_sig);
     free(cores);

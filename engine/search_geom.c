@@ -19,7 +19,14 @@
  * resolves it: hierarchical for groups that span wafers, a ring where a
  * pass of the algorithm does not exist) each take at least coef x their
  * pass's cut, and a phase's passes run one after another (docs/MODEL.md,
- * "The placement's cuts"). A TATP row or column wrapped across mesh rows
+ * "The placement's cuts").
+ *
+ * The placement does not depend on the collective, so one build places
+ * the ranks, forms each kind's groups and takes each pass's cut once for
+ * every algorithm asked for. Bytes across are whole counts, added in any
+ * order to the same sums; a ring walked one way gives its two-way (bidir)
+ * cut too: the reversed flows cross each boundary where the forward ones
+ * cross it the other way. A TATP row or column wrapped across mesh rows
  * by a linear placement sends every flow tens or hundreds of columns
  * across: the cut sees it, the first-link bound of sim_bounds cannot.
  */
@@ -48,6 +55,10 @@ void search_cuts_free(search_cuts *c)
     free(c->cap);
     free(c->diff);
     free(c->next);
+    free(c->x);
+    free(c->y);
+    free(c->ux);
+    free(c->uy);
     memset(c, 0, sizeof *c);
 }
 
@@ -55,13 +66,21 @@ int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e)
 {
     memset(c, 0, sizeof *c);
     c->wf = wf;
-    size_t n = 2 * (size_t)wf->w + 2 * (size_t)wf->h;
+    size_t n = 2 * (size_t)wf->w + 2 * (size_t)wf->h, units = wafer_nunits(wf);
     c->cap = calloc(n, sizeof *c->cap);
     c->diff = malloc(n * sizeof *c->diff);
-    c->next = malloc(wafer_nunits(wf) * sizeof *c->next);
-    if (!c->cap || !c->diff || !c->next) {
+    c->next = malloc(units * sizeof *c->next);
+    c->x = malloc(units * sizeof *c->x);
+    c->y = malloc(units * sizeof *c->y);
+    c->ux = malloc(units * sizeof *c->ux);
+    c->uy = malloc(units * sizeof *c->uy);
+    if (!c->cap || !c->diff || !c->next || !c->x || !c->y || !c->ux || !c->uy) {
         search_cuts_free(c);
         return wt_oom(e, "search cuts");
+    }
+    for (size_t u = 0; u < units; u++) {
+        c->ux[u] = wafer_x(wf, (int)u);
+        c->uy[u] = wafer_y(wf, (int)u);
     }
     static const int link_dir[CUT_NDIR] = {WAFER_E, WAFER_W, WAFER_S, WAFER_N};
     for (int y = 0; y < wf->h; y++)
@@ -79,51 +98,65 @@ int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e)
     return WT_OK;
 }
 
-/* Adds one byte from unit a to unit b to the difference arrays: it
- * crosses the column boundaries from min to max - 1 of their columns, in
- * the direction from a's to b's, and likewise the row boundaries. */
-static void cross(search_cuts *c, int a, int b)
+/* Adds one flow from (ax, ay) to (bx, by) to the difference arrays d:
+ * it crosses the column boundaries from min to max - 1 of their columns,
+ * in the direction from a's to b's, and likewise the row boundaries. */
+static inline void cross(int *d, size_t w, size_t h, int ax, int ay, int bx, int by)
 {
-    const wafer *wf = c->wf;
-    int ax = wafer_x(wf, a), bx = wafer_x(wf, b), ay = wafer_y(wf, a), by = wafer_y(wf, b);
-    double *we = c->diff + cut_at(wf, bx > ax ? CUT_E : CUT_W);
-    double *ns = c->diff + cut_at(wf, by > ay ? CUT_S : CUT_N);
-    int x0 = ax < bx ? ax : bx, x1 = ax < bx ? bx : ax, y0 = ay < by ? ay : by, y1 = ay < by ? by : ay;
-    we[x0] += 1;
-    we[x1] -= 1;
-    ns[y0] += 1;
-    ns[y1] -= 1;
+    int *we = d + (bx > ax ? 0 : w), *ns = d + 2 * w + (by > ay ? 0 : h);
+    we[ax < bx ? ax : bx]++;
+    we[ax < bx ? bx : ax]--;
+    ns[ay < by ? ay : by]++;
+    ns[ay < by ? by : ay]--;
 }
 
-/* The cut of a pass of g (whose successors are in c->next): the largest
- * bytes across a boundary over the bandwidth across it, s per byte each
- * member sends. */
-static double pass_cut(search_cuts *c, const coll_groups *g, int pass)
+/* The flows of a pass (each member to its successor in c->next; the
+ * members' columns and rows in c->x, c->y) into c->diff, one way. */
+static void pass_flows(search_cuts *c, const coll_groups *g)
 {
     const wafer *wf = c->wf;
-    memset(c->diff, 0, (2 * (size_t)wf->w + 2 * (size_t)wf->h) * sizeof *c->diff);
-    int two_way = coll_pass_two_way(pass);
-    size_t members = (size_t)g->ngroups * (size_t)g->size;
-    for (size_t i = 0; i < members; i++) {
-        int m = (int)(i % (size_t)g->size), nx = c->next[i];
-        if (nx == m)
-            continue;
-        int a = g->unit[i], b = g->unit[i - (size_t)m + (size_t)nx];
-        cross(c, a, b);
-        if (two_way)
-            cross(c, b, a);
-    }
+    size_t w = (size_t)wf->w, h = (size_t)wf->h;
+    memset(c->diff, 0, (2 * w + 2 * h) * sizeof *c->diff);
+    for (size_t base = 0; base < (size_t)g->ngroups * (size_t)g->size; base += (size_t)g->size)
+        for (int m = 0; m < g->size; m++) {
+            size_t a = base + (size_t)m, b = base + (size_t)c->next[a];
+            if (a != b)
+                cross(c->diff, w, h, c->x[a], c->y[a], c->x[b], c->y[b]);
+        }
+}
+
+/* The cut of the flows in c->diff, or of them and their reverses when
+ * two_way: the largest bytes across a boundary over the bandwidth across
+ * it, s per byte each member sends. */
+static double diff_cut(const search_cuts *c, int two_way)
+{
+    const wafer *wf = c->wf;
     double worst = 0;
-    for (int d = 0; d < CUT_NDIR; d++) {
-        size_t at = cut_at(wf, d), n = d == CUT_E || d == CUT_W ? (size_t)wf->w : (size_t)wf->h;
-        double across = 0;
+    for (int d = 0; d < CUT_NDIR; d += 2) { /* E with W, S with N */
+        size_t at = cut_at(wf, d), back = cut_at(wf, d + 1), n = d == CUT_E ? (size_t)wf->w : (size_t)wf->h;
+        long long fwd = 0, rev = 0;
         for (size_t b = 0; b + 1 < n; b++) {
-            across += c->diff[at + b];
-            if (c->cap[at + b] > 0) /* nothing can cross it: the evaluation fails, no bound needed */
-                worst = fmax(worst, across / c->cap[at + b]);
+            fwd += c->diff[at + b];
+            rev += c->diff[back + b];
+            /* a boundary nothing can cross fails the evaluation: no bound needed */
+            double one = (double)(two_way ? fwd + rev : fwd), other = (double)(two_way ? fwd + rev : rev);
+            if (c->cap[at + b] > 0)
+                worst = fmax(worst, one / c->cap[at + b]);
+            if (c->cap[back + b] > 0)
+                worst = fmax(worst, other / c->cap[back + b]);
         }
     }
     return worst;
+}
+
+/* Fills cut[p] for pass p of g (c->next filled for it): a ring's cut
+ * gives its bidir one too, and the other way round. */
+static void pass_cut(search_cuts *c, const coll_groups *g, int p, double *cut)
+{
+    pass_flows(c, g);
+    cut[p] = diff_cut(c, coll_pass_two_way(p));
+    if (p == PASS_RING || p == PASS_BIDIR)
+        cut[p == PASS_RING ? PASS_BIDIR : PASS_RING] = diff_cut(c, p == PASS_RING);
 }
 
 /* Seconds per byte of M of op (OP_*, or -1 for the pipeline shift) on g
@@ -149,49 +182,61 @@ static double op_cut(search_cuts *c, const coll_groups *g, const strategy *s, co
                 return -2;
             if (q == -1 && (p == PASS_INNER || p == PASS_OUTER))
                 return -1;
-            cut[p] = pass_cut(c, g, p);
+            pass_cut(c, g, p, cut);
         }
         sum += ct[i].coef * cut[p];
     }
     return sum;
 }
 
-/* Fills the cuts of every op of one group kind. */
-static int kind_cuts(search_cuts *c, const plan *pl, const strategy *s, int kind, search_geom *out, wt_err *e)
+/* Fills the cuts of every op of one group kind for each algorithm of algos. */
+static int kind_cuts(search_cuts *c, const plan *pl, const strategy *s, int kind, unsigned algos, search_geom *out,
+                     wt_err *e)
 {
+    if (coll_groups_size(kind, pl) < 2) /* groups of one send nothing */
+        return WT_OK;
     coll_groups g;
     int rc = coll_groups_build(&g, kind, pl, c->wf, e);
     if (rc != WT_OK)
         return rc;
+    size_t members = (size_t)g.ngroups * (size_t)g.size;
+    for (size_t i = 0; i < members; i++) {
+        c->x[i] = c->ux[g.unit[i]];
+        c->y[i] = c->uy[g.unit[i]];
+    }
     double cut[NPASS];
     for (int p = 0; p < NPASS; p++)
         cut[p] = -1;
-    coll_algo a = g.wafers ? COLL_HIER : s->collective;
-    assert(a < COLL_NALGOS); /* the search never asks for auto */
-    int inner = 0;
-    if (a == COLL_HIER && g.size > 1) {
-        /* the split is as costly to find as its pass: take both at once */
-        inner = coll_pass_next(&g, PASS_INNER, c->wf, s->sub_w, s->sub_h, c->next);
-        if (inner > 1)
-            cut[PASS_INNER] = pass_cut(c, &g, PASS_INNER);
-        else if (inner == -2)
-            rc = wt_oom(e, "search cuts");
-    }
-    /* pipeline groups only shift; the others only run collectives */
-    int first = kind == CG_PP ? -1 : OP_ALLREDUCE, last = kind == CG_PP ? -1 : OP_REDUCESCATTER;
-    for (int op = first; g.size > 1 && op <= last && rc == WT_OK; op++) {
-        double v = op_cut(c, &g, s, a, inner, op, cut);
-        if (v == -1) /* traffic.c falls back to a ring */
-            v = op_cut(c, &g, s, COLL_RING, 0, op, cut);
-        if (v == -2)
-            rc = wt_oom(e, "search cuts");
-        out->s_per_byte[kind][op + 1] = v;
+    int inner = 0, split = 0; /* the hierarchical split, once found */
+    for (int alg = 0; alg < COLL_NALGOS && rc == WT_OK; alg++) {
+        if (!(algos >> alg & 1))
+            continue;
+        coll_algo a = g.wafers ? COLL_HIER : (coll_algo)alg;
+        if (a == COLL_HIER && !split) {
+            /* the split is as costly to find as its pass: take both at once */
+            split = 1;
+            inner = coll_pass_next(&g, PASS_INNER, c->wf, s->sub_w, s->sub_h, c->next);
+            if (inner > 1)
+                pass_cut(c, &g, PASS_INNER, cut);
+            else if (inner == -2)
+                rc = wt_oom(e, "search cuts");
+        }
+        /* pipeline groups only shift; the others only run collectives */
+        int first = kind == CG_PP ? -1 : OP_ALLREDUCE, last = kind == CG_PP ? -1 : OP_REDUCESCATTER;
+        for (int op = first; op <= last && rc == WT_OK; op++) {
+            double v = op_cut(c, &g, s, a, inner, op, cut);
+            if (v == -1) /* traffic.c falls back to a ring */
+                v = op_cut(c, &g, s, COLL_RING, 0, op, cut);
+            if (v == -2)
+                rc = wt_oom(e, "search cuts");
+            out->s_per_byte[alg][kind][op + 1] = v;
+        }
     }
     coll_groups_free(&g);
     return rc;
 }
 
-int search_geom_build(search_cuts *c, const strategy *s, search_geom *out, wt_err *e)
+int search_geom_build(search_cuts *c, const strategy *s, unsigned algos, search_geom *out, wt_err *e)
 {
     memset(out, 0, sizeof *out);
     plan pl;
@@ -203,19 +248,20 @@ int search_geom_build(search_cuts *c, const strategy *s, search_geom *out, wt_er
     out->placed = 1;
     for (int kind = 0; kind < CG_NKIND && rc == WT_OK; kind++)
         if (kind != CG_STORE)
-            rc = kind_cuts(c, &pl, s, kind, out, e);
+            rc = kind_cuts(c, &pl, s, kind, algos, out, e);
     place_free(&pl);
     return rc;
 }
 
-void search_geom_bounds(const search_geom *g, const sim_result *spec, double *routed)
+void search_geom_bounds(const search_geom *g, coll_algo a, const sim_result *spec, double *routed)
 {
+    assert(a < COLL_NALGOS);
     for (int i = 0; i < spec->nphases; i++) {
         const sim_phase *ph = &spec->phases[i];
         double s = 0;
         for (int j = 0; j < ph->nops; j++)
             if (ph->ops[j].kind != CG_STORE)
-                s += ph->ops[j].bytes * g->s_per_byte[ph->ops[j].kind][ph->ops[j].op + 1];
+                s += ph->ops[j].bytes * g->s_per_byte[a][ph->ops[j].kind][ph->ops[j].op + 1];
         routed[i] = fmax(routed[i], s);
     }
 }

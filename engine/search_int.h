@@ -22,10 +22,10 @@ typedef struct search_core {
     double bound[COLL_NALGOS]; /* lower bound on the step per collective algorithm (sim_bounds), s */
 } search_core;
 
-/* Every core of the space, in enumeration order (the tie-break order):
- * cores (allocated; the caller frees it), and with idle units allowed the
- * count of those left out because none of their grid's can fit, with the
- * least footprint among them (least.valid = 0 when none). */
+/* Every core of the space, in enumeration order (the tie-break order), but
+ * those of grids none of whose cores can fit: cores (allocated; the caller
+ * frees it), the count of those left out, and the least footprint among
+ * them (least.valid = 0 when none). */
 typedef struct search_cores_out {
     search_core *cores;
     size_t n;
@@ -69,31 +69,35 @@ void search_routed_take(search_routed *p, const sim_result *r);
 void search_routed_bounds(const search_routed *p, const sim_result *spec, double *routed);
 
 /* What a signature's placement says of its passes before any routing
- * (search_geom.c): per group kind and op (index op + 1, op -1 the pipeline
- * shift), a lower bound on the seconds its passes take at their busiest
- * links per byte of the op's M. */
+ * (search_geom.c): per collective algorithm, group kind and op (index
+ * op + 1, op -1 the pipeline shift), a lower bound on the seconds its
+ * passes take at their busiest links per byte of the op's M. */
 typedef struct search_geom {
     int placed;                       /* 0: the placement refuses it (all 0) */
-    double s_per_byte[CG_NKIND][4];
+    double s_per_byte[COLL_NALGOS][CG_NKIND][4];
 } search_geom;
 
 /* The mesh's bandwidth across each column and row boundary, each way, and
- * scratch for one wafer: one per search, used by one thread. */
+ * scratch for one wafer: one per thread that builds geometries. */
 typedef struct search_cuts {
     const wafer *wf;
     double *cap;                      /* bytes/s of the usable links across each boundary */
-    double *diff;                     /* bytes across, as difference arrays */
+    int *diff;                        /* flows across, as difference arrays */
     int *next;                        /* wafer_nunits: a pass's successors */
+    int *x, *y;                       /* wafer_nunits: each member's column and row */
+    int *ux, *uy;                     /* wafer_nunits: each unit's column and row */
 } search_cuts;
 
 int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e);
 void search_cuts_free(search_cuts *c);
-/* The geometry of s (resolved) on c's wafer into out; WT_OK with
- * out->placed = 0 when the placement refuses s, an error only when memory
- * runs out. */
-int search_geom_build(search_cuts *c, const strategy *s, search_geom *out, wt_err *e);
+/* The geometry of s (resolved) on c's wafer into out, for each collective
+ * algorithm of the mask algos (bit coll_algo; s's own is not read); WT_OK
+ * with out->placed = 0 when the placement refuses s, an error only when
+ * memory runs out. */
+int search_geom_build(search_cuts *c, const strategy *s, unsigned algos, search_geom *out, wt_err *e);
 /* Raises routed[i], for each phase i of spec (sim_spec'd, of g's
- * signature), to g's bound on its passes but the store's. */
-void search_geom_bounds(const search_geom *g, const sim_result *spec, double *routed);
+ * signature, with algorithm a of those g was built for), to g's bound on
+ * its passes but the store's. */
+void search_geom_bounds(const search_geom *g, coll_algo a, const sim_result *spec, double *routed);
 
 #endif

@@ -262,6 +262,9 @@ void search_core_model(const search_core *c, const model *m, model *out)
     out->microbatch = c->microbatch;
 }
 
+/* No int has more divisors (2,095,133,040 has these). */
+#define WALK_MAX_DIVISORS 1600
+
 /* The dimensions being filled, and where the cores go. */
 typedef struct walk {
     const wafer *wf;
@@ -275,6 +278,16 @@ typedef struct walk {
     long long skipped;         /* cores of grids that cannot fit (search_cores) */
     search_core least;         /* the least footprint of those; valid = 0 when none */
     sim_result *scratch;       /* for their memory */
+    unsigned char seqpar;      /* the 5-tuple's tp-seqpar */
+    /* What each free dimension but DP (the last, what is left) may take,
+     * ascending: TATP the divisors of the product walked (div), the others
+     * the values the model allows them (allocated). */
+    const int *vals[5];
+    int nvals[5];
+    int div[WALK_MAX_DIVISORS];
+    /* reach[d][x], x up to the live units: 1 when the levels from the d-th
+     * on can fill a product x (a node without it holds no 5-tuple) */
+    unsigned char *reach[6];
 } walk;
 
 static void push_core(walk *w, const search_core *c)
@@ -297,8 +310,8 @@ static void push_core(walk *w, const search_core *c)
 }
 
 /* The model's own constraints on dimension dim = v (strategy_resolve
- * refuses the rest), checked as each is chosen so that no product is
- * walked past a value that cannot be. */
+ * refuses the rest): a free dimension only ever takes values that meet
+ * them (model_values), a fixed one is checked. */
 static int dim_valid(const model *m, int dim, int v)
 {
     switch (dim) {
@@ -308,20 +321,6 @@ static int dim_valid(const model *m, int dim, int v)
     case 3: return v <= m->layers;
     default: return 1;
     }
-}
-
-/* The largest value dimension dim may take with `left` to fill. */
-static int dim_cap(const model *m, int dim, int left)
-{
-    const int cap[5] = {m->batch, m->heads, m->seq, m->layers, left};
-    return cap[dim] < left ? cap[dim] : left;
-}
-
-/* tp-seqpar for a 5-tuple: on where TP divides the sequence shard (it
- * shards the activations), off where it cannot be on. */
-static unsigned char core_seqpar(const model *m, const int dims[5])
-{
-    return (unsigned char)((m->seq / dims[2]) % dims[1] == 0);
 }
 
 /* The option masks of a 5-tuple. */
@@ -348,7 +347,7 @@ static void expand_grid(walk *w, int gw, int gh, const masks *o)
                         core.mem = (unsigned char)me;
                         core.chunk = (unsigned char)k;
                         core.exec = (unsigned char)x;
-                        core.seqpar = core_seqpar(w->m, w->dims);
+                        core.seqpar = w->seqpar;
                         push_core(w, &core);
                     }
     }
@@ -386,7 +385,8 @@ static double grid_least(walk *w, int gw, int gh, const masks *o, search_core *a
                     return 0; /* a subset without its lean sibling */
                 search_core core = {.gw = (short)gw, .gh = (short)gh, .microbatch = b, .checkpoint = (unsigned char)c,
                                     .mem = (unsigned char)lean, .chunk = (unsigned char)small,
-                                    .exec = (unsigned char)x, .seqpar = core_seqpar(w->m, w->dims), .valid = 1};
+                                    .exec = (unsigned char)x,
+                                    .seqpar = w->seqpar, .valid = 1};
                 memcpy(core.dims, w->dims, sizeof core.dims);
                 strategy s;
                 model m;
@@ -403,11 +403,12 @@ static double grid_least(walk *w, int gw, int gh, const masks *o, search_core *a
     return least == INFINITY ? 0 : least;
 }
 
-/* Every grid, micro-batch and option set of one 5-tuple. With idle units
- * allowed the 5-tuples are every product up to the live units (about 40,000
- * on wse2, each times 96 option sets and its micro-batches): a grid none of
+/* Every grid, micro-batch and option set of one 5-tuple. A grid none of
  * whose cores can fit is counted, not kept, and the least of those
- * footprints is kept for the error when nothing fits. */
+ * footprints is kept for the error when nothing fits: on wse2 all but a few
+ * thousand of 6 million cores (and with idle units allowed the 5-tuples are
+ * every product up to the live units, about 40,000, each times 96 option
+ * sets and its micro-batches). */
 static void expand_dims(walk *w)
 {
     const search_space *sp = w->sp;
@@ -417,12 +418,15 @@ static void expand_dims(walk *w)
     /* streaming needs a store and one stage, and keeps nothing for zero to shard */
     if (!w->wf->store_ports || w->dims[3] > 1)
         o.x &= ~(1u << EXEC_STREAM);
-    for (int gw = 1; gw <= tatp; gw++) {
+    w->seqpar = (unsigned char)strategy_seqpar_fits(w->m, w->dims[1], w->dims[2]);
+    /* a grid wider than the mesh cannot be: TATP runs to hundreds of
+     * thousands on a wafer, the mesh's width to hundreds */
+    for (int gw = 1; gw <= tatp && gw <= w->wf->w; gw++) {
         int gh = tatp / gw;
-        if (tatp % gw || gw > w->wf->w || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
+        if (tatp % gw || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
             continue;
         search_core at;
-        double least = sp->allow_idle ? grid_least(w, gw, gh, &o, &at) : 0;
+        double least = grid_least(w, gw, gh, &o, &at);
         w->counting = least > wafer_unit_capacity(w->wf);
         if (w->counting && (!w->least.valid || least < w->least.memory))
             w->least = at;
@@ -434,37 +438,53 @@ static void expand_dims(walk *w)
 /* Tries value v for dimension dim (the d-th chosen) with `left` to fill. */
 static void try_dim(walk *w, int d, int dim, int v, int left);
 
-/* Chooses dimension d (TATP first, DP last) among the divisors of what is
- * left of the product, in increasing order: the divisors up to its square
- * root, then their cofactors, so that a wafer of 850,000 units with idle
- * units allowed (every product up to the live units) is not walked v by v,
- * and none above what the model allows it (dim_cap). A fixed dimension tries
- * its value only, the last one what is left. */
+/* The order the dimensions are chosen in: TATP, TP, SP, PP, DP. */
+static const int walk_order[5] = {4, 1, 2, 3, 0};
+
+/* The value --fix gives dimension dim, or 0. */
+static int dim_fixed(const search_space *sp, int dim)
+{
+    const int v[5] = {sp->dp, sp->tp, sp->sp, sp->pp, sp->tatp};
+    return v[dim];
+}
+
+/* reach for level d (walk) from the next level's: x is reachable when a
+ * value v the d-th dimension may take (its fixed one, or any the model
+ * allows) divides it and the next levels can fill x / v. Allocated, NULL
+ * when out of memory. */
+static unsigned char *reach_level(const walk *w, int d, const unsigned char *after, int live)
+{
+    unsigned char *r = calloc((size_t)live + 1, 1);
+    int dim = walk_order[d], fixed = dim_fixed(w->sp, dim);
+    for (int v = 1; r && v <= live; v++)
+        if ((!fixed || v == fixed) && dim_valid(w->m, dim, v))
+            for (int y = 1; y <= live / v; y++)
+                r[v * y] |= after[y];
+    return r;
+}
+
+/* Chooses dimension d (TATP first, DP last) among the values it may take
+ * (w->vals) that divide what is left of the product, in increasing order,
+ * so that no level walks every number up to the product. A fixed
+ * dimension tries its value only, the last one what is left. */
 static void walk_dims(walk *w, int d, int left)
 {
-    static const int order[5] = {4, 1, 2, 3, 0}; /* TATP, TP, SP, PP, DP */
-    const int *fixed[] = {&w->sp->dp, &w->sp->tp, &w->sp->sp, &w->sp->pp, &w->sp->tatp};
+    if (!w->reach[d][left])
+        return;
     if (d == 5) {
-        if (left == 1)
-            expand_dims(w);
+        expand_dims(w);
         return;
     }
-    int dim = order[d];
-    if (*fixed[dim] || d == 4) {
-        int v = *fixed[dim] ? *fixed[dim] : left;
+    int dim = walk_order[d], fixed = dim_fixed(w->sp, dim);
+    if (fixed || d == 4) {
+        int v = fixed ? fixed : left;
         if (left % v == 0 && dim_valid(w->m, dim, v))
             try_dim(w, d, dim, v, left);
         return;
     }
-    int root = 1, cap = dim_cap(w->m, dim, left);
-    while ((long long)(root + 1) * (root + 1) <= left)
-        root++;
-    for (int v = 1; v <= root && v <= cap && !w->oom; v++)
-        if (left % v == 0 && dim_valid(w->m, dim, v))
-            try_dim(w, d, dim, v, left);
-    for (int v = root; v >= 1 && !w->oom; v--)
-        if (left % v == 0 && v * v != left && left / v <= cap && dim_valid(w->m, dim, left / v))
-            try_dim(w, d, dim, left / v, left);
+    for (int i = 0; i < w->nvals[dim] && w->vals[dim][i] <= left && !w->oom; i++)
+        if (left % w->vals[dim][i] == 0)
+            try_dim(w, d, dim, w->vals[dim][i], left);
 }
 
 static void try_dim(walk *w, int d, int dim, int v, int left)
@@ -473,13 +493,81 @@ static void try_dim(walk *w, int d, int dim, int v, int left)
     walk_dims(w, d + 1, left / v);
 }
 
+/* The values the model allows dimension dim (TP, SP or PP), ascending
+ * (allocated, NULL when out of memory); *n gets the count. */
+static int *model_values(const model *m, int dim, int *n)
+{
+    const int most[4] = {0, m->heads, m->seq, m->layers};
+    int *v = malloc((size_t)most[dim] * sizeof *v);
+    *n = 0;
+    for (int x = 1; v && x <= most[dim]; x++)
+        if (dim_valid(m, dim, x))
+            v[(*n)++] = x;
+    return v;
+}
+
+/* Each number's least prime factor up to n (lpf[0] and lpf[1] 0):
+ * allocated, NULL when out of memory. */
+static int *least_prime_factors(int n)
+{
+    int *lpf = calloc((size_t)n + 1, sizeof *lpf);
+    for (int i = 2; lpf && i <= n; i++)
+        if (!lpf[i]) /* a prime: the least factor of its multiples not marked yet */
+            for (long long j = i; j <= n; j += i)
+                if (!lpf[j])
+                    lpf[j] = i;
+    return lpf;
+}
+
+/* The divisors of n > 0 into div, ascending, from its prime factors (lpf,
+ * least_prime_factors): with idle units allowed every product up to the
+ * live units is walked, and trial division of each would cost their
+ * square roots. Returns the count. */
+static int divisors(int n, const int *lpf, int *div)
+{
+    int k = 1;
+    div[0] = 1;
+    while (n > 1) {
+        int p = lpf[n], had = k;
+        for (long long pk = p; n % p == 0; n /= p, pk *= p)
+            for (int i = 0; i < had; i++)
+                div[k++] = (int)(div[i] * pk);
+    }
+    for (int i = 1; i < k; i++) /* insertion: a few dozen, and nearly in order */
+        for (int j = i; j > 0 && div[j - 1] > div[j]; j--) {
+            int t = div[j];
+            div[j] = div[j - 1];
+            div[j - 1] = t;
+        }
+    return k;
+}
+
 int search_cores(const wafer *wf, const model *m, const search_space *sp, search_cores_out *out, wt_err *e)
 {
     walk w = {.wf = wf, .m = m, .sp = sp, .scratch = calloc(1, sizeof(sim_result))};
     int live = wafer_live_units(wf);
     w.oom = !w.scratch;
-    for (int units = sp->allow_idle ? 1 : live; units <= live && !w.oom; units++)
+    int *lpf = sp->tatp ? NULL : least_prime_factors(live), *allowed[5] = {NULL};
+    w.oom |= !sp->tatp && !lpf;
+    for (int dim = 1; dim < 4; dim++) /* TP, SP, PP */
+        w.oom |= !(w.vals[dim] = allowed[dim] = model_values(m, dim, &w.nvals[dim]));
+    w.vals[4] = w.div;
+    w.oom |= !(w.reach[5] = calloc((size_t)live + 1, 1));
+    if (!w.oom)
+        w.reach[5][1] = 1; /* the product filled */
+    for (int d = 4; d >= 0 && !w.oom; d--)
+        w.oom |= !(w.reach[d] = reach_level(&w, d, w.reach[d + 1], live));
+    for (int units = sp->allow_idle ? 1 : live; units <= live && !w.oom; units++) {
+        if (!w.reach[0][units])
+            continue;
+        w.nvals[4] = sp->tatp ? 0 : divisors(units, lpf, w.div);
         walk_dims(&w, 0, units);
+    }
+    for (int d = 0; d < 6; d++)
+        free(w.reach[d]);
+    free(lpf);
+    for (int dim = 1; dim < 4; dim++)
+        free(allowed[dim]);
     free(w.scratch);
     if (w.oom) {
         free(w.cores);

@@ -312,6 +312,11 @@ int strategy_units(const strategy *s)
     return s->dp * s->tp * s->sp * s->pp * s->tatp;
 }
 
+int strategy_seqpar_fits(const model *m, int tp, int sp)
+{
+    return (m->seq / sp) % tp == 0;
+}
+
 int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e)
 {
     char name[64] = "";
@@ -332,7 +337,7 @@ int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e)
         return wt_fail(e, "strategy %s: TP %d must divide the model's ffn width %d", name, s->tp, m->ffn);
     if (m->seq % s->sp)
         return wt_fail(e, "strategy %s: SP %d must divide the sequence length %d", name, s->sp, m->seq);
-    if (s->tp_seqpar && (m->seq / s->sp) % s->tp)
+    if (s->tp_seqpar && !strategy_seqpar_fits(m, s->tp, s->sp))
         return wt_fail(e, "strategy %s: with --tp-seqpar on, TP %d must divide the %d tokens of a sequence "
                           "shard (or turn --tp-seqpar off)", name, s->tp, m->seq / s->sp);
     if (s->exec == EXEC_STREAM && !wf->store_ports)

@@ -70,6 +70,10 @@ int strategy_of_layout(const wafer *wf, strategy *s, wt_err *e);
  * docs/MODEL.md section 4 against the model and the live units (exec
  * stream: the wafer has a store, PP is 1). */
 int strategy_resolve(strategy *s, const model *m, const wafer *wf, wt_err *e);
+/* 1 when tp-seqpar can be on: TP divides the tokens of a sequence shard
+ * (seq / SP), which it shards; the one rule strategy_resolve checks and
+ * the search follows. */
+int strategy_seqpar_fits(const model *m, int tp, int sp);
 
 int strategy_units(const strategy *s); /* DP * TP * SP * PP * TATP */
 

@@ -359,14 +359,18 @@ static void check_geom(void *ud, const strategy *s, const model *m, int fits, do
         return;
     sim_result spec, r;
     assert_int_equal(sim_spec(&spec, c->wf, m, s, NULL), WT_OK);
-    search_geom g;
-    assert_int_equal(search_geom_build(&c->cuts, &spec.s, &g, NULL), WT_OK);
+    /* built for every algorithm at once, as the search does, and for its
+     * own alone: the shared groups and passes give the same figures */
+    search_geom g, own;
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, &g, NULL), WT_OK);
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, 1u << s->collective, &own, NULL), WT_OK);
+    assert_memory_equal(g.s_per_byte[s->collective], own.s_per_byte[s->collective], sizeof own.s_per_byte[0]);
     int ok = sim_eval_ctx(c->ctx, &r, m, s, NULL) == WT_OK;
     assert_int_equal(ok, g.placed); /* refused by its placement exactly when it has no cuts */
     if (!ok)
         return;
     double routed[SIM_MAX_PHASES] = {0};
-    search_geom_bounds(&g, &spec, routed);
+    search_geom_bounds(&g, s->collective, &spec, routed);
     double b = sim_bound_routed(&spec, sim_ctx_link_bw(c->ctx), routed, s->collective);
     bound_holds("cut", b, bound, &r, &c->n, &c->tighter);
 }
@@ -544,6 +548,77 @@ static void test_net_model(void **state)
     wafer_free(&wf);
 }
 
+/* The 5-tuples and grids of search_cores, in its order, by brute force:
+ * every product (up to the live units with idle units allowed), TATP, TP,
+ * SP and PP each in increasing order over every value that divides what is
+ * left and that the model allows, DP what is left, then the grids by
+ * width (the fixed grid only). Writes (dims, grid) rows of 7 ints into
+ * out; returns the count. */
+static size_t brute_tuples(const wafer *wf, const model *m, const search_space *sp, int *out)
+{
+    size_t n = 0;
+    int live = wafer_live_units(wf), want[5] = {sp->dp, sp->tp, sp->sp, sp->pp, sp->tatp};
+    for (int units = sp->allow_idle ? 1 : live; units <= live; units++)
+        for (int ta = 1; ta <= units; ta++)
+            for (int tp = 1; tp <= units; tp++)
+                for (int s = 1; s <= units; s++)
+                    for (int pp = 1; pp <= units; pp++) {
+                        long long inner = (long long)ta * tp * s * pp;
+                        if (units % inner || m->heads % tp || m->kv_heads % tp || m->ffn % tp || m->seq % s ||
+                            pp > m->layers)
+                            continue;
+                        int d[5] = {(int)(units / inner), tp, s, pp, ta}, ok = m->batch % d[0] == 0;
+                        for (int k = 0; k < 5; k++)
+                            ok &= !want[k] || d[k] == want[k];
+                        for (int gw = 1; ok && gw <= ta; gw++)
+                            if (ta % gw == 0 && gw <= wf->w && ta / gw <= wf->h &&
+                                (!sp->grid_w || (gw == sp->grid_w && ta / gw == sp->grid_h))) {
+                                memcpy(out + 7 * n, d, sizeof d);
+                                out[7 * n + 5] = gw;
+                                out[7 * n + 6] = ta / gw;
+                                n++;
+                            }
+                    }
+    return n;
+}
+
+/* search_cores walks the divisors of each product and the values the model
+ * allows each dimension: the same 5-tuples and grids in the same order as
+ * trying every value, free or fixed, with idle units or without. */
+static void test_cores_in_order(void **state)
+{
+    (void)state;
+    static int want[7 * 4096], got[7 * 4096];
+    const search_space spaces[] = {{0}, {.allow_idle = 1}, {.tatp = 1, .allow_idle = 1}, {.pp = 2, .allow_idle = 1},
+                                   {.tp = 2, .grid_w = 2, .grid_h = 2}};
+    for (int k = 0; k < 3; k++) {
+        wafer wf;
+        small_wafer(&wf, k == 2 ? 12 : 6, k ? 4 : 6, 1e12); /* everything fits: no grid is left out */
+        model m = small_model(k == 1 ? 3 : 6, 64, k ? 4 : 6, k == 2 ? 24 : 32, 24);
+        for (size_t i = 0; i < sizeof spaces / sizeof spaces[0]; i++) {
+            size_t nw = brute_tuples(&wf, &m, &spaces[i], want), ng = 0;
+            assert_true(nw < 4096);
+            search_cores_out all;
+            assert_int_equal(search_cores(&wf, &m, &spaces[i], &all, NULL), WT_OK);
+            for (size_t c = 0; c < all.n; c++) {
+                const search_core *a = &all.cores[c], *b = c ? &all.cores[c - 1] : NULL;
+                if (b && !memcmp(a->dims, b->dims, sizeof a->dims) && a->gw == b->gw && a->gh == b->gh)
+                    continue; /* the same tuple's options */
+                assert_true(ng < nw);
+                memcpy(got + 7 * ng, a->dims, sizeof a->dims);
+                got[7 * ng + 5] = a->gw;
+                got[7 * ng + 6] = a->gh;
+                ng++;
+            }
+            assert_int_equal(all.skipped, 0);
+            assert_int_equal(ng, nw);
+            assert_memory_equal(got, want, 7 * nw * sizeof *want);
+            free(all.cores);
+        }
+        wafer_free(&wf);
+    }
+}
+
 /* The least memory of every candidate search_each lists. */
 typedef struct least_check {
     const wafer *wf;
@@ -655,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),
         cmocka_unit_test(test_net_model),
+        cmocka_unit_test(test_cores_in_order),
         cmocka_unit_test(test_idle_grids_left_out),
         cmocka_unit_test(test_refusals),
     };
