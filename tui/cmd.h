@@ -13,6 +13,7 @@
  * 0 ok, 2 bad input, 1 internal error. */
 int cmd_exit(int rc, const wt_err *e);
 
+int cmd_compare(int argc, char **argv, const char *root);
 int cmd_tune(int argc, char **argv, const char *root);
 int cmd_ui(int argc, char **argv, const char *root);
 

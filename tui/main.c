@@ -287,6 +287,7 @@ static const command commands[] = {
     {"eval", "eval [options]            simulate one step, print its figures", run_eval},
     {"links", "links [options]           per-link bytes and utilisation", run_links},
     {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
+    {"compare", "compare A B [options]     two strategies on one scenario, side by side", cmd_compare},
     {"tune", "tune [options]            run steps with a policy acting between them", cmd_tune},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
     {"cmd", "cmd NAME [args] [options] run a Lua command on a scenario (cmd --help lists them)", run_cmd},
