@@ -61,10 +61,14 @@ grep -q 'compare_json: ok' "$tmp/lua" || fail "compare JSON check printed no ok:
 # table: both sides, the ratio, a row per phase
 expect_ok compare "$a" "$b" $opts
 grep -q '^step time .*DP\|^strategy  *DP4,TATP64  *DP8,TP32' "$tmp/out" || fail "compare table lacks the strategies: $(cat "$tmp/out")"
-grep -q '^memory fits  *fits  *fits' "$tmp/out" || fail "compare table: both fit: $(cat "$tmp/out")"
+grep -q '^mem fits  *fits  *fits' "$tmp/out" || fail "compare table: both fit: $(cat "$tmp/out")"
 grep -q '^dp.allreduce ' "$tmp/out" || fail "compare table lacks the dp.allreduce row"
 expect_ok compare DP8,TATP16 DP8,TP32
-grep -q '^memory fits  *DOES NOT FIT' "$tmp/out" || fail "compare table: a side that does not fit in memory is shown as eval shows it"
+grep -q '^mem fits  *DOES NOT FIT' "$tmp/out" || fail "compare table: a side that does not fit in memory is shown as eval shows it"
+
+# the README's second line: both sides DOES NOT FIT, compared all the same
+expect_ok compare DP8,TATP16 DP8,TP32 --format csv
+grep -qx ',memory.fits,false,false,,' "$tmp/out" || fail "compare CSV of two that do not fit: $(grep fits "$tmp/out")"
 
 # bad input: one line, exit 2, nothing on stdout
 expect_bad1() {

@@ -211,11 +211,15 @@ wait_last ":link_util --group *" "Tab completion"
 keys Escape
 wait_last "[^:].*" "Esc cancels the command line"
 # on an empty line it lists every command: the stock ones and the user's
+# (on one line, wider than 120 columns)
+T resize-window -t ui -x 200 -y 40
 keys ':' Tab
 wait_last ":  .* broken .*" "Tab lists the user's command"
 cap | tail -n 1 >"$tmp/tab"
 names_stock commands "$tmp/tab" "Tab on an empty command line"
 keys Escape
+T resize-window -t ui -x 120 -y 40
+wait_for "figures" "back to 120x40 after Tab's list"
 
 # --- help overlay, closed by any key
 keys '?'
@@ -455,6 +459,36 @@ wait_for "hottest 2 links:" ":link_util's hottest links on wse2 (End: its last l
 keys q
 wait_exit "q (wse2)"
 wait_s=30
+
+# --- :compare: B beside the session's A, each half titled with its step
+# time as compare prints it headless; d shows B - A on the diverging
+# scale; a strategy that cannot be placed is one line and the comparison
+# stays; :compare off gives the one mesh back
+"$bin" compare DP8,TP32 'DP4,TATP64;placement=tiles' --placement linear --checkpoint full --mem zero,act_int8,grad_fp8 \
+    >"$tmp/cmp.txt" || fail "compare for :compare's checks"
+step_a=$(sed -n 's/^step time  *\([0-9.]* [a-z]*s\)  .*/\1/p' "$tmp/cmp.txt")
+step_b=$(sed -n 's/^step time  *[0-9.]* [a-z]*s  *\([0-9.]* [a-z]*s\) .*/\1/p' "$tmp/cmp.txt")
+ratio=$(sed -n 's/^step time .* \([0-9.]*\)$/\1/p' "$tmp/cmp.txt")
+start ui $scenario
+wait_for "figures" "before :compare"
+keys : "compare DP4,TATP64 --placement tiles" Enter
+wait_for "A vs B" ":compare: both figure sets"
+wait_for "A DP8,TP32  $step_a" ":compare: A's half titled with its step time"
+wait_for "B DP4,TATP64  $step_b" ":compare: B's half titled with its step time"
+cap | grep -qE "^.*step time +$step_a +$step_b +$ratio" || fail ":compare: the panel lacks 'step time $step_a $step_b $ratio'"
+[ "$(cap | grep -c '▀')" -gt 10 ] || fail ":compare: no meshes"
+keys d
+wait_for "B - A link util -" "d: the difference's legend"
+keys d
+wait_gone "B - A link util" "d again: side by side"
+keys : "compare DP9,TP32" Enter
+wait_last "compare: strategy DP9,TP32 needs 288 units.*" ":compare a strategy that cannot be placed"
+cap | grep -qF "A vs B" || fail ":compare DP9,TP32 ended the comparison"
+keys : "compare off" Enter
+wait_gone "A vs B" ":compare off"
+wait_for "link util 0%" ":compare off: the one mesh"
+keys q
+wait_exit "q after :compare"
 
 # --- wafertop alone opens the screen on the default scenario
 start

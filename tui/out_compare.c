@@ -169,9 +169,9 @@ static const struct {
     {"tokens/s", REPORT_TOP, "tokens_per_s", K_RATE},
     {"MFU", REPORT_TOP, "mfu", K_PCT},
     {"memory", REPORT_MEMORY, "total", K_BYTES},
-    {"memory fits", REPORT_MEMORY, "fits", K_FIT},
-    {"link max util", REPORT_TOP, "max_link_util", K_PCT},
-    {"link mean util", REPORT_TOP, "mean_link_util", K_PCT},
+    {"mem fits", REPORT_MEMORY, "fits", K_FIT},
+    {"link max", REPORT_TOP, "max_link_util", K_PCT},
+    {"link mean", REPORT_TOP, "mean_link_util", K_PCT},
     {"hot links", REPORT_TOP, "hot_links", K_COUNT},
     {"bottleneck", REPORT_TOP, "bottleneck_phase", K_TEXT},
 };

@@ -140,6 +140,8 @@ static const ui_cmd cmds[] = {
     {"save", "save FILE                         write the scenario as YAML", 1, 1, cmd_save},
     {"at", "at PHASE|TIME                     the cursor of time to where PHASE first runs, or to TIME", 1, 1,
      cmd_at},
+    {"compare", "compare S [--placement P ..] | compare off   S beside the session's strategy (d: B - A)", 1,
+     MAX_WORDS, ui_compare_cmd},
     {"quit", "quit", 0, 0, cmd_quit},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
@@ -296,7 +298,7 @@ int ui_complete_words(void *ud, const char *cmd, const char **words, int max)
         words[n++] = "off";
         return n;
     }
-    if (!strcmp(cmd, "strategy") || !strcmp(cmd, "layout") || !strcmp(cmd, "model")) {
+    if (!strcmp(cmd, "strategy") || !strcmp(cmd, "layout") || !strcmp(cmd, "model") || !strcmp(cmd, "compare")) {
         char help[CLI_HELP_MAX];
         return flags_of(u, cli_scenario_help(help, sizeof help), words, 0, max);
     }
