@@ -227,6 +227,39 @@ static void test_compare_screen(void **state)
     snprintf(text, sizeof text, " +%.1f%%  ", 100 * top);
     assert_true(canvas_find(&u->cv, text));
 
+    /* mono, on a taller screen (a cell a grid row): each cell's glyph by the
+     * size of its difference, lower '=' '-', the same '·', higher '*' '#' */
+    u->ncolours = 0;
+    assert_int_equal(canvas_resize(&u->cv, 120, 50), 0);
+    u->v.zoom = 0;
+    draw(u);
+    assert_int_equal(u->v.zoom, 1);
+    assert_int_equal(u->v.scale, 1);
+    view_layout_for(120, 50, 0, &l);
+    static const uint32_t glyphs[5] = {'=', '-', 0x00B7, '*', '#'};
+    int levels[5] = {0};
+    for (int gy = 0; gy < 31; gy++)
+        for (int gx = 0; gx < 31; gx++) {
+            double val = cell_value(a->wf, util_diff, a, &b, gx, gy);
+            const canvas_cell *k = canvas_at(&u->cv, l.mesh.x + gx, l.mesh.y + gy);
+            if (k->ch == 0x25C6u) /* the cursor */
+                continue;
+            if (val < 0) {
+                assert_int_equal(k->ch, val == -2 ? '+' : ' ');
+                continue;
+            }
+            int level = (int)floor(fmax(-1, fmin(1, (2 * val - 1) / top)) * 2.5 + 2.5);
+            level = level > 4 ? 4 : level;
+            if (k->ch != glyphs[level])
+                fail_msg("mono cell %d,%d: U+%04X, expected U+%04X", gx, gy, (unsigned)k->ch, (unsigned)glyphs[level]);
+            levels[level]++;
+        }
+    assert_true(levels[0] + levels[1] > 0 && levels[3] + levels[4] > 0 && levels[2] > 0);
+    u->ncolours = 256;
+    assert_int_equal(canvas_resize(&u->cv, 120, 40), 0);
+    view_layout_for(120, 40, 0, &l);
+    u->v.zoom = 0;
+
     /* a strategy that cannot be placed: one line, the comparison stays */
     ui_command(u, "compare DP9,TP32");
     assert_int_equal(u->status_error, 1);

@@ -172,10 +172,11 @@ static uint8_t pixel_colour(const view_state *v, double code)
     return v->diverging ? theme_div(on_scale(v, code)) : theme_grad(on_scale(v, code));
 }
 
-/* A difference in mono: lower '=' '-', about the same '·', higher '+' '#'. */
+/* A difference in mono: lower '=' '-', about the same '·', higher '*' '#'
+ * ('+' is a unit's). */
 static uint32_t diverging_glyph(double d)
 {
-    static const uint32_t glyphs[5] = {'=', '-', 0x00B7, '+', '#'};
+    static const uint32_t glyphs[5] = {'=', '-', 0x00B7, '*', '#'};
     int level = (int)floor(d * 2.5 + 2.5);
     return glyphs[level < 0 ? 0 : level > 4 ? 4 : level];
 }
