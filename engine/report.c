@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dram.h"
 #include "net.h"
@@ -201,6 +202,14 @@ static const struct {
 const char *report_section_key(report_section s) { return sections[s].key; }
 int report_nfields(report_section s) { return sections[s].n; }
 const char *report_field_name(report_section s, int i) { return sections[s].fields[i].name; }
+
+int report_field_find(report_section s, const char *name)
+{
+    for (int i = 0; i < sections[s].n; i++)
+        if (!strcmp(sections[s].fields[i].name, name))
+            return i;
+    return -1;
+}
 
 void report_get(const sim_result *r, report_section s, int i, int index, report_value *v)
 {

@@ -26,6 +26,8 @@ const char *report_section_key(report_section s);
 /* Number of fields of a section and the name of field i. */
 int report_nfields(report_section s);
 const char *report_field_name(report_section s, int i);
+/* The index of the field called name in a section, or -1. */
+int report_field_find(report_section s, const char *name);
 /* Value of field i; index selects the phase for REPORT_PHASE. */
 void report_get(const sim_result *r, report_section s, int i, int index, report_value *v);
 

@@ -252,18 +252,14 @@ int strategy_set_option(strategy *s, const char *name, const char *value, wt_err
     return wt_fail(e, "unknown strategy option '%s'", name);
 }
 
-int strategy_spec(const char *spec, strategy *s, wt_err *e)
+int strategy_set_options(const char *opts, strategy *s, wt_err *e)
 {
     char buf[256], *save = NULL;
-    if (strlen(spec) >= sizeof buf)
-        return wt_fail(e, "strategy '%.40s...' is too long", spec);
-    memcpy(buf, spec, strlen(spec) + 1);
-    strategy_defaults(s);
-    const char *text = strtok_r(buf, ";", &save);
-    if (!text)
-        return wt_fail(e, "strategy is empty: expected e.g. DP8,TATP16");
-    int rc = strategy_parse(text, s, e);
-    for (char *opt; rc == WT_OK && (opt = strtok_r(NULL, ";", &save));) {
+    if (strlen(opts) >= sizeof buf)
+        return wt_fail(e, "strategy options '%.40s...' are too long", opts);
+    memcpy(buf, opts, strlen(opts) + 1);
+    int rc = WT_OK;
+    for (char *opt = strtok_r(buf, ";", &save); rc == WT_OK && opt; opt = strtok_r(NULL, ";", &save)) {
         char *eq = strchr(opt, '=');
         if (!eq)
             return wt_fail(e, "strategy option '%s': expected name=value", opt);
@@ -271,6 +267,19 @@ int strategy_spec(const char *spec, strategy *s, wt_err *e)
         rc = strategy_set_option(s, opt, eq + 1, e);
     }
     return rc;
+}
+
+int strategy_spec(const char *spec, strategy *s, wt_err *e)
+{
+    char buf[256];
+    size_t len = strcspn(spec, ";");
+    if (len >= sizeof buf)
+        return wt_fail(e, "strategy '%.40s...' is too long", spec);
+    memcpy(buf, spec, len);
+    buf[len] = '\0';
+    strategy_defaults(s);
+    int rc = strategy_parse(buf, s, e);
+    return rc == WT_OK ? strategy_set_options(spec + len, s, e) : rc;
 }
 
 int strategy_of_layout(const wafer *wf, strategy *s, wt_err *e)

@@ -62,6 +62,9 @@ int strategy_set_option(strategy *s, const char *name, const char *value, wt_err
 /* A strategy and its options from one text "TEXT;name=value;..." (a
  * layout's recommended strategy, wafer.strategy), on top of the defaults. */
 int strategy_spec(const char *spec, strategy *s, wt_err *e);
+/* The options part of such a text, "name=value;name=value" (empty parts
+ * skipped), onto s in order. */
+int strategy_set_options(const char *opts, strategy *s, wt_err *e);
 /* The strategy wf recommends (STRATEGY_DEFAULT_TEXT when it names none)
  * into s, on top of the defaults; errors start "layout NAME: strategy:". */
 int strategy_of_layout(const wafer *wf, strategy *s, wt_err *e);

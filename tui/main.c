@@ -353,6 +353,7 @@ static const command commands[] = {
     {"eval", "eval [options]            simulate one step, print its figures", run_eval},
     {"links", "links [options]           per-link bytes and utilisation", run_links},
     {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
+    {"compare", "compare A B [options]     two strategies on one scenario, side by side", cmd_compare},
     {"tune", "tune [options]            run steps with a policy acting between them", cmd_tune},
     {"snapshot", "snapshot --out FILE.png  the heatmap as a picture (PNG or SVG)", run_snapshot},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},

@@ -21,7 +21,7 @@ static void json_value(json_writer *w, const report_value *v)
     }
 }
 
-static void json_section(json_writer *w, const sim_result *r, report_section s, int index)
+void out_json_section(json_writer *w, const sim_result *r, report_section s, int index)
 {
     json_begin_object(w);
     for (int i = 0; i < report_nfields(s); i++) {
@@ -43,13 +43,13 @@ void out_eval_object(json_writer *w, const sim_result *r)
         json_value(w, &v);
     }
     json_key(w, report_section_key(REPORT_STRATEGY));
-    json_section(w, r, REPORT_STRATEGY, 0);
+    out_json_section(w, r, REPORT_STRATEGY, 0);
     json_key(w, report_section_key(REPORT_MEMORY));
-    json_section(w, r, REPORT_MEMORY, 0);
+    out_json_section(w, r, REPORT_MEMORY, 0);
     json_key(w, report_section_key(REPORT_PHASE));
     json_begin_array(w);
     for (int p = 0; p < r->nphases; p++)
-        json_section(w, r, REPORT_PHASE, p);
+        out_json_section(w, r, REPORT_PHASE, p);
     json_end_array(w);
     json_end_object(w);
 }
@@ -61,10 +61,12 @@ void out_eval_json(FILE *f, const sim_result *r)
     out_eval_object(&w, r);
 }
 
-static void csv_value(FILE *f, const report_value *v)
+void out_csv_value(FILE *f, const report_value *v)
 {
-    if (v->kind == REPORT_STR)
-        fputs(v->str, f); /* our strings hold no commas or quotes except mem lists */
+    if (v->kind == REPORT_STR && strchr(v->str, ','))
+        fprintf(f, "\"%s\"", v->str); /* our strings hold no quotes, and commas only in lists */
+    else if (v->kind == REPORT_STR)
+        fputs(v->str, f);
     else if (v->kind == REPORT_BOOL)
         fputs(v->num ? "true" : "false", f);
     else if (v->kind == REPORT_INT)
@@ -89,10 +91,7 @@ void out_eval_csv(FILE *f, const sim_result *r)
                 } else {
                     report_value v;
                     report_get(r, secs[s], i, 0, &v);
-                    if (v.kind == REPORT_STR && strchr(v.str, ','))
-                        fprintf(f, "\"%s\"", v.str);
-                    else
-                        csv_value(f, &v);
+                    out_csv_value(f, &v);
                 }
             }
         }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "report.h"
 #include "search.h"
 #include "sim.h"
 
@@ -16,6 +17,22 @@ void out_eval_json(FILE *f, const sim_result *r);
 void out_eval_object(json_writer *w, const sim_result *r);
 void out_eval_csv(FILE *f, const sim_result *r);
 void out_eval_table(FILE *f, const sim_result *r);
+/* One section of r as a JSON object (index: the phase of REPORT_PHASE). */
+void out_json_section(json_writer *w, const sim_result *r, report_section s, int index);
+/* One value as a CSV cell (a string with commas quoted). */
+void out_csv_value(FILE *f, const report_value *v);
+
+/* Two results on one scenario (`compare`): both figure sets with the
+ * ratios B/A, then the phases of either with the differences B - A.
+ * format: table | json | csv (one row per figure). */
+void out_compare(FILE *f, const sim_result *a, const sim_result *b, const char *format);
+/* The step's figures compare's table shows (and the screen's comparison),
+ * one a row: row k's label; r's value as text into buf (96 bytes hold
+ * any), returned; its ratio B/A, or NAN for text (or when A's is 0). */
+int out_compare_nrows(void);
+const char *out_compare_label(int k);
+char *out_compare_value(int k, const sim_result *r, char *buf, size_t n);
+double out_compare_ratio(int k, const sim_result *a, const sim_result *b);
 
 /* One row per existing directed link: x,y,dir,bytes,busy_s,util, over the
  * step, or over one phase (phase >= 0; util is then the share of the time

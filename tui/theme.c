@@ -45,16 +45,30 @@ int theme_nearest(rgb c, int ncolours)
     return best;
 }
 
+/* The colour a fraction f of the way from a to b. */
+static rgb mix(rgb a, rgb b, double f)
+{
+    return (rgb){(uint8_t)(a.r + (b.r - a.r) * f + 0.5), (uint8_t)(a.g + (b.g - a.g) * f + 0.5),
+                 (uint8_t)(a.b + (b.b - a.b) * f + 0.5)};
+}
+
 /* Fills the 101 gradient steps from the stops by linear interpolation. */
 static void expand(theme *t, const rgb *stops, int n)
 {
     for (int p = 0; p <= 100; p++) {
         double pos = p / 100.0 * (n - 1);
         int i = (int)pos < n - 1 ? (int)pos : n - 2;
-        double f = pos - i;
-        rgb a = stops[i], b = stops[i + 1];
-        t->colour[TC_GRAD0 + p] = (rgb){(uint8_t)(a.r + (b.r - a.r) * f + 0.5), (uint8_t)(a.g + (b.g - a.g) * f + 0.5),
-                                        (uint8_t)(a.b + (b.b - a.b) * f + 0.5)};
+        t->colour[TC_GRAD0 + p] = mix(stops[i], stops[i + 1], pos - i);
+    }
+}
+
+/* The diverging ramp from the named colours: accent, background, hot. */
+static void diverge(theme *t)
+{
+    const rgb stops[3] = {t->colour[TC_ACCENT], t->colour[TC_BACKGROUND], t->colour[TC_HOT]};
+    for (int k = 0; k <= 2 * TC_DIV_MID; k++) {
+        int i = k < TC_DIV_MID ? 0 : 1;
+        t->colour[TC_DIV0 + k] = mix(stops[i], stops[i + 1], (double)(k - i * TC_DIV_MID) / TC_DIV_MID);
     }
 }
 
@@ -67,6 +81,7 @@ void theme_default(theme *t)
     memcpy(t->colour, named, sizeof named);
     const rgb stops[] = {{0, 95, 135}, {0, 135, 175}, {95, 215, 95}, {255, 215, 0}, {255, 95, 0}, {215, 0, 0}};
     expand(t, stops, (int)(sizeof stops / sizeof stops[0]));
+    diverge(t);
 }
 
 /* "#rrggbb" -> rgb; 0 or -1. Six hex digits: %x alone would also take a
@@ -167,6 +182,7 @@ int theme_load(const char *path, theme *t, wt_err *e)
     if (rc != WT_OK)
         return rc;
     expand(&loaded, c.stops, c.nstops);
+    diverge(&loaded);
     *t = loaded;
     return WT_OK;
 }

@@ -11,7 +11,9 @@
  *   grid: "#303030"
  *   mono: false                                  # optional: glyph density, no colour
  *
- * The gradient is expanded to 101 steps (0 % to 100 % utilisation). A
+ * The gradient is expanded to 101 steps (0 % to 100 % utilisation), and a
+ * diverging ramp (a difference, -1 to 1) is derived from the named colours:
+ * accent (cold, below 0) through background (0) to hot (above 0). A
  * terminal gets each colour as its nearest: the 256-colour cube or grey
  * ramp, or the 16 or 8 basic colours.
  */
@@ -26,7 +28,9 @@
 enum theme_colour {
     TC_BACKGROUND = 0, TC_TEXT, TC_ACCENT, TC_HOT, TC_DEAD, TC_GRID, TC_NAMED,
     TC_GRAD0 = TC_NAMED,            /* TC_GRAD0 + p for p % utilisation */
-    TC_COUNT = TC_GRAD0 + 101
+    TC_DIV0 = TC_GRAD0 + 101,       /* the diverging ramp: TC_DIV0 + TC_DIV_MID + k for k / TC_DIV_MID */
+    TC_DIV_MID = 10,                /* of the largest difference, k in [-TC_DIV_MID, TC_DIV_MID] */
+    TC_COUNT = TC_DIV0 + 2 * TC_DIV_MID + 1
 };
 
 typedef struct rgb {
@@ -49,6 +53,13 @@ static inline uint8_t theme_grad(double util)
 {
     int p = (int)(util * 100 + 0.5);
     return (uint8_t)(TC_GRAD0 + (p < 0 ? 0 : p > 100 ? 100 : p));
+}
+
+/* The diverging colour for a difference in [-1, 1] (clamped). */
+static inline uint8_t theme_div(double d)
+{
+    int k = (int)(d * TC_DIV_MID + (d < 0 ? -0.5 : 0.5));
+    return (uint8_t)(TC_DIV0 + TC_DIV_MID + (k < -TC_DIV_MID ? -TC_DIV_MID : k > TC_DIV_MID ? TC_DIV_MID : k));
 }
 
 /* The nearest colour number on a terminal of ncolours (8, 16 or 256). */

@@ -134,6 +134,7 @@ typedef struct ui {
 
     ui_search search;
     ui_group group;
+    struct ui_compare *cmp;           /* `:compare`, or NULL (ui_compare.c) */
     int quit;
 } ui;
 
@@ -208,6 +209,25 @@ int ui_play_at(ui *u, const char *what, wt_err *e);
 /* Points u->v at the cursor and the colours (links: the links are shown or
  * read, so the window at the cursor must be current). */
 void ui_play_view(ui *u, int links);
+
+/* The step average of r's links into a (allocated for nlinks): cleared
+ * where it held a figure, then filled at r's loaded links (everywhere when
+ * r lists none; a is then dense). */
+void ui_links_average(ui_links *a, size_t nlinks, const sim_result *r);
+
+/* ui_compare.c: `:compare S [--opt V ...]` evaluates S (with the option
+ * flags the screen was opened with, then its own) on the session's mesh
+ * and model and shows it beside the session's result (B beside A);
+ * `:compare off` ends it. A strategy that cannot be placed is an error;
+ * one that does not fit in memory is compared, and the status line says
+ * so. B is evaluated again when the session's faults change; a new
+ * session ends the comparison (ui_compare_end, from ui_free_session). */
+int ui_compare_cmd(ui *u, int argc, char **argv, wt_err *e);
+void ui_compare_end(ui *u);
+/* `d`: side by side or the difference. */
+void ui_compare_key(ui *u, int key);
+/* Points u->v.compare at what the next frame shows (NULL: no comparison). */
+void ui_compare_view(ui *u);
 
 /* ui_keys.c: a key in the main view (not the command line). */
 void ui_key(ui *u, const key_event *ev);

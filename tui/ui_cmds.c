@@ -150,6 +150,8 @@ static const ui_cmd cmds[] = {
      cmd_at},
     {"group", "group KIND|off                    the group of KIND around the cursor (tatp.rows tatp.cols tp sp dp pp)",
      1, 1, cmd_group},
+    {"compare", "compare S [--placement P ..] | compare off   S beside the session's strategy (d: B - A)", 1,
+     MAX_WORDS, ui_compare_cmd},
     {"quit", "quit", 0, 0, cmd_quit},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
@@ -300,7 +302,7 @@ int ui_complete_words(void *ud, const char *cmd, const char **words, int max)
         words[n++] = "off";
         return n;
     }
-    if (!strcmp(cmd, "strategy") || !strcmp(cmd, "layout") || !strcmp(cmd, "model")) {
+    if (!strcmp(cmd, "strategy") || !strcmp(cmd, "layout") || !strcmp(cmd, "model") || !strcmp(cmd, "compare")) {
         char help[CLI_HELP_MAX];
         return flags_of(u, cli_scenario_help(help, sizeof help), words, 0, max);
     }

@@ -221,6 +221,15 @@ static void colour_window(ui *u)
     p->shown++;
 }
 
+void ui_links_average(ui_links *a, size_t nlinks, const sim_result *r)
+{
+    links_clear(a, nlinks, r);
+    for (size_t i = 0; i < (a->dense ? nlinks : a->nat); i++) {
+        size_t l = a->dense ? i : (size_t)a->at[i];
+        a->val[l] = sim_link_util(r, l);
+    }
+}
+
 /* The step average, unless it holds it already: 3.4M links on a wafer, so
  * only when shown, and only the loaded ones. */
 static void colour_average(ui *u)
@@ -228,11 +237,7 @@ static void colour_average(ui *u)
     ui_play *p = &u->play;
     if (p->avg_gen == p->gen)
         return;
-    links_clear(&p->avg, p->nlinks, u->r);
-    for (size_t i = 0; i < (p->avg.dense ? p->nlinks : p->avg.nat); i++) {
-        size_t l = p->avg.dense ? i : (size_t)p->avg.at[i];
-        p->avg.val[l] = sim_link_util(u->r, l);
-    }
+    ui_links_average(&p->avg, p->nlinks, u->r);
     p->avg_gen = p->gen;
     p->shown++;
 }

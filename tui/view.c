@@ -33,6 +33,7 @@ const char *const view_help_lines[] = {
     "  PgUp PgDn End   scroll the output pane",
     "  o               the output pane: tall (half the screen) or short",
     "  y               apply the best strategy a search found",
+    "  d               a comparison: side by side or the difference B - A",
     "  :               command line (up/down history, Tab completes, Esc cancels)",
     "  ? F1            this help",
     "  q F10           quit",
@@ -44,6 +45,7 @@ const char *const view_help_lines[] = {
     "  export FILE.png|.svg   the heatmap as shown, as a picture",
     "  at PHASE|TIME          the cursor of time to where PHASE first runs, or to TIME",
     "  group KIND|off         the group of KIND around the cursor (tatp.rows tatp.cols tp sp dp pp)",
+    "  compare S [--opt V]    S beside the session's strategy (step averages) | compare off",
     NULL,
 };
 
@@ -267,7 +269,7 @@ static void sparkline(canvas *c, const view_state *v, view_rect a, int y)
 
 static void panel(canvas *c, const view_state *v, view_rect a)
 {
-    int y = figures(c, v, a, a.y);
+    int y = v->compare ? view_compare_figures(c, v, a, a.y) : figures(c, v, a, a.y);
     int rest = a.y + a.h - y - 3 /* sparkline */ - 2 /* headings */ - 2 /* the cursor of time */;
     if (rest < 2) { /* a short panel (60x20): the sections would overlap, keep the hottest links */
         hot_links(c, v, a, y, a.y + a.h - y - 1);
@@ -393,14 +395,17 @@ void view_draw(canvas *c, view_state *v)
         return;
     }
     title(c, v, l.title);
-    if (v->r) {
+    if (v->r && v->compare) {
+        view_draw_compare(c, v, &l);
+    } else if (v->r) {
         view_draw_mesh(c, v, l.mesh);
         view_draw_group(c, v, l.mesh);
         view_draw_rulers(c, v, l.xaxis, l.yaxis, l.mesh);
         view_draw_cursor(c, v, l.mesh);
         view_draw_legend(c, v, l.legend);
-        panel(c, v, l.panel);
     }
+    if (v->r)
+        panel(c, v, l.panel);
     output_pane(c, v, l.output);
     status_line(c, v, l.status);
     if (v->help)

@@ -44,6 +44,10 @@ typedef struct view_state {
     int nclasses;
     int util_auto;             /* the links' colour scale runs to the highest value shown, else 0-100 % */
     double util_max;           /* what its top stands for (set by view_draw_mesh: 1 or that value) */
+    double util_top;           /* the auto scale runs at least this high (two meshes share a scale) */
+    int diverging;             /* link_util holds (d + 1) / 2 for a difference d = B - A in [-1, 1]: on the
+                                * diverging ramp, the auto scale's top the largest |d| shown */
+    struct view_compare *compare; /* two results in the mesh area (view_compare.c), or NULL */
     const char *util_label;    /* "step average" or "100 us window" */
     double compute_now;        /* the compute view at the cursor of time: the busiest compute fraction
                                 * of the phases running there, for every unit with a stage; < 0:
@@ -98,6 +102,16 @@ typedef struct view_state {
     int ngroup_links;
     view_blocks blocks;        /* the block cache (zoom > 1) */
 } view_state;
+
+/* Two results on one mesh (`:compare`): side by side, each half with a
+ * title line, or the difference B - A on the diverging scale. The holder
+ * fills each view_state's result, link figures and keys; view_draw gives
+ * them the main view's cursor, zoom and colours. */
+typedef struct view_compare {
+    view_state side[2];        /* A (the session's) and B */
+    view_state diff;           /* link_util: (B - A + 1) / 2, diverging */
+    int show_diff;
+} view_compare;
 
 /* The too-small limit. */
 #define VIEW_MIN_W 60
@@ -190,6 +204,12 @@ int view_unit_pixel(const view_state *v, int u);
  * with the cursor's coordinates marked, and the wafer edges of a
  * multi-wafer layout on rulers and mesh; after view_draw_mesh. */
 void view_draw_rulers(canvas *c, const view_state *v, view_rect xaxis, view_rect yaxis, view_rect mesh);
+
+/* view_compare.c: the mesh area and the legend of a comparison (after
+ * view_layout_for), and the figures of both sides with the ratios in the
+ * panel from row y; returns the next row. */
+void view_draw_compare(canvas *c, view_state *v, const view_layout *l);
+int view_compare_figures(canvas *c, const view_state *v, view_rect a, int y);
 
 /* The rows usable links with the busiest windows (peak, per link slot),
  * hottest first (ties by slot), into top; returns how many (those with a

@@ -151,9 +151,17 @@ double view_cell_value(const view_state *v, int gx, int gy, int *dead)
  * (the highest value shown, or 1), the units' values as they are. */
 static double on_scale(const view_state *v, double val)
 {
+    if (v->diverging) /* the difference over the scale's top, -1 .. 1 */
+        return v->util_max > 0 ? fmax(-1, fmin(1, (2 * val - 1) / v->util_max)) : 0;
     if (v->mode != VIEW_LINKS || v->util_max == 1)
         return val;
     return v->util_max > 0 ? fmin(1, val / v->util_max) : 0;
+}
+
+/* Where a pixel stands against the auto scale's top: a difference by its size. */
+static double scale_value(const view_state *v, double val)
+{
+    return v->diverging ? fabs(2 * val - 1) : val;
 }
 
 /* The density glyph of a value in [0, 1]. */
@@ -172,7 +180,16 @@ static uint8_t pixel_colour(const view_state *v, double code)
         return TC_GRID;
     if (code < 0)
         return TC_BACKGROUND;
-    return theme_grad(on_scale(v, code));
+    return v->diverging ? theme_div(on_scale(v, code)) : theme_grad(on_scale(v, code));
+}
+
+/* A difference in mono: lower '=' '-', about the same '·', higher '*' '#'
+ * ('+' is a unit's). */
+static uint32_t diverging_glyph(double d)
+{
+    static const uint32_t glyphs[5] = {'=', '-', 0x00B7, '*', '#'};
+    int level = (int)floor(d * 2.5 + 2.5);
+    return glyphs[level < 0 ? 0 : level > 4 ? 4 : level];
 }
 
 uint8_t view_value_colour(const view_state *v, double val, int dead)
@@ -188,7 +205,7 @@ static uint32_t pixel_glyph(const view_state *v, double code)
         return '+';
     if (code < 0)
         return ' ';
-    return density_glyph(on_scale(v, code));
+    return v->diverging ? diverging_glyph(on_scale(v, code)) : density_glyph(on_scale(v, code));
 }
 
 /* At zoom 1 a unit is scale x scale pixels and a link one pixel between two
@@ -308,10 +325,10 @@ void view_draw_mesh(canvas *c, view_state *v, view_rect a)
                 val = view_cell_value(v, pixel_grid(v, px), gy, &dead);
             }
             pix[(size_t)y * (size_t)a.w + (size_t)x] = dead ? PIX_DEAD : val;
-            max = !dead && val > max ? val : max;
+            max = !dead && val >= 0 && scale_value(v, val) > max ? scale_value(v, val) : max;
         }
     }
-    v->util_max = v->mode == VIEW_LINKS && v->util_auto ? max : 1;
+    v->util_max = v->mode == VIEW_LINKS && v->util_auto ? fmax(max, v->util_top) : 1;
     for (int row = 0; row < a.h; row++)
         for (int col = 0; col < a.w; col++) {
             const double *p = &pix[(size_t)(row * per) * (size_t)a.w + (size_t)col];
@@ -343,22 +360,27 @@ int view_unit_at(const view_state *v, view_rect a, int sx, int sy, int *ux, int 
 void view_draw_legend(canvas *c, const view_state *v, view_rect a)
 {
     static const char *const what[] = {"link util", "compute util", "memory fill"};
-    char top[32] = "100%", pixel[48];
+    char top[32] = "100%", low[32] = "0%", pixel[48];
     if (v->mode == VIEW_LINKS && v->util_auto)
         snprintf(top, sizeof top, "%.1f%% max", 100 * v->util_max);
+    if (v->diverging) { /* B lower at the left, higher at the right */
+        snprintf(top, sizeof top, "+%.1f%%", 100 * v->util_max);
+        snprintf(low, sizeof low, "-%.1f%%", 100 * v->util_max);
+    }
     if (v->zoom > 1) /* what a pixel is: the bar gives way to it */
         snprintf(pixel, sizeof pixel, "pixel = %dx%d units (%s)", v->zoom, v->zoom, v->mean ? "mean" : "max");
     else
         snprintf(pixel, sizeof pixel, "unit = %dx%d pixels", v->scale, v->scale);
-    int x = a.x + canvas_printf(c, a.x, a.y, a.w, TC_TEXT, TC_BACKGROUND, 0, "%s 0%% ", what[v->mode]);
+    int x = a.x + canvas_printf(c, a.x, a.y, a.w, TC_TEXT, TC_BACKGROUND, 0, "%s %s ",
+                                v->diverging ? "B - A link util" : what[v->mode], low);
     int bar = a.w - (x - a.x) - (int)strlen(top) - (int)strlen(pixel) - 12; /* " TOP  xdead  PIXEL" */
     bar = bar > 40 ? 40 : bar;
     for (int i = 0; i < bar; i++) {
-        double val = bar > 1 ? (double)i / (bar - 1) : 1;
+        double val = bar > 1 ? (double)i / (bar - 1) : 1, d = 2 * val - 1;
         if (v->mono)
-            canvas_put(c, x + i, a.y, density_glyph(val), TC_TEXT, TC_BACKGROUND, 0);
+            canvas_put(c, x + i, a.y, v->diverging ? diverging_glyph(d) : density_glyph(val), TC_TEXT, TC_BACKGROUND, 0);
         else
-            canvas_put(c, x + i, a.y, ' ', TC_TEXT, theme_grad(val), 0);
+            canvas_put(c, x + i, a.y, ' ', TC_TEXT, v->diverging ? theme_div(d) : theme_grad(val), 0);
     }
     x += bar > 0 ? bar : 0;
     x += canvas_printf(c, x, a.y, a.x + a.w - x, TC_TEXT, TC_BACKGROUND, 0, " %s  ", top);
