@@ -39,6 +39,26 @@ static void search_clear(ui_search *s)
     s->offered = 0;
 }
 
+int ui_search_words(ui *u, int argc, char **argv, wt_err *e)
+{
+    if (u->search.running) /* before touching the options the thread reads */
+        return wt_fail(e, "search: one is running (search stop ends it)");
+    cli_opts o;
+    search_opts so;
+    int rc = cli_parse(argc, argv, CLI_SEARCH | CLI_NO_SCENARIO, u->root, &o, e);
+    if (rc == WT_OK)
+        rc = cli_search_opts(&o, &so, e);
+    if (rc != WT_OK)
+        return rc;
+    so.baselines = 0;
+    so.net = u->S->o.net; /* the session's, as --net named it on the command line */
+    if (!o.jobs) /* leave a core to the screen */
+        so.jobs = so.jobs > 2 ? so.jobs - 1 : 1;
+    u->search.o = so;
+    u->fit_search = 0;
+    return ui_search_start(u, e);
+}
+
 int ui_search_start(ui *u, wt_err *e)
 {
     ui_search *s = &u->search;
@@ -108,14 +128,11 @@ void ui_search_apply(ui *u)
         ui_status(u, 1, "no search result to apply (:search finds one)");
         return;
     }
-    /* The micro-batch size is part of what the search chose: the session's
-     * model takes it with the strategy (set_strategy re-evaluates both). */
+    /* The micro-batch size is part of what the search chose: the session
+     * takes it with the strategy (and drops the old one's tuning). */
     wt_err e;
     const sim_result *top = &s->res.top[0];
-    int old_mb = u->S->m.microbatch;
-    u->S->m.microbatch = top->m.microbatch;
-    if (session_set_strategy(u->S, &top->s, &e) != WT_OK) {
-        u->S->m.microbatch = old_mb;
+    if (session_switch(u->S, &top->s, top->m.microbatch, &e) != WT_OK) {
         ui_status(u, 1, "%s", e.msg);
         return;
     }

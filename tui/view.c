@@ -37,7 +37,10 @@ const char *const view_help_lines[] = {
     "commands",
     "  help [NAME]            the Lua commands and their flags (Tab completes the names)",
     "  strategy S [--opt V]   layout NAME [S]   model NAME [S]",
-    "  policy NAME|off        search [--fix ..] [--only ..] | search stop",
+    "  policy NAME|off        start a policy; off stops it and undoes what it did",
+    "  keep                   keep what the running policy did (off then leaves it)",
+    "  reset                  back to the scenario as opened (the panel's \"changed\" line)",
+    "  search [--fix ..] [--only ..] | search stop",
     "  fail x,y[,DIR]         repair            save FILE         quit",
     "  at PHASE|TIME          the cursor of time to where PHASE first runs, or to TIME",
     NULL,
@@ -81,6 +84,35 @@ static void title(canvas *c, const view_state *v, view_rect a)
                   v->util_label ? v->util_label : "step average");
 }
 
+/* ASCII text in rows of at most w columns broken at spaces, at most max
+ * rows from y down (the last ending in "..." when the text goes on);
+ * returns the rows, drawn only when draw. */
+static int wrapped(canvas *c, int x, int y, int w, int max, const char *text, uint8_t fg, uint8_t bg, uint8_t attr,
+                   int draw)
+{
+    int rows = 0;
+    while (*text && rows < max && w > 3) {
+        int n = (int)strlen(text);
+        if (n > w) {
+            n = w;
+            while (n > 0 && text[n] != ' ')
+                n--;
+            n = n > 0 ? n : w;
+        }
+        char line[512];
+        int cut = rows + 1 == max && text[n];
+        n = n < (int)sizeof line - 4 ? n : (int)sizeof line - 4;
+        snprintf(line, sizeof line, "%.*s%s", cut && n > w - 3 ? w - 3 : n, text, cut ? "..." : "");
+        if (draw)
+            canvas_text(c, x, y + rows, w, line, fg, bg, attr);
+        rows++;
+        text += n;
+        while (*text == ' ')
+            text++;
+    }
+    return rows;
+}
+
 /* A bar of n cells filled to a fraction. */
 static void bar(canvas *c, int x, int y, int n, double f, uint8_t colour)
 {
@@ -121,7 +153,11 @@ static int figures(canvas *c, const view_state *v, view_rect a, int y)
                   qty_format(r->mem.total, QTY_BYTES, s1, sizeof s1), r->mem.fits ? "" : "(too big)");
     canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "mem %s  policy %s", mem_switches_format(r->s.mem, mem, sizeof mem),
                   v->policy ? v->policy : "none");
-    return y;
+    if (!v->nchanges) /* as opened: the rows go to the sections below */
+        return y;
+    char line[600];
+    snprintf(line, sizeof line, "changed %d: %s", v->nchanges, v->changes ? v->changes : "");
+    return y + wrapped(c, a.x, y, w, 3, line, TC_HOT, TC_BACKGROUND, 0, 1);
 }
 
 int view_hottest(const wafer *wf, const double *peak, const int *at, size_t nat, size_t *top, int rows)
@@ -267,6 +303,23 @@ static void panel(canvas *c, const view_state *v, view_rect a)
     sparkline(c, v, a, y);
 }
 
+/* Why steps fail and what would fit: its lines wrapped, at the foot of the
+ * mesh (the dead units stay in sight above it). */
+static void banner(canvas *c, const view_state *v, view_rect a)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s", v->banner);
+    char *second = strchr(text, '\n');
+    if (second)
+        *second++ = '\0';
+    int max = a.h / 2, n1 = wrapped(c, 0, 0, a.w - 2, max, text, 0, 0, 0, 0);
+    int n2 = second ? wrapped(c, 0, 0, a.w - 2, max - n1, second, 0, 0, 0, 0) : 0, y = a.y + a.h - n1 - n2;
+    canvas_fill(c, a.x, y, a.w, n1 + n2, ' ', TC_BACKGROUND, TC_HOT);
+    wrapped(c, a.x + 1, y, a.w - 2, n1, text, TC_BACKGROUND, TC_HOT, CA_BOLD, 1);
+    if (second)
+        wrapped(c, a.x + 1, y + n1, a.w - 2, n2, second, TC_BACKGROUND, TC_HOT, 0, 1);
+}
+
 static void output_pane(canvas *c, const view_state *v, view_rect a)
 {
     int rows = a.h - 1, last = v->noutput > rows ? v->noutput - rows : 0;
@@ -341,6 +394,8 @@ void view_draw(canvas *c, view_state *v)
         view_draw_legend(c, v, l.legend);
         panel(c, v, l.panel);
     }
+    if (v->banner)
+        banner(c, v, l.mesh);
     output_pane(c, v, l.output);
     status_line(c, v, l.status);
     if (v->help)
