@@ -672,7 +672,7 @@ static void test_rulers(void **state)
     assert_int_equal(canvas_at(&f.c, 10, 1)->attr, 0);
     /* y: a unit a row, every 2 units; the cursor's 12 at row 2 + 12 */
     for (int y = 0; y < 16; y++) {
-        char want[8] = "     ";
+        char want[16] = "     ";
         if (y % 2 == 0 || y == 12)
             snprintf(want, sizeof want, "%4d ", y);
         canvas_row(&f.c, 2 + y, row, sizeof row);
@@ -1116,7 +1116,7 @@ static void test_view_draw(void **state)
     canvas_row(&f.c, 1, line, sizeof line);
     assert_memory_equal(line, "      0             1             2             3  ", 50);
     for (int y = 0; y < 4; y++) {
-        char label[8];
+        char label[16];
         snprintf(label, sizeof label, "%4d ", y);
         canvas_row(&f.c, 2 + 7 * y, line, sizeof line);
         assert_memory_equal(line, label, 5);
