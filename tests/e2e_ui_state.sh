@@ -184,4 +184,14 @@ wait_step "$saved" "--scenario"
 keys q
 wait_exit "q (--scenario)"
 
+# --- opened on a fault that stops the first step: no mesh to keep, the
+# banner says so and what fits
+start ui $scenario --fail 5,5
+wait_s=120
+wait_for "255 live units (no step has run)" "--fail 5,5: the banner"
+wait_for "fits: $fit, micro-batch" "--fail 5,5: what fits"
+wait_s=30
+keys q
+wait_exit "q (--fail 5,5)"
+
 finish e2e_ui_state

@@ -110,7 +110,7 @@ const char *ui_banner(ui *u)
     } else {
         snprintf(fit, sizeof fit, ":repair undoes the faults; :strategy or :search finds another");
     }
-    snprintf(u->banner, sizeof u->banner, "not running: %.450s (the mesh shows the last step that ran)\n%.450s", u->stalled,
-             fit);
+    snprintf(u->banner, sizeof u->banner, "not running: %.450s (%s)\n%.450s", u->stalled,
+             u->r ? "the mesh shows the last step that ran" : "no step has run", fit);
     return u->banner;
 }
