@@ -29,6 +29,8 @@ static void note(session *S, const char *fmt, ...)
     va_end(ap);
 }
 
+static int save_setup(const session *S, session_setup *to, int held, wt_err *e);
+
 int session_new(session *S, const wafer *wf, const model *m, const strategy *s, const session_opts *o, wt_err *e)
 {
     memset(S, 0, sizeof *S);
@@ -60,7 +62,9 @@ int session_new(session *S, const wafer *wf, const model *m, const strategy *s, 
     sim_ctx_set_window(S->ctx, S->o.window_s);
     S->rng = o->seed ? o->seed : 1;
     S->dirty = 1;
-    return WT_OK;
+    if ((rc = save_setup(S, &S->origin, 0, e)) != WT_OK)
+        session_free(S);
+    return rc;
 }
 
 void session_free(session *S)
@@ -70,6 +74,9 @@ void session_free(session *S)
     sim_ctx_free(S->ctx);
     wafer_free(&S->wf);
     wafer_free(&S->base);
+    wafer_free(&S->origin.wf);
+    if (S->marked)
+        wafer_free(&S->mark.wf);
     memset(S, 0, sizeof *S);
 }
 
@@ -131,13 +138,34 @@ static int check(session *S, const strategy *s, sim_result *spec, wt_err *e)
     return sim_spec(spec, &S->wf, &S->m, s, e);
 }
 
+/* The parts of a setup an action changes. */
+typedef struct setup_ref {
+    strategy *s;
+    sim_tuning *tune;
+    wafer *wf;
+} setup_ref;
+
+/* The setups an action changes: the current one, and the running policy's
+ * mark when the user acts (so that undoing the policy keeps the user's
+ * action). Returns how many. */
+static int targets(session *S, setup_ref t[2])
+{
+    t[0] = (setup_ref){&S->s, &S->tune, &S->wf};
+    if (!S->marked || S->actor != SESSION_USER)
+        return 1;
+    t[1] = (setup_ref){&S->mark.s, &S->mark.tune, &S->mark.wf};
+    return 2;
+}
+
 int session_set_strategy(session *S, const strategy *s, wt_err *e)
 {
     sim_result spec;
     int rc = check(S, s, &spec, e);
     if (rc != WT_OK)
         return rc;
-    S->s = *s;
+    setup_ref t[2];
+    for (int i = targets(S, t); i-- > 0;)
+        *t[i].s = *s;
     S->dirty = 1;
     char text[64];
     note(S, "strategy %s", strategy_format(s, text, sizeof text));
@@ -147,7 +175,9 @@ int session_set_strategy(session *S, const strategy *s, wt_err *e)
 int session_set_placement(session *S, place_kind p, wt_err *e)
 {
     (void)e;
-    S->s.placement = p;
+    setup_ref t[2];
+    for (int i = targets(S, t); i-- > 0;)
+        t[i].s->placement = p;
     S->dirty = 1;
     note(S, "placement %s", place_kind_name(p));
     return WT_OK;
@@ -157,9 +187,12 @@ int session_set_subgroup(session *S, int wx, int wy, wt_err *e)
 {
     if (wx < 1 || wy < 1)
         return wt_fail(e, "subgroup %dx%d must be at least 1x1", wx, wy);
-    S->s.sub_w = wx;
-    S->s.sub_h = wy;
-    S->s.collective = COLL_HIER;
+    setup_ref t[2];
+    for (int i = targets(S, t); i-- > 0;) {
+        t[i].s->sub_w = wx;
+        t[i].s->sub_h = wy;
+        t[i].s->collective = COLL_HIER;
+    }
     S->dirty = 1;
     note(S, "subgroup %dx%d", wx, wy);
     return WT_OK;
@@ -168,7 +201,7 @@ int session_set_subgroup(session *S, int wx, int wy, wt_err *e)
 /* The tuning entry of a phase of the current setup, made on first use. The
  * setup's own phases, not the last step's: those are stale after a strategy
  * change and gone after a fault, and an entry once made is never dropped. */
-static sim_phase_tune *phase_entry(session *S, const char *phase, wt_err *e)
+static sim_phase_tune *phase_entry(session *S, sim_tuning *tune, const char *phase, wt_err *e)
 {
     sim_result spec;
     wt_err why;
@@ -183,14 +216,14 @@ static sim_phase_tune *phase_entry(session *S, const char *phase, wt_err *e)
         wt_fail(e, "no phase '%s' (phases: %s)", phase, list);
         return NULL;
     }
-    const sim_phase_tune *had = sim_tuning_find(&S->tune, phase);
+    const sim_phase_tune *had = sim_tuning_find(tune, phase);
     if (had)
-        return &S->tune.phase[had - S->tune.phase];
-    if (S->tune.nphases == SIM_MAX_PHASES || strlen(phase) >= sizeof S->tune.phase[0].phase) {
+        return &tune->phase[had - tune->phase];
+    if (tune->nphases == SIM_MAX_PHASES || strlen(phase) >= sizeof tune->phase[0].phase) {
         wt_fail(e, "cannot tune phase '%s'", phase);
         return NULL;
     }
-    sim_phase_tune *t = &S->tune.phase[S->tune.nphases++];
+    sim_phase_tune *t = &tune->phase[tune->nphases++];
     *t = (sim_phase_tune){"", -1, 1, 0};
     snprintf(t->phase, sizeof t->phase, "%s", phase);
     return t;
@@ -198,15 +231,18 @@ static sim_phase_tune *phase_entry(session *S, const char *phase, wt_err *e)
 
 int session_set_routing(session *S, const char *phase, route_mode mode, wt_err *e)
 {
-    if (!phase || !strcmp(phase, "all")) {
-        S->s.routing = mode;
-        for (int i = 0; i < S->tune.nphases; i++)
-            S->tune.phase[i].routing = -1;
-    } else {
-        sim_phase_tune *t = phase_entry(S, phase, e);
-        if (!t)
+    setup_ref t[2];
+    for (int i = 0, n = targets(S, t); i < n; i++) {
+        if (!phase || !strcmp(phase, "all")) {
+            t[i].s->routing = mode;
+            for (int k = 0; k < t[i].tune->nphases; k++)
+                t[i].tune->phase[k].routing = -1;
+            continue;
+        }
+        sim_phase_tune *p = phase_entry(S, t[i].tune, phase, e);
+        if (!p)
             return WT_EINPUT;
-        t->routing = (int)mode;
+        p->routing = (int)mode;
     }
     S->dirty = 1;
     note(S, "routing %s %s", phase ? phase : "all", route_mode_name(mode));
@@ -217,10 +253,13 @@ int session_delay(session *S, const char *phase, int waves, wt_err *e)
 {
     if (waves < 1 || waves > SIM_MAX_WAVES)
         return wt_fail(e, "waves %d must be 1 to %d", waves, SIM_MAX_WAVES);
-    sim_phase_tune *t = phase_entry(S, phase, e);
-    if (!t)
-        return WT_EINPUT;
-    t->waves = waves;
+    setup_ref t[2];
+    for (int i = 0, n = targets(S, t); i < n; i++) {
+        sim_phase_tune *p = phase_entry(S, t[i].tune, phase, e);
+        if (!p)
+            return WT_EINPUT;
+        p->waves = waves;
+    }
     S->dirty = 1;
     note(S, "delay %s %d waves", phase, waves);
     return WT_OK;
@@ -228,19 +267,23 @@ int session_delay(session *S, const char *phase, int waves, wt_err *e)
 
 int session_set_priority(session *S, const char *phase, int level, wt_err *e)
 {
-    if (!phase) {
-        for (int i = 0; i < S->tune.nphases; i++)
-            S->tune.phase[i].priority = 0;
-        S->dirty = 1;
-        note(S, "priority cleared");
-        return WT_OK;
+    setup_ref t[2];
+    for (int i = 0, n = targets(S, t); i < n; i++) {
+        if (!phase) {
+            for (int k = 0; k < t[i].tune->nphases; k++)
+                t[i].tune->phase[k].priority = 0;
+            continue;
+        }
+        sim_phase_tune *p = phase_entry(S, t[i].tune, phase, e);
+        if (!p)
+            return WT_EINPUT;
+        p->priority = level;
     }
-    sim_phase_tune *t = phase_entry(S, phase, e);
-    if (!t)
-        return WT_EINPUT;
-    t->priority = level;
     S->dirty = 1;
-    note(S, "priority %s %d", phase, level);
+    if (phase)
+        note(S, "priority %s %d", phase, level);
+    else
+        note(S, "priority cleared");
     return WT_OK;
 }
 
@@ -257,34 +300,151 @@ static void refault(session *S)
 
 int session_fail_link(session *S, int x, int y, int dir, wt_err *e)
 {
-    int rc = wafer_fail_link(&S->wf, x, y, dir, e);
-    if (rc == WT_OK) {
-        refault(S);
-        note(S, "fail link %d,%d,%c", x, y, wafer_dir_char(dir));
+    setup_ref t[2];
+    for (int i = 0, n = targets(S, t); i < n; i++) {
+        int rc = wafer_fail_link(t[i].wf, x, y, dir, e);
+        if (rc != WT_OK)
+            return rc; /* the first fails before changing anything: the mark has the same mesh */
     }
-    return rc;
+    refault(S);
+    note(S, "fail link %d,%d,%c", x, y, wafer_dir_char(dir));
+    return WT_OK;
 }
 
 int session_fail_unit(session *S, int x, int y, wt_err *e)
 {
-    int rc = wafer_fail_unit(&S->wf, x, y, e);
-    if (rc == WT_OK) {
-        refault(S);
-        note(S, "fail unit %d,%d", x, y);
+    setup_ref t[2];
+    for (int i = 0, n = targets(S, t); i < n; i++) {
+        int rc = wafer_fail_unit(t[i].wf, x, y, e);
+        if (rc != WT_OK)
+            return rc;
     }
-    return rc;
+    refault(S);
+    note(S, "fail unit %d,%d", x, y);
+    return WT_OK;
+}
+
+/* Replaces *to with a copy of from (*to unchanged on error). */
+static int copy_over(wafer *to, const wafer *from, wt_err *e)
+{
+    wafer w;
+    int rc = wafer_copy(&w, from, e);
+    if (rc != WT_OK)
+        return rc;
+    wafer_free(to);
+    *to = w;
+    return WT_OK;
 }
 
 int session_repair(session *S, wt_err *e)
 {
-    wafer w;
-    int rc = wafer_copy(&w, &S->base, e);
-    if (rc != WT_OK)
-        return rc;
-    wafer_free(&S->wf);
-    S->wf = w;
+    setup_ref t[2];
+    for (int i = 0, n = targets(S, t); i < n; i++) {
+        int rc = copy_over(t[i].wf, &S->base, e);
+        if (rc != WT_OK)
+            return rc;
+    }
     refault(S);
     note(S, "repair");
+    return WT_OK;
+}
+
+int session_switch(session *S, const strategy *s, int microbatch, wt_err *e)
+{
+    model m = S->m;
+    m.microbatch = microbatch ? microbatch : S->origin.microbatch;
+    sim_result spec;
+    memset(&spec, 0, sizeof spec);
+    int rc = sim_spec(&spec, &S->wf, &m, s, e);
+    if (rc != WT_OK)
+        return rc;
+    setup_ref t[2];
+    for (int i = targets(S, t); i-- > 0;) {
+        *t[i].s = *s;
+        t[i].tune->nphases = 0;
+    }
+    if (S->marked && S->actor == SESSION_USER)
+        S->mark.microbatch = m.microbatch;
+    S->m.microbatch = m.microbatch;
+    S->dirty = 1;
+    char text[64];
+    note(S, "strategy %s, micro-batch %d", strategy_format(s, text, sizeof text), m.microbatch);
+    return WT_OK;
+}
+
+/* The setup now into *to (whose wafer, if held, is replaced). */
+static int save_setup(const session *S, session_setup *to, int held, wt_err *e)
+{
+    wafer w;
+    int rc = wafer_copy(&w, &S->wf, e);
+    if (rc != WT_OK)
+        return rc;
+    if (held)
+        wafer_free(&to->wf);
+    *to = (session_setup){S->s, S->m.microbatch, S->tune, w};
+    return WT_OK;
+}
+
+/* from becomes the setup now. */
+static int restore_setup(session *S, const session_setup *from, wt_err *e)
+{
+    int rc = copy_over(&S->wf, &from->wf, e);
+    if (rc != WT_OK)
+        return rc;
+    S->s = from->s;
+    S->m.microbatch = from->microbatch;
+    S->tune = from->tune;
+    refault(S);
+    return WT_OK;
+}
+
+int session_mark_opened(session *S, wt_err *e)
+{
+    return save_setup(S, &S->origin, 1, e);
+}
+
+int session_reset(session *S, wt_err *e)
+{
+    int rc = restore_setup(S, &S->origin, e);
+    if (rc == WT_OK && S->marked)
+        rc = save_setup(S, &S->mark, 1, e);
+    if (rc == WT_OK)
+        note(S, "reset");
+    return rc;
+}
+
+void session_set_actor(session *S, int actor)
+{
+    S->actor = actor;
+}
+
+int session_policy_start(session *S, wt_err *e)
+{
+    int rc = save_setup(S, &S->mark, S->marked, e);
+    if (rc == WT_OK)
+        S->marked = 1;
+    return rc;
+}
+
+int session_policy_keep(session *S, wt_err *e)
+{
+    if (!S->marked)
+        return wt_fail(e, "keep: no policy is running");
+    return save_setup(S, &S->mark, 1, e);
+}
+
+int session_policy_end(session *S, int keep, wt_err *e)
+{
+    if (!S->marked)
+        return WT_OK;
+    if (!keep) {
+        int rc = restore_setup(S, &S->mark, e);
+        if (rc != WT_OK)
+            return rc;
+        note(S, "the policy's actions undone");
+    }
+    wafer_free(&S->mark.wf);
+    S->marked = 0;
     return WT_OK;
 }
 

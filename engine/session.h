@@ -26,6 +26,19 @@ typedef struct session_opts {
 
 #define SESSION_LOG 256
 
+/* What a step simulates beyond the layout and the model's shape: what
+ * session_reset and session_policy_end restore. */
+typedef struct session_setup {
+    strategy s;
+    int microbatch;         /* sequences per micro-batch */
+    sim_tuning tune;
+    wafer wf;               /* the layout with its run-time faults, owned */
+} session_setup;
+
+/* Who acts: the user (or a script that owns its session), or the running
+ * policy, whose actions session_policy_end can undo. */
+enum session_actor { SESSION_USER = 0, SESSION_POLICY };
+
 typedef struct session {
     wafer base;             /* the layout as loaded, owned */
     wafer wf;               /* with run-time faults, owned */
@@ -42,6 +55,10 @@ typedef struct session {
                                step, it borrows wf and so shows the new faults over its old loads */
     sim_result res;         /* the current setup, retimed for the last step, owned */
     char log[SESSION_LOG];  /* the actions since the last step, "; "-joined */
+    session_setup origin;   /* as opened (session_mark_opened): what session_reset restores */
+    session_setup mark;     /* before the running policy's actions, with the user's since */
+    int marked;             /* a policy runs: mark holds */
+    int actor;              /* enum session_actor: who the actions are now */
 } session;
 
 /* Copies the layout, model and strategy; the caller keeps its own. */
@@ -72,6 +89,35 @@ int session_fail_link(session *S, int x, int y, int dir, wt_err *e);
 int session_fail_unit(session *S, int x, int y, wt_err *e);
 /* Back to the layout's own faults. */
 int session_repair(session *S, wt_err *e);
+
+/* A new strategy from the user, with micro-batch microbatch (0: the opening
+ * one): the run-time tuning goes (it tuned the old strategy's phases), the
+ * faults stay. */
+int session_switch(session *S, const strategy *s, int microbatch, wt_err *e);
+
+/* The setup as it is now is the one the session was opened with (after the
+ * opening faults and tuning): what session_reset restores and
+ * session_changes compares with. session_new marks its own setup. */
+int session_mark_opened(session *S, wt_err *e);
+/* Back to the setup as opened (a running policy's mark too). */
+int session_reset(session *S, wt_err *e);
+
+/* Whose the next actions are (enum session_actor). While a policy runs, a
+ * user's action changes its mark too, so that undoing the policy keeps it. */
+void session_set_actor(session *S, int actor);
+/* A policy starts: the setup now is what session_policy_end restores. */
+int session_policy_start(session *S, wt_err *e);
+/* The policy's actions so far stay when it ends (`:keep`). */
+int session_policy_keep(session *S, wt_err *e);
+/* The policy ends: its actions since it started (or since the last keep)
+ * are undone unless keep. */
+int session_policy_end(session *S, int keep, wt_err *e);
+
+/* What the setup now changes, "; "-joined into buf ("" when nothing):
+ * since SESSION_SINCE_OPENED (session_mark_opened) or SESSION_SINCE_POLICY
+ * (the running policy's mark; "" when none runs). Returns how many. */
+enum session_since { SESSION_SINCE_OPENED = 0, SESSION_SINCE_POLICY };
+int session_changes(const session *S, int since, char *buf, size_t n);
 
 /* Takes the log of actions since the last call ("" when none). */
 const char *session_take_log(session *S, char *buf, size_t n);

@@ -1046,6 +1046,49 @@ static void test_auto_scale(void **state)
     fixture_close(&f);
 }
 
+/* The panel's line of what the scenario changes since it was opened (none:
+ * no line), wrapped at spaces over at most three rows; the banner of a step
+ * that cannot run, at the foot of the mesh, its two lines wrapped. */
+static void test_view_changes(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_4x4(&f, 120, 40);
+    fixture_hot(&f);
+    view_draw(&f.c, &f.v);
+    assert_false(canvas_find(&f.c, "changed"));
+    assert_true(row_has(&f.c, 9, " hottest links "));
+    f.v.changes = "micro-batch 2; delay fwd.attn.qkv 2 waves";
+    f.v.nchanges = 2;
+    view_draw(&f.c, &f.v);
+    /* the panel's rows are 42 columns from x 77 */
+    assert_true(row_has(&f.c, 9, " changed 2: micro-batch 2; delay  "));
+    assert_true(row_has(&f.c, 10, " fwd.attn.qkv 2 waves  "));
+    check_cell(&f.c, 77, 9, 'c', TC_HOT, TC_BACKGROUND);
+    check_cell(&f.c, 77, 10, 'f', TC_HOT, TC_BACKGROUND);
+    assert_true(row_has(&f.c, 11, " hottest links "));
+    /* cut after three rows */
+    f.v.changes = "delay fwd.attn.qkv 2 waves; delay fwd.attn.proj 2 waves; delay fwd.mlp.in 2 waves; "
+                  "delay fwd.mlp.out 2 waves; fault 1,1; fault 2,2";
+    f.v.nchanges = 6;
+    view_draw(&f.c, &f.v);
+    assert_true(row_has(&f.c, 11, " fwd.mlp.in 2 waves; delay fwd.mlp.out 2..."));
+    assert_true(row_has(&f.c, 12, " hottest links "));
+
+    f.v.banner = "not running: strategy TP16 needs 16 units but the layout has 15 live units\nfits: TP8";
+    view_draw(&f.c, &f.v);
+    /* the mesh area is 70x28 at (6,2): 68 columns of text from x 7 */
+    assert_true(row_has(&f.c, 27, " not running: strategy TP16 needs 16 units but the layout has 15 live  "));
+    assert_true(row_has(&f.c, 28, " units  "));
+    assert_true(row_has(&f.c, 29, " fits: TP8  "));
+    check_cell(&f.c, 7, 27, 'n', TC_BACKGROUND, TC_HOT);
+    check_cell(&f.c, 7, 28, 'u', TC_BACKGROUND, TC_HOT);
+    check_cell(&f.c, 7, 29, 'f', TC_BACKGROUND, TC_HOT);
+    check_cell(&f.c, 75, 29, ' ', TC_BACKGROUND, TC_HOT);
+    assert_true(row_has(&f.c, 26, "\xe2\x96\x80")); /* the mesh above it */
+    fixture_close(&f);
+}
+
 /* The panel's sections at (x, y): heading rows, and hot-link rows that read
  * "x,y D p%" from first to last. */
 static void check_panel(const canvas *c, int x, int figures, int hot, int timeline, int sparkline, int first, int last)
@@ -1618,6 +1661,7 @@ int main(void)
         cmocka_unit_test(test_legend),            cmocka_unit_test(test_auto_scale),
         cmocka_unit_test(test_view_draw),         cmocka_unit_test(test_output_pane),
         cmocka_unit_test(test_wide_layout),
+        cmocka_unit_test(test_view_changes),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
         cmocka_unit_test(test_help_scroll),       cmocka_unit_test(test_live_frames),
         cmocka_unit_test(test_window_classes),

@@ -255,6 +255,143 @@ static void test_faults_and_repair(void **state)
     wafer_free(&wf);
 }
 
+/* The step time of a fresh session of the setup now (the brute-force
+ * reference: what `wafertop eval` gives for the same flags). */
+static double fresh_step(const session *S)
+{
+    session F;
+    session_opts o = {0};
+    o.net = start_net;
+    assert_int_equal(session_new(&F, &S->wf, &S->m, &S->s, &o, NULL), WT_OK);
+    for (int i = 0; i < S->tune.nphases; i++) {
+        const sim_phase_tune *p = &S->tune.phase[i];
+        if (p->waves > 1)
+            assert_int_equal(session_delay(&F, p->phase, p->waves, NULL), WT_OK);
+        if (p->priority)
+            assert_int_equal(session_set_priority(&F, p->phase, p->priority, NULL), WT_OK);
+    }
+    double t = step(&F)->step_time_s;
+    session_free(&F);
+    return t;
+}
+
+/* A policy's actions (a delay, a fault, a subgroup) undone when it ends,
+ * the user's actions meanwhile kept; the changes since opening listed. */
+static void test_policy_undo(void **state)
+{
+    (void)state;
+    wafer wf;
+    session S;
+    model m = {"tp12", 4, 768, 12, 12, 3072, MODEL_GELU, 1000, 1, 384, 84, 1};
+    start(&S, &wf, NULL, &m, "TP12", PLACE_LINEAR);
+    double t0 = step(&S)->step_time_s;
+    char text[SESSION_LOG];
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 0);
+    assert_string_equal(text, "");
+
+    assert_int_equal(session_policy_start(&S, NULL), WT_OK);
+    session_set_actor(&S, SESSION_POLICY);
+    assert_int_equal(session_delay(&S, "fwd.attn.proj", 2, NULL), WT_OK);
+    assert_int_equal(session_fail_link(&S, 3, 3, WAFER_E, NULL), WT_OK);
+    session_set_actor(&S, SESSION_USER);
+    assert_int_equal(session_fail_unit(&S, 15, 15, NULL), WT_OK); /* the user's: stays */
+    double t1 = step(&S)->step_time_s;
+    assert_true(t1 > t0); /* two waves take longer */
+    assert_int_equal(session_changes(&S, SESSION_SINCE_POLICY, text, sizeof text), 2);
+    assert_string_equal(text, "delay fwd.attn.proj 2 waves; fault 3,3,E");
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 3);
+    assert_string_equal(text, "delay fwd.attn.proj 2 waves; fault 3,3,E; fault 15,15");
+
+    assert_int_equal(session_policy_end(&S, 0, NULL), WT_OK);
+    assert_false(S.marked);
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 1);
+    assert_string_equal(text, "fault 15,15");
+    assert_true(step(&S)->step_time_s == fresh_step(&S));
+    assert_int_equal(S.wf.link_dead[(size_t)wafer_unit(&wf, 3, 3) * WAFER_NDIR + WAFER_E], 0);
+    assert_int_equal(S.wf.unit_dead[wafer_unit(&wf, 15, 15)], 1);
+    assert_null(sim_tuning_find(&S.tune, "fwd.attn.proj"));
+    session_free(&S);
+    wafer_free(&wf);
+}
+
+/* :keep: the policy's actions so far stay when it ends, later ones go;
+ * then reset: back to the setup as opened, its step the fresh one's. */
+static void test_keep_and_reset(void **state)
+{
+    (void)state;
+    wafer wf;
+    session S;
+    model m = {"tp12", 4, 768, 12, 12, 3072, MODEL_GELU, 1000, 1, 384, 84, 1};
+    start(&S, &wf, NULL, &m, "TP12", PLACE_LINEAR);
+    assert_int_equal(session_delay(&S, "fwd.attn.qkv", 2, NULL), WT_OK); /* the opening tuning */
+    assert_int_equal(session_fail_unit(&S, 0, 15, NULL), WT_OK);
+    assert_int_equal(session_mark_opened(&S, NULL), WT_OK);
+    double t0 = step(&S)->step_time_s;
+    assert_true(t0 == fresh_step(&S));
+
+    assert_int_equal(session_policy_start(&S, NULL), WT_OK);
+    session_set_actor(&S, SESSION_POLICY);
+    assert_int_equal(session_set_priority(&S, "fwd.attn.proj", 3, NULL), WT_OK);
+    assert_int_equal(session_policy_keep(&S, NULL), WT_OK);
+    assert_int_equal(session_set_subgroup(&S, 4, 4, NULL), WT_OK);
+    session_set_actor(&S, SESSION_USER);
+    char text[SESSION_LOG];
+    assert_int_equal(session_changes(&S, SESSION_SINCE_POLICY, text, sizeof text), 2);
+    assert_string_equal(text, "collective hier; subgroup 4x4");
+    assert_int_equal(session_policy_end(&S, 0, NULL), WT_OK);
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 1);
+    assert_string_equal(text, "priority fwd.attn.proj 3");
+    wt_err e;
+    assert_int_equal(session_policy_keep(&S, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "keep: no policy is running");
+
+    assert_int_equal(session_repair(&S, NULL), WT_OK);
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 2);
+    assert_string_equal(text, "priority fwd.attn.proj 3; repaired 0,15");
+    assert_int_equal(session_reset(&S, NULL), WT_OK);
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 0);
+    assert_true(step(&S)->step_time_s == t0);
+    assert_int_equal(S.wf.unit_dead[wafer_unit(&wf, 0, 15)], 1);
+    assert_int_equal(sim_tuning_find(&S.tune, "fwd.attn.qkv")->waves, 2);
+    session_free(&S);
+    wafer_free(&wf);
+}
+
+/* A new strategy from the user drops the old one's tuning and takes the
+ * micro-batch given (0: the opening one); a policy's mark follows it. */
+static void test_switch(void **state)
+{
+    (void)state;
+    wafer wf;
+    session S;
+    model m = small();
+    start(&S, &wf, NULL, &m, "DP64,TATP4", PLACE_TILES);
+    assert_int_equal(session_policy_start(&S, NULL), WT_OK);
+    session_set_actor(&S, SESSION_POLICY);
+    assert_int_equal(session_delay(&S, "fwd.attn.qkv", 2, NULL), WT_OK);
+    session_set_actor(&S, SESSION_USER);
+    strategy s = parsed("DP32,TATP8", PLACE_TILES);
+    assert_int_equal(session_switch(&S, &s, 2, NULL), WT_OK);
+    char text[SESSION_LOG];
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 2);
+    assert_string_equal(text, "micro-batch 2; strategy DP32,TATP8");
+    assert_int_equal(session_changes(&S, SESSION_SINCE_POLICY, text, sizeof text), 0);
+    assert_int_equal(session_policy_end(&S, 0, NULL), WT_OK); /* the user's switch stays */
+    assert_int_equal(S.m.microbatch, 2);
+    assert_int_equal(S.tune.nphases, 0);
+    assert_true(step(&S)->step_time_s == fresh_step(&S));
+    strategy back = parsed("DP64,TATP4", PLACE_TILES);
+    assert_int_equal(session_switch(&S, &back, 0, NULL), WT_OK);
+    assert_int_equal(session_changes(&S, SESSION_SINCE_OPENED, text, sizeof text), 0);
+    assert_int_equal(S.m.microbatch, 1);
+    wt_err e;
+    strategy big = parsed("DP512", PLACE_TILES);
+    assert_int_equal(session_switch(&S, &big, 0, &e), WT_EINPUT);
+    assert_int_equal(S.s.dp, 64);
+    session_free(&S);
+    wafer_free(&wf);
+}
+
 /* Jitter and stragglers: the same seed gives the same steps; the step moves
  * with the slowest unit; no variation gives the model's time. */
 static void test_variation(void **state)
@@ -387,7 +524,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waves),         cmocka_unit_test(test_subgroups),
         cmocka_unit_test(test_routing),       cmocka_unit_test(test_tuning_names),
-        cmocka_unit_test(test_faults_and_repair),
+        cmocka_unit_test(test_faults_and_repair), cmocka_unit_test(test_policy_undo),
+        cmocka_unit_test(test_keep_and_reset),    cmocka_unit_test(test_switch),
         cmocka_unit_test(test_variation),     cmocka_unit_test(test_priority),
         cmocka_unit_test(test_dead_interwafer_link),
         cmocka_unit_test(test_net_model),

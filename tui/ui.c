@@ -259,10 +259,13 @@ int cmd_ui(int argc, char **argv, const char *root)
         rc = ui_fail(u, "--fail", u->o.fail[i], &e);
     if (rc == WT_OK && sf->has_tuning)
         rc = scenario_apply_tuning(sf, u->S, &e);
+    if (rc == WT_OK) /* what :reset returns to */
+        rc = ui_mark_opened(u, &e);
     if (rc == WT_OK && u->o.policy && (rc = ui_set_policy(u, u->o.policy, &e)) != WT_OK) {
         wt_err why = e;
         rc = wt_fail(&e, "--policy: %s", why.msg);
     }
+    snprintf(u->opened_policy, sizeof u->opened_policy, "%s", u->policy_src);
     if (rc != WT_OK)
         goto out;
     ui_printf(u, "wafertop: %s on %s; press ? for the keys, : for commands", u->model, u->layout);

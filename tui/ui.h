@@ -105,6 +105,12 @@ typedef struct ui {
     char layout[1024], model[1024];   /* the current layout and model, as named */
     char policy[64];                  /* the running policy's name, or "" */
     char policy_src[1024];            /* what loaded it, for a reload */
+    char opened_policy[1024];         /* the policy the session was opened with (:reset), or "" */
+    char changes[512];                /* what the setup changes since it was opened (the panel's line) */
+    int nchanges;
+    char stalled[512];                /* why the last step failed (the banner), or "" */
+    int fit_search;                   /* the search running or offered looks for a strategy that fits */
+    char banner[1024];                /* what view_state.banner points at */
     wtlua *L;                         /* lives with the session: its results borrow S's wafer */
     session *S;                       /* owned */
     const sim_result *r;              /* S's current result, or NULL when the last step failed */
@@ -181,8 +187,25 @@ void ui_status(ui *u, int error, const char *fmt, ...)
     ;
 /* Where Lua's print goes. */
 void ui_lua_out(void *ud, const char *s, size_t n);
-/* Loads a policy (name or file) into the Lua state; "" or "off" stops it. */
+/* Loads a policy (name or file) into the Lua state and starts it; "" or
+ * "off" stops it. A policy that stops (or gives way to another) has its
+ * actions undone unless `:keep` kept them (session_policy_end); the output
+ * pane says which. */
 int ui_set_policy(ui *u, const char *name_or_path, wt_err *e);
+/* The running policy stops (why: "off", or its error), its actions undone. */
+void ui_policy_stop(ui *u, const char *why);
+/* The session as it stands is the one opened (after the opening faults,
+ * tuning and policy): what `:reset` returns to. */
+int ui_mark_opened(ui *u, wt_err *e);
+/* `:reset`: back to the setup and the policy the session was opened with. */
+int ui_reset(ui *u, wt_err *e);
+/* u->changes again, after anything that may have changed the setup. */
+void ui_note_changes(ui *u);
+/* The step failed (why): the banner says so, and a search for a strategy
+ * that fits starts in the background (once per failure). */
+void ui_stalled(ui *u, const char *why);
+/* The banner over the mesh while steps fail (u->banner), or NULL. */
+const char *ui_banner(ui *u);
 /* The unit and links under the cursor, into the output pane. */
 void ui_inspect(ui *u);
 

@@ -31,7 +31,7 @@ static int cmd_strategy(ui *u, int argc, char **argv, wt_err *e)
     if (rc == WT_OK && strategy_resolve(&check, &u->S->m, &u->S->wf, &why) != WT_OK)
         rc = wt_fail(e, "strategy: %s", why.msg);
     if (rc == WT_OK)
-        rc = session_set_strategy(u->S, &s, e);
+        rc = session_switch(u->S, &s, 0, e);
     return rc;
 }
 
@@ -58,9 +58,28 @@ static int cmd_policy(ui *u, int argc, char **argv, wt_err *e)
 {
     (void)argc;
     int rc = ui_set_policy(u, argv[0], e);
-    if (rc == WT_OK)
-        ui_printf(u, u->policy[0] ? "policy %s acts between steps" : "no policy", u->policy);
+    if (rc == WT_OK && u->policy[0])
+        ui_printf(u, "policy %s acts between steps (:policy off undoes its actions, :keep keeps them)", u->policy);
     return rc;
+}
+
+static int cmd_keep(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    (void)argv;
+    char done[SESSION_LOG];
+    session_changes(u->S, SESSION_SINCE_POLICY, done, sizeof done);
+    int rc = session_policy_keep(u->S, e);
+    if (rc == WT_OK)
+        ui_printf(u, "kept what policy %s did: %s", u->policy, done[0] ? done : "nothing yet");
+    return rc;
+}
+
+static int cmd_reset(ui *u, int argc, char **argv, wt_err *e)
+{
+    (void)argc;
+    (void)argv;
+    return ui_reset(u, e);
 }
 
 static int cmd_search(ui *u, int argc, char **argv, wt_err *e)
@@ -138,7 +157,12 @@ static const ui_cmd cmds[] = {
      MAX_WORDS, cmd_strategy},
     {"layout", "layout NAME|FILE [S ...]          another layout (a new session)", 1, MAX_WORDS, cmd_layout},
     {"model", "model NAME|FILE [S ...]           another model (a new session)", 1, MAX_WORDS, cmd_model},
-    {"policy", "policy NAME|FILE|off              start or stop a policy", 1, 1, cmd_policy},
+    {"policy", "policy NAME|FILE|off              start a policy, or stop it and undo its actions", 1, 1,
+     cmd_policy},
+    {"keep", "keep                              keep what the running policy did (policy off then leaves it)",
+     0, 0, cmd_keep},
+    {"reset", "reset                             back to the scenario the screen was opened with", 0, 0,
+     cmd_reset},
     {"search", "search [--fix ..] [--only ..] | search stop   find the best strategy in the background", 0,
      MAX_WORDS, cmd_search},
     {"fail", "fail x,y[,DIR]                    fail a unit, or its link towards DIR", 1, 1, cmd_fail},
@@ -238,6 +262,8 @@ static int run(ui *u, int argc, char **argv, wt_err *e)
     int rc = run_cmd(u, argc, argv, e);
     if (u->S && u->S->refault)
         u->play.mesh++;
+    if (u->S)
+        ui_note_changes(u);
     return rc;
 }
 

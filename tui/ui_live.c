@@ -136,21 +136,6 @@ void ui_free_session(ui *u)
     ui_group_free(u); /* its units belong to the session's wafer */
 }
 
-int ui_set_policy(ui *u, const char *name_or_path, wt_err *e)
-{
-    if (!*name_or_path || !strcmp(name_or_path, "off")) {
-        u->policy[0] = u->policy_src[0] = '\0';
-        return WT_OK;
-    }
-    char name[64];
-    int rc = wtlua_load_policy(u->L, name_or_path, name, sizeof name, e);
-    if (rc != WT_OK)
-        return rc;
-    snprintf(u->policy, sizeof u->policy, "%s", name);
-    snprintf(u->policy_src, sizeof u->policy_src, "%s", name_or_path);
-    return WT_OK;
-}
-
 int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char **argv, wt_err *e)
 {
     /* the names may be u's own buffers, which this overwrites */
@@ -198,6 +183,7 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     char policy[1024];
     snprintf(policy, sizeof policy, "%s", u->policy_src);
     ui_free_session(u);
+    u->policy[0] = u->policy_src[0] = u->stalled[0] = '\0'; /* restarted on the new session */
     u->L = L;
     u->S = S;
     ui_play_start(&u->play, &fresh);
@@ -211,10 +197,10 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     ui_search_forget(u);
     ui_fit_opened(u, unfit, named != NULL);
     wt_err why;
-    if (policy[0] && ui_set_policy(u, policy, &why) != WT_OK) {
+    if (policy[0] && ui_set_policy(u, policy, &why) != WT_OK)
         ui_status(u, 1, "policy %s not restarted: %s", policy, why.msg);
-        u->policy[0] = u->policy_src[0] = '\0';
-    }
+    snprintf(u->opened_policy, sizeof u->opened_policy, "%s", u->policy_src);
+    ui_note_changes(u);
     return WT_OK;
 fail:
     wtlua_free(L);
@@ -267,15 +253,20 @@ void ui_step(ui *u)
     if (session_step(S, &r, &e) != WT_OK) {
         u->paused = 1;
         ui_status(u, 1, "step failed (paused): %s", e.msg);
+        ui_stalled(u, e.msg);
     } else {
+        u->stalled[0] = '\0';
         if (u->v.nhistory == VIEW_HISTORY) {
             memmove(u->v.history, u->v.history + 1, (VIEW_HISTORY - 1) * sizeof *u->v.history);
             u->v.nhistory--;
         }
         u->v.history[u->v.nhistory++] = r->step_time_s;
-        if (u->policy[0] && wtlua_policy_step(u->L, u->policy, S, r, UI_MAX_HOT, &e) != WT_OK) {
+        session_set_actor(S, SESSION_POLICY);
+        int rc = u->policy[0] ? wtlua_policy_step(u->L, u->policy, S, r, UI_MAX_HOT, &e) : WT_OK;
+        session_set_actor(S, SESSION_USER);
+        if (rc != WT_OK) {
             ui_status(u, 1, "policy %s stopped: %s", u->policy, e.msg);
-            u->policy[0] = u->policy_src[0] = '\0';
+            ui_policy_stop(u, e.msg);
         }
         char log[SESSION_LOG];
         if (*session_take_log(S, log, sizeof log))
@@ -284,6 +275,7 @@ void ui_step(ui *u)
     /* the last step that succeeded (a fault the policy made shows at the next step) */
     u->r = S->evaluated ? &S->res : NULL;
     ui_play_result(u);
+    ui_note_changes(u);
 }
 
 void ui_sync_view(ui *u)
@@ -296,6 +288,9 @@ void ui_sync_view(ui *u)
     v->paused = u->paused;
     v->speed = ui_speeds[u->speed_level];
     v->policy = u->policy[0] ? u->policy : NULL;
+    v->changes = u->changes;
+    v->nchanges = u->nchanges;
+    v->banner = ui_banner(u);
     v->noutput = u->nout;
     for (int i = 0; i < u->nout; i++)
         v->output[i] = u->out[i];

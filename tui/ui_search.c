@@ -69,6 +69,7 @@ int ui_search_begin(ui *u, int argc, char **argv, const char *unfit, wt_err *e)
         so.jobs = so.jobs > 2 ? so.jobs - 1 : 1;
     search_clear(s);
     s->o = so;
+    u->fit_search = 0; /* the fault banner's search sets it after this */
     snprintf(s->unfit, sizeof s->unfit, "%s", unfit ? unfit : "");
     s->from = u->S->s;
     rc = wafer_copy(&s->wf, &u->S->wf, e);
@@ -154,14 +155,11 @@ void ui_search_apply(ui *u)
         ui_status(u, 1, "no search result to apply (:search finds one)");
         return;
     }
-    /* The micro-batch size is part of what the search chose: the session's
-     * model takes it with the strategy (set_strategy re-evaluates both). */
+    /* The micro-batch size is part of what the search chose: the session
+     * takes it with the strategy (and drops the old one's tuning). */
     wt_err e;
     const sim_result *top = &s->res.top[0];
-    int old_mb = u->S->m.microbatch;
-    u->S->m.microbatch = top->m.microbatch;
-    if (session_set_strategy(u->S, &top->s, &e) != WT_OK) {
-        u->S->m.microbatch = old_mb;
+    if (session_switch(u->S, &top->s, top->m.microbatch, &e) != WT_OK) {
         ui_status(u, 1, "%s", e.msg);
         return;
     }

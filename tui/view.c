@@ -40,7 +40,10 @@ const char *const view_help_lines[] = {
     "commands",
     "  help [NAME]            the Lua commands and their flags (Tab completes the names)",
     "  strategy S [--opt V]   layout NAME [S]   model NAME [S]",
-    "  policy NAME|off        search [--fix ..] [--only ..] | search stop",
+    "  policy NAME|off        start a policy; off stops it and undoes what it did",
+    "  keep                   keep what the running policy did (off then leaves it)",
+    "  reset                  back to the scenario as opened (the panel's \"changed\" line)",
+    "  search [--fix ..] [--only ..] | search stop",
     "  fail x,y[,DIR]         repair            save FILE         quit",
     "  export FILE.png|.svg   the heatmap as shown, as a picture",
     "  at PHASE|TIME          the cursor of time to where PHASE first runs, or to TIME",
@@ -96,6 +99,48 @@ static void title(canvas *c, const view_state *v, view_rect a)
                   v->util_label ? v->util_label : "step average");
 }
 
+/* The bytes of the first n code points of s (all of it when shorter). */
+static size_t utf8_prefix(const char *s, int n)
+{
+    size_t i = 0;
+    for (int k = 0; s[i]; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == n) /* a lead byte starts a code point */
+            break;
+    return i;
+}
+
+/* UTF-8 text in rows of at most w columns (a code point a column) broken
+ * at spaces where a row has one, at most max rows from y down (the last
+ * ending in "..." when the text goes on); returns the rows, drawn only
+ * when draw. */
+static int wrapped(canvas *c, int x, int y, int w, int max, const char *text, uint8_t fg, uint8_t bg, uint8_t attr,
+                   int draw)
+{
+    int rows = 0;
+    while (*text && rows < max && w > 3) {
+        size_t n = utf8_prefix(text, w);
+        if (text[n]) { /* more follows: break after the row's last space, if it has one */
+            size_t sp = n;
+            while (sp > 0 && text[sp] != ' ')
+                sp--;
+            n = sp > 0 ? sp : n;
+        }
+        int cut = rows + 1 == max && text[n];
+        char line[1024];
+        size_t keep = cut ? utf8_prefix(text, w - 3) : n;
+        keep = keep < n ? keep : n;
+        snprintf(line, sizeof line, "%.*s%s", (int)(keep < sizeof line - 4 ? keep : sizeof line - 4), text,
+                 cut ? "..." : "");
+        if (draw)
+            canvas_text(c, x, y + rows, w, line, fg, bg, attr);
+        rows++;
+        text += n;
+        while (*text == ' ')
+            text++;
+    }
+    return rows;
+}
+
 /* A bar of n cells filled to a fraction. */
 static void bar(canvas *c, int x, int y, int n, double f, uint8_t colour)
 {
@@ -136,7 +181,11 @@ static int figures(canvas *c, const view_state *v, view_rect a, int y)
                   qty_format(r->mem.total, QTY_BYTES, s1, sizeof s1), r->mem.fits ? "" : "(too big)");
     canvas_printf(c, a.x, y++, w, TC_TEXT, TC_BACKGROUND, 0, "mem %s  policy %s", mem_switches_format(r->s.mem, mem, sizeof mem),
                   v->policy ? v->policy : "none");
-    return y;
+    if (!v->nchanges) /* as opened: the rows go to the sections below */
+        return y;
+    char line[600];
+    snprintf(line, sizeof line, "changed %d: %s", v->nchanges, v->changes ? v->changes : "");
+    return y + wrapped(c, a.x, y, w, 3, line, TC_HOT, TC_BACKGROUND, 0, 1);
 }
 
 int view_hottest(const wafer *wf, const double *peak, const int *at, size_t nat, size_t *top, int rows)
@@ -282,44 +331,36 @@ static void panel(canvas *c, const view_state *v, view_rect a)
     sparkline(c, v, a, y);
 }
 
-/* The bytes of the first n code points of s (all of it when shorter). */
-static size_t utf8_prefix(const char *s, int n)
+/* Rows line s takes in the output pane a. */
+static int pane_rows(const char *s, view_rect a)
 {
-    size_t i = 0;
-    for (int k = 0; s[i]; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == n) /* a lead byte starts a code point */
-            break;
-    return i;
-}
-
-/* Rows line s takes wrapped at w columns (a code point a column). */
-static int wrapped_rows(const char *s, int w)
-{
-    int cols = 0;
-    for (; *s; s++)
-        cols += ((unsigned char)*s & 0xC0) != 0x80;
-    return cols <= w ? 1 : (cols + w - 1) / w;
-}
-
-/* The lines first.. of the pane, long ones wrapped, from row y to the end. */
-static void output_lines(canvas *c, const view_state *v, view_rect a, int first, int y)
-{
-    int w = a.w - 2;
-    for (int i = first; i < v->noutput && y < a.y + a.h; i++) {
-        const char *s = v->output[i];
-        do {
-            canvas_text(c, a.x + 1, y++, w, s, TC_TEXT, TC_BACKGROUND, 0);
-            s += utf8_prefix(s, w);
-        } while (*s && y < a.y + a.h);
-    }
+    int n = wrapped(NULL, 0, 0, a.w - 2, a.h, s, 0, 0, 0, 0);
+    return n ? n : 1; /* an empty line is a row */
 }
 
 int view_output_end(const view_state *v, view_rect a)
 {
     int rows = a.h - 1, used = 0, first = v->noutput;
-    while (first > 0 && used + wrapped_rows(v->output[first - 1], a.w - 2) <= rows)
-        used += wrapped_rows(v->output[--first], a.w - 2);
+    while (first > 0 && used + pane_rows(v->output[first - 1], a) <= rows)
+        used += pane_rows(v->output[--first], a);
     return first == v->noutput && first > 0 ? first - 1 : first; /* a line longer than the pane: its start */
+}
+
+/* Why steps fail and what would fit: its lines wrapped, at the foot of the
+ * mesh (the dead units stay in sight above it). */
+static void banner(canvas *c, const view_state *v, view_rect a)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s", v->banner);
+    char *second = strchr(text, '\n');
+    if (second)
+        *second++ = '\0';
+    int max = a.h / 2, n1 = wrapped(c, 0, 0, a.w - 2, max, text, 0, 0, 0, 0);
+    int n2 = second ? wrapped(c, 0, 0, a.w - 2, max - n1, second, 0, 0, 0, 0) : 0, y = a.y + a.h - n1 - n2;
+    canvas_fill(c, a.x, y, a.w, n1 + n2, ' ', TC_BACKGROUND, TC_HOT);
+    wrapped(c, a.x + 1, y, a.w - 2, n1, text, TC_BACKGROUND, TC_HOT, CA_BOLD, 1);
+    if (second)
+        wrapped(c, a.x + 1, y + n1, a.w - 2, n2, second, TC_BACKGROUND, TC_HOT, 0, 1);
 }
 
 static void output_pane(canvas *c, const view_state *v, view_rect a)
@@ -330,7 +371,10 @@ static void output_pane(canvas *c, const view_state *v, view_rect a)
         heading(c, a, a.y, "output (PgUp PgDn scroll, End follows, o taller)");
     else
         heading(c, a, a.y, first > 0 ? "output (PgUp scrolls, o taller)" : "output");
-    output_lines(c, v, a, first, a.y + 1);
+    for (int i = first, y = a.y + 1; i < v->noutput && y < a.y + a.h; i++) { /* long lines wrap */
+        int n = wrapped(c, a.x + 1, y, a.w - 2, a.y + a.h - y, v->output[i], TC_TEXT, TC_BACKGROUND, 0, 1);
+        y += n ? n : 1;
+    }
 }
 
 static void status_line(canvas *c, const view_state *v, view_rect a)
@@ -406,6 +450,8 @@ void view_draw(canvas *c, view_state *v)
     }
     if (v->r)
         panel(c, v, l.panel);
+    if (v->banner)
+        banner(c, v, l.mesh);
     output_pane(c, v, l.output);
     status_line(c, v, l.status);
     if (v->help)

@@ -77,6 +77,9 @@ typedef struct view_state {
     int steps, paused;
     double speed;              /* steps per second */
     const char *policy;        /* or NULL */
+    const char *changes;       /* what the scenario changes since it was opened, "; "-joined, or NULL */
+    int nchanges;              /* how many (changes may be cut) */
+    const char *banner;        /* why steps fail and what would fit, two lines, or NULL */
     const char *output[VIEW_OUTPUT];
     int noutput;               /* lines, oldest first */
     int output_top;            /* the first line shown, or -1 to follow the end */
