@@ -311,13 +311,16 @@ static void group_pattern_links(const sim_result *r, const sim_pattern *p, const
     }
 }
 
-int group_of_unit(const sim_result *r, int u, int kind, group *g, wt_err *e)
+const char *group_kind_name(int kind)
 {
-    memset(g, 0, sizeof *g);
-    g->kind = kind;
-    int rank = r->plan.rank ? r->plan.rank[u] : -1;
-    if (rank < 0)
-        return wt_fail(e, "unit %d,%d has no rank", wafer_x(r->wf, u), wafer_y(r->wf, u));
+    static const char *const outlines[] = {"tatp", "stage", "subgroup"};
+    return kind < CG_NKIND ? coll_kind_name(kind) : outlines[kind - CG_NKIND];
+}
+
+/* The collective's group of kind around unit u: its index into g, its
+ * members in ring order. */
+static int coll_members(const sim_result *r, int u, int kind, group *g, wt_err *e)
+{
     coll_groups cg;
     int rc = coll_groups_build(&cg, kind, &r->plan, r->wf, e);
     if (rc != WT_OK)
@@ -331,17 +334,82 @@ int group_of_unit(const sim_result *r, int u, int kind, group *g, wt_err *e)
     }
     g->index = at / cg.size;
     g->size = cg.size;
-    g->units = malloc((size_t)cg.size * sizeof *g->units);
-    if (!g->units) {
-        coll_groups_free(&cg);
-        return wt_oom(e, "a group");
-    }
-    for (int i = 0; i < cg.size; i++)
+    if (!(g->units = malloc((size_t)cg.size * sizeof *g->units)))
+        rc = wt_oom(e, "a group");
+    for (int i = 0; g->units && i < cg.size; i++)
         g->units[i] = cg.unit[(size_t)g->index * (size_t)cg.size + (size_t)cg.ring[i]];
     coll_groups_free(&cg);
+    return rc;
+}
+
+/* An outline's members in rank order: the ranks whose indices equal
+ * rank's in every dimension of `same` (bit per place_dim), or, for the
+ * subgroup window, the ranked units of the sub_w x sub_h window around u. */
+static int outline_members(const sim_result *r, int u, int rank, int kind, group *g, wt_err *e)
+{
+    const plan *p = &r->plan;
+    int mine[NDIM], idx[NDIM], x0 = wafer_x(r->wf, u) / r->s.sub_w * r->s.sub_w,
+                               y0 = wafer_y(r->wf, u) / r->s.sub_h * r->s.sub_h;
+    unsigned same = kind == GROUP_TATP ? ~(1u << DIM_TATP) : 1u << DIM_PP;
+    place_index_of(p, rank, mine);
+    if (kind == GROUP_STAGE && p->size[DIM_PP] < 2)
+        return wt_fail(e, "there is one pipeline stage");
+    if (!(g->units = malloc((size_t)p->nranks * sizeof *g->units)))
+        return wt_oom(e, "a group");
+    for (int k = 0; k < p->nranks; k++) {
+        int v = p->unit[k], in = 1;
+        if (kind == GROUP_SUBGROUP) {
+            int x = wafer_x(r->wf, v), y = wafer_y(r->wf, v);
+            in = x >= x0 && x < x0 + r->s.sub_w && y >= y0 && y < y0 + r->s.sub_h;
+        } else {
+            place_index_of(p, k, idx);
+            for (int d = 0; d < NDIM && in; d++)
+                in = !(same >> d & 1) || idx[d] == mine[d];
+        }
+        if (in)
+            g->units[g->size++] = v;
+    }
+    if (g->size < 2)
+        return wt_fail(e, kind == GROUP_TATP ? "the TATP grid has one member"
+                                             : "the subgroup window holds one ranked unit");
+    g->index = kind == GROUP_STAGE ? mine[DIM_PP] : kind == GROUP_TATP ? rank / p->size[DIM_TATP] : 0;
+    return WT_OK;
+}
+
+/* The links of the groups of pattern p whose first member is marked. */
+static int marked_links(const sim_result *r, const sim_pattern *p, const unsigned char *mark, slot_list *S,
+                        wt_err *e)
+{
+    pass_groups pg;
+    int rc = pass_build(r, p->kind, p->pass, &pg, e);
+    for (int grp = p->wave; rc == WT_OK && grp < pg.g.ngroups; grp += p->nwaves)
+        if (mark[pg.g.unit[(size_t)grp * (size_t)pg.g.size]])
+            group_pattern_links(r, p, &pg, grp, S);
+    pass_free(&pg);
+    return rc;
+}
+
+int group_of_unit(const sim_result *r, int u, int kind, group *g, wt_err *e)
+{
+    memset(g, 0, sizeof *g);
+    g->kind = kind;
+    int rank = r->plan.rank ? r->plan.rank[u] : -1;
+    if (rank < 0)
+        return wt_fail(e, "unit %d,%d has no rank", wafer_x(r->wf, u), wafer_y(r->wf, u));
+    int rc = kind < CG_NKIND ? coll_members(r, u, kind, g, e) : outline_members(r, u, rank, kind, g, e);
+    /* the links: a collective's group's own; the TATP grid's rows' and columns' */
+    unsigned char *mark = rc == WT_OK && kind == GROUP_TATP ? calloc(wafer_nunits(r->wf), 1) : NULL;
+    if (rc == WT_OK && kind == GROUP_TATP && !mark)
+        rc = wt_oom(e, "a group");
+    for (int i = 0; mark && i < g->size; i++)
+        mark[g->units[i]] = 1;
     slot_list S = {0};
     for (int pi = 0; rc == WT_OK && pi < r->npatterns; pi++) {
         const sim_pattern *p = &r->patterns[pi];
+        if (mark && (p->kind == CG_TATP_ROW || p->kind == CG_TATP_COL)) {
+            rc = marked_links(r, p, mark, &S, e);
+            continue;
+        }
         if (p->kind != kind || g->index % p->nwaves != p->wave)
             continue;
         pass_groups pg;
@@ -350,6 +418,7 @@ int group_of_unit(const sim_result *r, int u, int kind, group *g, wt_err *e)
         group_pattern_links(r, p, &pg, g->index, &S);
         pass_free(&pg);
     }
+    free(mark);
     if (rc == WT_OK && S.failed)
         rc = wt_oom(e, "a group's links");
     if (rc != WT_OK) {

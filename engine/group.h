@@ -14,11 +14,20 @@
 
 #include <stddef.h>
 
+#include "coll.h"
 #include "err.h"
 #include "sim.h"
 
+/* Outlines beyond the collectives' groups (coll_kind): the TATP grid (its
+ * rows' and columns' groups together), the units of the cursor's pipeline
+ * stage, and the subgroup window hierarchical collectives split at. */
+enum { GROUP_TATP = CG_NKIND, GROUP_STAGE, GROUP_SUBGROUP, GROUP_NKINDS };
+
+/* "tatp.rows", ..., "pp", "store", then "tatp", "stage", "subgroup". */
+const char *group_kind_name(int kind);
+
 typedef struct group {
-    int kind;      /* coll_kind */
+    int kind;      /* coll_kind or GROUP_* */
     int index;     /* the group's index among its kind's */
     int size;
     int *units;    /* size units, the members in ring order, owned */
@@ -26,10 +35,10 @@ typedef struct group {
     int nlinks;
 } group;
 
-/* The group of kind (coll_kind, not CG_STORE) that holds unit u's rank in r,
- * with the links its passes load there (none when r has no traffic of that
- * kind). WT_EINPUT with a reason when u has no rank or kind's groups have
- * one member. */
+/* The group of kind (coll_kind but CG_STORE, or GROUP_*) that holds unit
+ * u's rank in r, with the links its passes load there (none when r has no
+ * traffic of that kind; a stage and a subgroup window have none). WT_EINPUT
+ * with a reason when u has no rank or the kind's groups have one member. */
 int group_of_unit(const sim_result *r, int u, int kind, group *g, wt_err *e);
 void group_free(group *g);
 

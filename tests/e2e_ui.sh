@@ -57,7 +57,9 @@ wait_for "E loaded by fwd.attn.qkv tp group 1 " "Enter: the east link's loads by
 keys ':' 'group dp' Enter
 wait_last "dp group [0-9]* around 3,2: 8 members, [0-9]* links loaded" ":group dp"
 keys ':' 'group nope' Enter
-wait_last "group: 'nope' is not one of tatp.rows, tatp.cols, tp, sp, dp, pp, off" ":group nope"
+wait_last "group: 'nope' is not one of tatp.rows, tatp.cols, tp, sp, dp, pp, tatp, stage, subgroup, off" ":group nope"
+keys ':' 'group subgroup' Enter
+wait_last "subgroup group 0 around 3,2: 64 members, 0 links loaded" ":group subgroup: the 8x8 window"
 keys ':' 'group off' Enter
 sleep 0.3
 [ "$(cap | grep -c '○')" = 0 ] || fail ":group off: the members are still marked"
@@ -168,10 +170,10 @@ keys Escape
 
 # --- help overlay, closed by any key
 keys '?'
-wait_for "help (any key closes)" "? help"
+wait_for "key closes) " "? help"
 wait_for "q F10" "help lists quit"
 keys 'z'
-wait_gone "help (any key closes)" "help closes"
+wait_gone "key closes) " "help closes"
 
 # --- resize: too small, then back
 T resize-window -t ui -x 50 -y 15

@@ -1198,7 +1198,7 @@ static void test_view_draw(void **state)
     /* the help overlay */
     f.v.help = 1;
     view_draw(&f.c, &f.v);
-    assert_true(canvas_find(&f.c, " help (any key closes) "));
+    assert_true(canvas_find(&f.c, " help (up/down scroll, any other key closes) "));
     assert_true(canvas_find(&f.c, view_help_lines[1]));
     f.v.help = 0;
 

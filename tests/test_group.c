@@ -16,6 +16,7 @@
 #include "coll.h"
 #include "eval_small.h"
 #include "group.h"
+#include "place.h"
 #include "sim.h"
 
 /* eval_with on a fresh context of wf. */
@@ -177,11 +178,80 @@ static void test_by_hand(void **state)
     wafer_free(&wf);
 }
 
+/* The outlines, against the plan's indices: DP2,PP2,TATP16 on tiles, so
+ * the TATP grid around a unit is the 16 ranks that differ only in their
+ * TATP index, and loads the links of its rows' and columns' groups; the
+ * stage is every rank of the unit's PP index; the subgroup window is the
+ * 8x8 window of ranked units. */
+static void test_outlines(void **state)
+{
+    (void)state;
+    wafer wf;
+    small_wafer(&wf);
+    sim_result r;
+    eval_on(&wf, &r, "DP2,PP2,TATP16", NULL, NULL);
+    int u = wafer_unit(&wf, 5, 6), rank = r.plan.rank[u], mine[NDIM], idx[NDIM];
+    place_index_of(&r.plan, rank, mine);
+    wt_err e;
+    group g;
+    assert_int_equal(group_of_unit(&r, u, GROUP_TATP, &g, &e), WT_OK);
+    assert_int_equal(g.size, 16);
+    for (int i = 0; i < g.size; i++) {
+        place_index_of(&r.plan, r.plan.rank[g.units[i]], idx);
+        for (int d = DIM_TP; d < NDIM; d++)
+            assert_int_equal(idx[d], mine[d]);
+    }
+    /* its links: exactly those of its members' row and column groups */
+    char *want = calloc(wafer_nlinks(&wf), 1);
+    assert_non_null(want);
+    for (int i = 0; i < g.size; i++)
+        for (int kind = CG_TATP_ROW; kind <= CG_TATP_COL; kind++) {
+            group line;
+            if (group_of_unit(&r, g.units[i], kind, &line, &e) != WT_OK)
+                continue;
+            for (int k = 0; k < line.nlinks; k++)
+                want[line.links[k]] = 1;
+            group_free(&line);
+        }
+    int nwant = 0;
+    for (size_t l = 0; l < wafer_nlinks(&wf); l++)
+        nwant += want[l];
+    assert_int_equal(g.nlinks, nwant);
+    assert_true(nwant > 0);
+    for (int k = 0; k < g.nlinks; k++)
+        assert_true(want[g.links[k]]);
+    free(want);
+    assert_string_equal(group_kind_name(GROUP_TATP), "tatp");
+    group_free(&g);
+    /* the stage: 32 of the 64 ranks, every one of u's PP index */
+    assert_int_equal(group_of_unit(&r, u, GROUP_STAGE, &g, &e), WT_OK);
+    assert_int_equal(g.size, 32);
+    assert_int_equal(g.index, mine[DIM_PP]);
+    for (int i = 0; i < g.size; i++) {
+        place_index_of(&r.plan, r.plan.rank[g.units[i]], idx);
+        assert_int_equal(idx[DIM_PP], mine[DIM_PP]);
+    }
+    assert_int_equal(g.nlinks, 0);
+    group_free(&g);
+    /* the subgroup window: 8x8 at 0,0 holds the whole mesh */
+    assert_int_equal(group_of_unit(&r, u, GROUP_SUBGROUP, &g, &e), WT_OK);
+    assert_int_equal(g.size, 64);
+    group_free(&g);
+    sim_free(&r);
+    /* one stage: no stage to outline */
+    eval_on(&wf, &r, "DP4,TATP16", NULL, NULL);
+    assert_int_equal(group_of_unit(&r, u, GROUP_STAGE, &g, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "there is one pipeline stage");
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loads_add_up),
         cmocka_unit_test(test_by_hand),
+        cmocka_unit_test(test_outlines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -172,7 +172,8 @@ static const ui_cmd cmds[] = {
      cmd_export},
     {"at", "at PHASE|TIME                     the cursor of time to where PHASE first runs, or to TIME", 1, 1,
      cmd_at},
-    {"group", "group KIND|off                    the group of KIND around the cursor (tatp.rows tatp.cols tp sp dp pp)",
+    {"group", "group KIND|off                    the group of KIND around the cursor: tatp.rows tatp.cols tp sp dp pp "
+     "tatp stage subgroup",
      1, 1, cmd_group},
     {"compare", "compare S [--placement P ..] | compare off   S beside the session's strategy (d: B - A)", 1,
      MAX_WORDS, ui_compare_cmd},

@@ -9,6 +9,8 @@
 #include "qty.h"
 #include "ui.h"
 
+#define GROUP_KINDS "tatp.rows, tatp.cols, tp, sp, dp, pp, tatp, stage, subgroup"
+
 /* Loads listed per link when a unit is inspected. */
 #define INSPECT_LOADS 3
 
@@ -33,7 +35,7 @@ static int make(ui *u, wt_err *e)
 static void say(ui *u)
 {
     const group *g = &u->group.g;
-    ui_status(u, 0, "%s group %d around %d,%d: %d members, %d links loaded", coll_kind_name(u->group.kind), g->index,
+    ui_status(u, 0, "%s group %d around %d,%d: %d members, %d links loaded", group_kind_name(u->group.kind), g->index,
               u->v.cx, u->v.cy, g->size, g->nlinks);
 }
 
@@ -42,7 +44,9 @@ void ui_group_key(ui *u)
     if (!u->r)
         return;
     /* the next kind with a group of two or more around the cursor, then off */
-    for (int kind = u->group.kind + 1; kind < CG_STORE; kind++) {
+    for (int kind = u->group.kind + 1; kind < GROUP_NKINDS; kind++) {
+        if (kind == CG_STORE) /* the store's traffic is no group */
+            continue;
         u->group.kind = kind;
         if (make(u, NULL) == WT_OK) {
             say(u);
@@ -64,10 +68,10 @@ int ui_group_command(ui *u, const char *kind, wt_err *e)
     if (!u->r)
         return wt_fail(e, "group: no step to show (the last one failed)");
     int k = 0;
-    while (k < CG_STORE && strcmp(coll_kind_name(k), kind))
+    while (k < GROUP_NKINDS && (k == CG_STORE || strcmp(group_kind_name(k), kind)))
         k++;
-    if (k == CG_STORE)
-        return wt_fail(e, "group: '%s' is not one of tatp.rows, tatp.cols, tp, sp, dp, pp, off", kind);
+    if (k == GROUP_NKINDS)
+        return wt_fail(e, "group: '%s' is not one of " GROUP_KINDS ", off", kind);
     int old = u->group.kind;
     u->group.kind = k;
     wt_err why;
