@@ -245,9 +245,11 @@ int group_link_loads(const sim_result *r, size_t l, group_load *out, int max, in
     }
     if (rc == WT_OK) {
         *untraced = total - traced > 1e-9 * total ? total - traced : 0;
-        qsort(L.at, (size_t)L.n, sizeof *L.at, load_order);
         *n = L.n;
-        memcpy(out, L.at, (size_t)(L.n < max ? L.n : max) * sizeof *out);
+        if (L.n) { /* qsort and memcpy take no NULL, even for nothing */
+            qsort(L.at, (size_t)L.n, sizeof *L.at, load_order);
+            memcpy(out, L.at, (size_t)(L.n < max ? L.n : max) * sizeof *out);
+        }
     }
     for (int pi = 0; shares && pi < r->npatterns; pi++)
         free(shares[pi]);
@@ -426,7 +428,8 @@ int group_of_unit(const sim_result *r, int u, int kind, group *g, wt_err *e)
         group_free(g);
         return rc;
     }
-    qsort(S.at, (size_t)S.n, sizeof *S.at, int_order);
+    if (S.n)
+        qsort(S.at, (size_t)S.n, sizeof *S.at, int_order);
     int n = 0;
     for (int i = 0; i < S.n; i++)
         if (!n || S.at[i] != S.at[n - 1])
