@@ -9,8 +9,6 @@
 #include "qty.h"
 #include "ui.h"
 
-#define GROUP_KINDS "tatp.rows, tatp.cols, tp, sp, dp, pp, tatp, stage, subgroup"
-
 /* Loads listed per link when a unit is inspected. */
 #define INSPECT_LOADS 3
 
@@ -70,8 +68,13 @@ int ui_group_command(ui *u, const char *kind, wt_err *e)
     int k = 0;
     while (k < GROUP_NKINDS && (k == CG_STORE || strcmp(group_kind_name(k), kind)))
         k++;
-    if (k == GROUP_NKINDS)
-        return wt_fail(e, "group: '%s' is not one of " GROUP_KINDS ", off", kind);
+    if (k == GROUP_NKINDS) { /* the kinds as group_kind_name names them */
+        char list[256] = "";
+        for (int i = 0; i < GROUP_NKINDS; i++)
+            if (i != CG_STORE)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s, ", group_kind_name(i));
+        return wt_fail(e, "group: '%s' is not one of %soff", kind, list);
+    }
     int old = u->group.kind;
     u->group.kind = k;
     wt_err why;
