@@ -34,7 +34,8 @@ done <"$tmp/man"
 # scenario that fits or ends as its comment says ("exit N"; "DOES NOT FIT"
 # for an evaluation that shows it). The lines are those of its ```sh blocks
 # that start with `wafertop` or `make` (a line of several is split at each
-# `wafertop`); the files they name as the user's own are made here.
+# `wafertop`); the files they name as the user's own are made here, and
+# what they write (`--out FILE`) goes there too.
 # `make test` is this run; `make bench` prints timings (its parts run in
 # e2e_ui.sh); `make run` opens the screen on the Makefile's RUN_SCENARIO,
 # checked here through eval.
@@ -95,7 +96,7 @@ while IFS= read -r line; do
     esac
     args=$(printf '%s' "$cmd" | sed "s/^wafertop *//; s|~/my-scripts|$tmp/my-scripts|g; \
         s|my-wafer.yaml|$tmp/my-wafer.yaml|; s|my-model.yaml|$tmp/my-model.yaml|; s|myscript.lua|$tmp/myscript.lua|; \
-        s|my_policy.lua|$tmp/my_policy.lua|; s|saved.yaml|$tmp/saved.yaml|")
+        s|my_policy.lua|$tmp/my_policy.lua|; s|saved.yaml|$tmp/saved.yaml|; s|--out |--out $tmp/|")
     eval "set -- ${args:-ui}"
     sub=$1
     case $sub in --*) sub=flag ;; esac
