@@ -138,9 +138,48 @@ static void phase_shares(sim_result *r)
             r->bottleneck = i;
 }
 
-/* Link bytes and utilisation over the step, the loaded links (kept when r
- * has them: a result timed again keeps its patterns), and each phase's
- * busiest link; WT_EINTERNAL out of memory. */
+/* The link entries of r's patterns. */
+static size_t sim_entries(const sim_result *r)
+{
+    size_t n = 0;
+    for (int p = 0; p < r->npatterns; p++)
+        n += (size_t)r->patterns[p].nnz;
+    return n;
+}
+
+/* r->loaded: the link slots r's patterns load, ascending, from one walk
+ * that marks them (c->marks, zero again after) and one over the span they
+ * take; WT_EINTERNAL out of memory. A large mesh's per-link arrays are not
+ * read or written whole. */
+static int list_loaded(sim_result *r, sim_ctx *c, wt_err *e)
+{
+    size_t lo = SIZE_MAX, hi = 0, entries = 0;
+    for (int p = 0; p < r->npatterns; p++) {
+        const sim_pattern *pat = &r->patterns[p];
+        for (int k = 0; k < pat->nnz; k++)
+            c->marks[pat->link[k]] = 1;
+        entries += (size_t)pat->nnz;
+        if (pat->nnz > 0) { /* the lists are sorted */
+            lo = (size_t)pat->link[0] < lo ? (size_t)pat->link[0] : lo;
+            hi = (size_t)pat->link[pat->nnz - 1] > hi ? (size_t)pat->link[pat->nnz - 1] : hi;
+        }
+    }
+    size_t span = lo != SIZE_MAX ? hi - lo + 1 : 1;
+    int *loaded = malloc((entries < span ? entries : span) * sizeof *loaded + 1), n = 0;
+    for (size_t l = lo; l <= hi && lo != SIZE_MAX; l++) {
+        if (loaded && c->marks[l])
+            loaded[n++] = (int)l;
+        c->marks[l] = 0;
+    }
+    if (!loaded)
+        return wt_oom(e, "loaded links");
+    r->loaded = loaded;
+    r->nloaded = n;
+    return WT_OK;
+}
+
+/* Link bytes and utilisation over the step at r's loaded links, and each
+ * phase's busiest link; WT_EINTERNAL out of memory. */
 static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
 {
     for (int p = 0; p < r->npatterns; p++)
@@ -150,48 +189,22 @@ static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
         for (int t = 0; t < ph->nterms; t++)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
-    /* Only the patterns' links can hold bytes (the array starts zero and
-     * the patterns stay), so only they are cleared, summed and marked, in
-     * one walk: a link is cleared when first met, then summed in pattern
-     * order as ever. A large mesh's per-link arrays are not read or
-     * written whole. */
-    size_t lo = SIZE_MAX, hi = 0, entries = 0;
+    /* Only the loaded links can hold bytes (a result timed again keeps its
+     * patterns): they are cleared, then summed in pattern order. */
+    for (int i = 0; i < r->nloaded; i++)
+        r->link_bytes[r->loaded[i]] = 0;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
-        for (int k = 0; k < pat->nnz; k++) {
-            size_t l = (size_t)pat->link[k];
-            if (!c->marks[l]) {
-                c->marks[l] = 1;
-                r->link_bytes[l] = 0;
-            }
-            r->link_bytes[l] += pat->step_coef * pat->load[k];
-        }
-        entries += (size_t)pat->nnz;
-        if (pat->nnz > 0) { /* the lists are sorted */
-            lo = (size_t)pat->link[0] < lo ? (size_t)pat->link[0] : lo;
-            hi = (size_t)pat->link[pat->nnz - 1] > hi ? (size_t)pat->link[pat->nnz - 1] : hi;
-        }
+        for (int k = 0; k < pat->nnz; k++)
+            r->link_bytes[pat->link[k]] += pat->step_coef * pat->load[k];
     }
-    int *loaded = NULL, nloaded = 0;
-    if (!r->loaded) {
-        size_t span = lo != SIZE_MAX ? hi - lo + 1 : 1;
-        if (!(loaded = malloc((entries < span ? entries : span) * sizeof *loaded + 1))) {
-            for (size_t l = lo; l <= hi && lo != SIZE_MAX; l++)
-                c->marks[l] = 0;
-            return wt_oom(e, "loaded links");
-        }
-    }
-    /* The sum over every usable link in slot order, with the marked ones
+    /* The sum over every usable link in slot order, with the loaded ones
      * alone: another link adds an exact 0, which leaves the sum as it is. */
     double sum = 0;
     r->max_link_util = 0;
     double per_step = 1 / r->step_time_s;
-    for (size_t l = lo; l <= hi && lo != SIZE_MAX; l++) {
-        if (!c->marks[l])
-            continue;
-        c->marks[l] = 0;
-        if (loaded)
-            loaded[nloaded++] = (int)l;
+    for (int i = 0; i < r->nloaded; i++) {
+        size_t l = (size_t)r->loaded[i];
         double inv = net_bw_inv(&c->bw, l);
         if (inv <= 0)
             continue;
@@ -201,10 +214,6 @@ static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
             r->max_link_util = u;
     }
     r->mean_link_util = c->usable ? sum / c->usable : 0;
-    if (loaded) {
-        r->loaded = loaded;
-        r->nloaded = nloaded;
-    }
     return sim_busiest_links(r, c, overlap_marks(c, r->npatterns), e);
 }
 
@@ -289,6 +298,10 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
     }
     sim_stage_memory(r, r->stage_mem);
     rc = traffic_build(c, r, t, c->net, e);
+    if (rc == WT_OK)
+        rc = list_loaded(r, c, e);
+    if (rc == WT_OK && sim_entries(r) >= SIM_CLASSES_MIN)
+        rc = sim_result_reps(r, e);
     if (rc != WT_OK) {
         sim_free(r);
         return rc;
@@ -360,6 +373,7 @@ int sim_copy(sim_result *dst, const sim_result *src, wt_err *e)
     dst->link_peak = dup_loaded(src, src->link_peak, &oom);
     dst->loaded = dup(src->loaded, (size_t)src->nloaded * sizeof *src->loaded, &oom);
     dst->classes = NULL;
+    dst->reps = NULL;
     dst->stage_mem = dup(src->stage_mem, pp * sizeof *src->stage_mem, &oom);
     dst->stage_busy = dup(src->stage_busy, pp * sizeof *src->stage_busy, &oom);
     dst->patterns = dup(src->patterns, (size_t)src->npatterns * sizeof *src->patterns, &oom);
@@ -393,6 +407,7 @@ void sim_free(sim_result *r)
     r->loaded = NULL;
     r->nloaded = 0;
     sim_result_classes_free(r);
+    sim_result_reps_free(r);
     free(r->stage_mem);
     free(r->stage_busy);
     place_free(&r->plan);

@@ -164,11 +164,14 @@ typedef struct sim_result {
     double *link_peak;         /* wafer_nlinks: each link's busiest window (peak_util), owned;
                                   NULL until sim_window_figures fills it */
     int *loaded;               /* the link slots some pattern loads, ascending, nloaded of them,
-                                  owned; filled with the link figures (NULL above the cutoff) */
+                                  owned; listed before the timing (NULL above the cutoff) */
     int nloaded;
     struct sim_link_classes *classes; /* the loaded links by class, owned; made when the busiest
                                   links of a wafer or the windows need them, NULL until then
                                   and in a copy */
+    struct sim_reps *reps;     /* on a wafer, the links by class of every pattern's loads,
+                                  which the timing solves over (sim_int.h); owned, NULL
+                                  below SIM_CLASSES_MIN and in a copy */
     int bottleneck;            /* phase index */
     mem_usage mem;             /* the fullest unit */
     double *stage_mem;         /* PP entries: memory total of a unit of each stage */

@@ -170,37 +170,21 @@ int sim_pattern_first(const sim_pattern *p, int lo)
 }
 
 /* Every open chain of a link slot in [lo, hi) in cls[nl] (zero on entry):
- * the patterns that timed phases use (mark[p] = 0 on entry, -1 for the
- * others), in pattern order, each appending its bytes on the links it
- * loads. */
-static int classes_chain(const sim_result *r, win_classes *cl, const int *mark, int *cls, int lo, int hi)
+ * the patterns p with use[p], in pattern order, each appending its bytes on
+ * the links it loads. */
+static int classes_chain(const sim_result *r, win_classes *cl, const unsigned char *use, int *cls, int lo, int hi)
 {
     win_memo m;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
         memo_clear(&m);
-        for (int k = mark[p] ? pat->nnz : sim_pattern_first(pat, lo); k < pat->nnz && pat->link[k] < hi; k++) {
+        for (int k = use[p] ? sim_pattern_first(pat, lo) : pat->nnz; k < pat->nnz && pat->link[k] < hi; k++) {
             int l = pat->link[k];
             if ((cls[l] = memo_get(cl, &m, cls[l], p, pat->load[k])) < 0)
                 return -1;
         }
     }
     return 0;
-}
-
-/* classes_init, then the open chain of every link slot in [lo, hi) as
- * classes_chain gives it (cls: nlinks, zero on entry; mark: npatterns of
- * scratch). */
-static int classes_open(const sim_result *r, win_classes *cl, int *mark, int *cls, int lo, int hi)
-{
-    if (classes_init(cl))
-        return -1;
-    for (int q = 0; q < r->npatterns; q++)
-        mark[q] = -1;
-    for (int i = 0; i < r->nphases; i++)
-        for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++)
-            mark[r->phases[i].terms[t].pattern] = 0;
-    return classes_chain(r, cl, mark, cls, lo, hi);
 }
 
 void sim_link_classes_free(sim_link_classes *c)
@@ -257,6 +241,7 @@ static int classes_loads_of(const sim_result *r, const win_classes *cl, const in
  * links[i0 .. i1), their chains over the link slots [lo, hi). */
 typedef struct class_job {
     const sim_result *r;
+    const unsigned char *use;  /* npatterns: the patterns chained */
     int nparts;
     int *of;                   /* wafer_nlinks: each range writes its links' closed nodes */
     win_classes cl[PAR_MAX];   /* each range's table */
@@ -281,8 +266,7 @@ static void class_range(void *ctx, int part)
     win_classes *cl = &j->cl[part];
     int i0, i1, lo, hi;
     range_of(j, part, &i0, &i1, &lo, &hi);
-    int *mark = malloc(((size_t)r->npatterns + 1) * sizeof *mark);
-    int rc = !mark || classes_open(r, cl, mark, j->of, lo, hi) ? -1 : 0;
+    int rc = classes_init(cl) || classes_chain(r, cl, j->use, j->of, lo, hi) ? -1 : 0;
     win_memo close;
     memo_clear(&close);
     for (int i = i0; i < i1 && !rc; i++) {
@@ -292,7 +276,6 @@ static void class_range(void *ctx, int part)
         else if (*of && cl->node[*of].first < 0)
             cl->node[*of].first = l;
     }
-    free(mark);
     j->failed[part] = rc;
 }
 
@@ -304,6 +287,25 @@ static void class_rename(void *ctx, int part)
     range_of(j, part, &i0, &i1, &lo, &hi);
     for (int i = i0; i < i1; i++)
         j->of[j->r->loaded[i]] = j->to[part][j->of[j->r->loaded[i]]];
+}
+
+/* Numbers g's closed nodes 1.. in g's order (id[f], 0 for the others)
+ * into c: its n and each class's first link. */
+static int classes_number(const win_classes *g, int **id, sim_link_classes *c)
+{
+    if (!(*id = calloc((size_t)g->n, sizeof **id)))
+        return -1;
+    c->n = 1;
+    for (int f = 1; f < g->n; f++)
+        if (g->node[f].pattern < 0) /* node 0, the empty chain, is never closed */
+            (*id)[f] = c->n++;
+    if (!(c->first = malloc((size_t)c->n * sizeof *c->first)))
+        return -1;
+    c->first[0] = -1;
+    for (int f = 1; f < g->n; f++)
+        if ((*id)[f])
+            c->first[(*id)[f]] = g->node[f].first;
+    return 0;
 }
 
 /* The ranges' tables entered into one (g), in range order: to[part][f] is
@@ -326,22 +328,80 @@ static int classes_join(class_job *j, win_classes *g, int **id, sim_link_classes
                 g->node[j->to[part][f]].first = o->first;
         }
     }
-    if (!(*id = calloc((size_t)g->n, sizeof **id)))
+    if (classes_number(g, id, c))
         return -1;
-    c->n = 1;
-    for (int f = 1; f < g->n; f++)
-        if (g->node[f].pattern < 0) /* node 0, the empty chain, is never closed */
-            (*id)[f] = c->n++;
-    if (!(c->first = malloc((size_t)c->n * sizeof *c->first)))
-        return -1;
-    c->first[0] = -1;
-    for (int f = 1; f < g->n; f++)
-        if ((*id)[f])
-            c->first[(*id)[f]] = g->node[f].first;
     for (int part = 0; part < j->nparts; part++)
         for (int f = 0; f < j->cl[part].n; f++)
             j->to[part][f] = (*id)[j->to[part][f]];
     return 0;
+}
+
+/* The loaded links of r by the chains of the patterns with use[p]: c's of,
+ * n and first, and the joined table g whose closed node f is class id[f]
+ * (g and id the caller's to free, also on failure). -1 out of memory. */
+static int classes_make(const sim_result *r, const unsigned char *use, sim_link_classes *c, win_classes *g, int **id)
+{
+    size_t entries = 0;
+    for (int q = 0; q < r->npatterns; q++)
+        entries += use[q] ? (size_t)r->patterns[q].nnz : 0;
+    class_job j = {.r = r, .use = use, .nparts = par_parts(entries)};
+    j.of = c->of = calloc(wafer_nlinks(r->wf), sizeof *c->of); /* calloc: only the pages of loaded links are touched */
+    int rc = c->of ? 0 : -1;
+    if (!rc)
+        par_run(j.nparts, class_range, &j);
+    for (int part = 0; part < j.nparts && !rc; part++)
+        rc = j.failed[part];
+    if (!rc)
+        rc = classes_join(&j, g, id, c);
+    if (!rc)
+        par_run(j.nparts, class_rename, &j);
+    for (int part = 0; part < j.nparts; part++) {
+        classes_free(&j.cl[part]);
+        free(j.to[part]);
+    }
+    return rc;
+}
+
+/* use[p] = 1 for the patterns of the phases that take time, else 0. */
+static void timed_patterns(const sim_result *r, unsigned char *use)
+{
+    memset(use, 0, (size_t)r->npatterns + 1);
+    for (int i = 0; i < r->nphases; i++)
+        for (int t = 0; t < r->phases[i].nterms && r->phases[i].time_s > 0; t++)
+            use[r->phases[i].terms[t].pattern] = 1;
+}
+
+/* r->reps' classes joined into the chains of the timed patterns alone
+ * (use): the table g and its numbering id as classes_make leaves them, and
+ * c's of for r's loaded links. */
+static int classes_project(const sim_result *r, const unsigned char *use, sim_link_classes *c, win_classes *g,
+                           int **id)
+{
+    const sim_reps *f = r->reps;
+    int *node = malloc((size_t)f->cl.n * sizeof *node);
+    int rc = !node || classes_init(g) ? -1 : 0;
+    for (int k = 1; k < f->cl.n && !rc; k++) {
+        int at = 0;
+        for (int j = f->cstart[k]; j < f->cstart[k + 1] && at >= 0; j++)
+            if (use[f->cpat[j]])
+                at = classes_get(g, at, f->cpat[j], f->cload[j]);
+        if (at > 0)
+            at = classes_get(g, at, -1, f->cl.inv[k]);
+        if ((node[k] = at) < 0)
+            rc = -1;
+        else if (at > 0 && g->node[at].first < 0)
+            g->node[at].first = f->cl.first[k];
+    }
+    if (!rc)
+        rc = classes_number(g, id, c);
+    if (!rc && !(c->of = calloc(wafer_nlinks(r->wf), sizeof *c->of)))
+        rc = -1;
+    for (int i = 0; i < r->nloaded && !rc; i++) {
+        int l = r->loaded[i];
+        c->of[l] = (*id)[node[f->cl.of[l]]];
+    }
+    free(node);
+    return rc;
 }
 
 int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e)
@@ -351,31 +411,21 @@ int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e)
         wt_fail(e, "link classes of a result without its link figures");
         return WT_EINTERNAL;
     }
-    size_t np = (size_t)r->npatterns + 1, entries = 0;
-    for (int q = 0; q < r->npatterns; q++)
-        entries += (size_t)r->patterns[q].nnz;
-    class_job j = {.r = r, .nparts = par_parts(entries)};
+    size_t np = (size_t)r->npatterns + 1;
     win_classes g = {0};
     int *mark = calloc(np, sizeof *mark), *id = NULL; /* no node is 0: none marked */
     double *bytes = malloc(np * sizeof *bytes);
-    j.of = c->of = calloc(wafer_nlinks(r->wf), sizeof *c->of); /* calloc: only the pages of loaded links are touched */
-    int rc = !mark || !bytes || !c->of ? -1 : 0;
-    if (!rc)
-        par_run(j.nparts, class_range, &j);
-    for (int part = 0; part < j.nparts && !rc; part++)
-        rc = j.failed[part];
-    if (!rc)
-        rc = classes_join(&j, &g, &id, c);
+    unsigned char *use = malloc(np);
+    int rc = !mark || !bytes || !use ? -1 : 0;
     if (!rc) {
-        par_run(j.nparts, class_rename, &j);
+        timed_patterns(r, use);
+        rc = r->reps ? classes_project(r, use, c, &g, &id) : classes_make(r, use, c, &g, &id);
+    }
+    if (!rc)
         rc = classes_loads_of(r, &g, id, mark, bytes, c);
-    }
-    for (int part = 0; part < j.nparts; part++) {
-        classes_free(&j.cl[part]);
-        free(j.to[part]);
-    }
     free(mark);
     free(bytes);
+    free(use);
     free(id);
     classes_free(&g);
     if (rc) {
@@ -383,6 +433,105 @@ int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e)
         return wt_oom(e, "link classes");
     }
     return WT_OK;
+}
+
+/* s's chains (cstart, cpat, cload) from the table g of classes_make, whose
+ * closed node f is class id[f], and each pattern's classes (pstart, plink,
+ * pload): the classes in id order are in first-link order, so each
+ * pattern's list comes out ascending. */
+static int reps_lists(const sim_result *r, const win_classes *g, const int *id, sim_reps *s)
+{
+    int n = s->cl.n, np = r->npatterns, total = 0;
+    s->cstart = calloc((size_t)n + 1, sizeof *s->cstart);
+    s->pstart = calloc((size_t)np + 1, sizeof *s->pstart);
+    s->cl.inv = calloc((size_t)n, sizeof *s->cl.inv);
+    if (!s->cstart || !s->pstart || !s->cl.inv)
+        return -1;
+    for (int f = 1; f < g->n; f++)
+        if (id[f]) {
+            s->cl.inv[id[f]] = g->node[f].val;
+            for (int k = g->node[f].parent; k > 0; k = g->node[k].parent) {
+                s->cstart[id[f] + 1]++;
+                s->pstart[g->node[k].pattern + 1]++;
+                total++;
+            }
+        }
+    for (int k = 0; k < n; k++)
+        s->cstart[k + 1] += s->cstart[k];
+    for (int p = 0; p < np; p++)
+        s->pstart[p + 1] += s->pstart[p];
+    s->cpat = malloc(((size_t)total + 1) * sizeof *s->cpat);
+    s->cload = malloc(((size_t)total + 1) * sizeof *s->cload);
+    s->plink = malloc(((size_t)total + 1) * sizeof *s->plink);
+    s->pload = malloc(((size_t)total + 1) * sizeof *s->pload);
+    int *fill = malloc(((size_t)np + 1) * sizeof *fill);
+    if (!s->cpat || !s->cload || !s->plink || !s->pload || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (int f = 1; f < g->n; f++) /* a chain's nodes run from its last pattern back */
+        if (id[f]) {
+            int at = s->cstart[id[f] + 1];
+            for (int k = g->node[f].parent; k > 0; k = g->node[k].parent) {
+                s->cpat[--at] = g->node[k].pattern;
+                s->cload[at] = g->node[k].val;
+            }
+        }
+    memcpy(fill, s->pstart, ((size_t)np + 1) * sizeof *fill);
+    for (int k = 1; k < n; k++)
+        for (int j = s->cstart[k]; j < s->cstart[k + 1]; j++) {
+            int at = fill[s->cpat[j]]++;
+            s->plink[at] = s->cl.first[k];
+            s->pload[at] = s->cload[j];
+        }
+    free(fill);
+    return 0;
+}
+
+static void reps_free(sim_reps *s)
+{
+    sim_link_classes_free(&s->cl);
+    free(s->cstart);
+    free(s->cpat);
+    free(s->cload);
+    free(s->pstart);
+    free(s->plink);
+    free(s->pload);
+}
+
+int sim_result_reps(sim_result *r, wt_err *e)
+{
+    sim_result_reps_free(r);
+    sim_reps *s = calloc(1, sizeof *s);
+    unsigned char *use = malloc((size_t)r->npatterns + 1);
+    win_classes g = {0};
+    int *id = NULL;
+    int rc = !s || !use || !r->loaded ? -1 : 0;
+    if (!rc) {
+        memset(use, 1, (size_t)r->npatterns + 1);
+        rc = classes_make(r, use, &s->cl, &g, &id);
+    }
+    if (!rc)
+        rc = reps_lists(r, &g, id, s);
+    free(use);
+    free(id);
+    classes_free(&g);
+    if (rc) {
+        if (s)
+            reps_free(s);
+        free(s);
+        return wt_oom(e, "link classes");
+    }
+    r->reps = s;
+    return WT_OK;
+}
+
+void sim_result_reps_free(sim_result *r)
+{
+    if (r->reps)
+        reps_free(r->reps);
+    free(r->reps);
+    r->reps = NULL;
 }
 
 int sim_result_classes(sim_result *r, wt_err *e)

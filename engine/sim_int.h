@@ -80,6 +80,47 @@ struct sim_class_load {
     double load;
 };
 
+/* The loaded links of a wafer by class of every pattern's loads (not only
+ * the timed phases', so they are known before the timing): a link's class
+ * is the chain of (pattern, bytes) the patterns give it and its bandwidth,
+ * in cl (of, n, first, inv; no loads). Every value a solve computes at a
+ * link is a function of those, so the timing solves over one link per
+ * class, the class's first, and gets the rates it gets over all of them
+ * (docs/ARCHITECTURE.md, "Traffic and time"); the result's classes
+ * (sim_link_classes_new) are these, joined where only untimed patterns
+ * tell them apart. */
+typedef struct sim_reps {
+    sim_link_classes cl;
+    int *cstart;   /* cl.n + 1: class f's chain is cpat/cload[cstart[f] .. cstart[f + 1]) */
+    int *cpat;     /* its patterns, ascending */
+    double *cload; /* its bytes per byte of coef from each */
+    int *pstart;   /* npatterns + 1: pattern p's classes are plink/pload[pstart[p] .. pstart[p + 1]) */
+    int *plink;    /* their first links, ascending */
+    double *pload; /* p's bytes there */
+} sim_reps;
+
+/* Makes r->reps from r's patterns and loaded links; WT_EINTERNAL out of
+ * memory. */
+int sim_result_reps(sim_result *r, wt_err *e);
+/* Frees r->reps (NULL after). */
+void sim_result_reps_free(sim_result *r);
+
+/* The links pattern p's loads are solved over: one per class with r->reps,
+ * else every link it loads. */
+static inline void sim_pattern_solved(const sim_result *r, int p, const int **link, const double **load, int *nnz)
+{
+    if (r->reps) {
+        const sim_reps *s = r->reps;
+        *link = s->plink + s->pstart[p];
+        *load = s->pload + s->pstart[p];
+        *nnz = s->pstart[p + 1] - s->pstart[p];
+    } else {
+        *link = r->patterns[p].link;
+        *load = r->patterns[p].load;
+        *nnz = r->patterns[p].nnz;
+    }
+}
+
 /* Makes r->classes (sim_link_classes_new) unless r has them. */
 int sim_result_classes(sim_result *r, wt_err *e);
 /* Frees r->classes (NULL after). */

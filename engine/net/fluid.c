@@ -89,26 +89,34 @@ static void plan_free(plan_run *p)
     free(p->meets);
 }
 
-/* Sets mark[l] = value on every link phase ph loads. */
+/* Sets mark[l] = value on every link phase ph's patterns are solved over
+ * (sim_pattern_solved: a link per class on a wafer, which stands for all
+ * of its class in meets_mark as in the solves). */
 static void mark_phase(const sim_result *r, const sim_phase *ph, unsigned char *mark, unsigned char value)
 {
     for (int k = 0; k < ph->nterms; k++) {
-        const sim_pattern *pat = &r->patterns[ph->terms[k].pattern];
-        for (int j = 0; j < pat->nnz; j++)
-            mark[pat->link[j]] = value;
+        const int *link;
+        const double *load;
+        int nnz;
+        sim_pattern_solved(r, ph->terms[k].pattern, &link, &load, &nnz);
+        for (int j = 0; j < nnz; j++)
+            mark[link[j]] = value;
     }
 }
 
-/* Appends a class after the npred classes in after[]; returns its index. */
-static int add(plan_run *p, const sim_pattern *pat, double work, double max_rate, double latency_s, int prio,
-               const int *after, int npred)
+/* Appends a class after the npred classes in after[] (of pattern q's loads
+ * as the solves take them, or none when q < 0); returns its index. */
+static int add(plan_run *p, int q, double work, double max_rate, double latency_s, int prio, const int *after,
+               int npred)
 {
     int i = p->n++;
     int *pr = p->pred + PRED_MAX * i;
     for (int k = 0; k < npred; k++)
         pr[k] = after[k];
-    p->cls[i] = (flow_class){pat ? pat->link : NULL, pat ? pat->load : NULL, pat ? pat->nnz : 0, prio, max_rate,
-                             work, 0, latency_s, pr, npred, pat ? pat->free_rate : 0};
+    const sim_pattern *pat = q >= 0 ? &p->r->patterns[q] : NULL;
+    p->cls[i] = (flow_class){NULL, NULL, 0, prio, max_rate, work, 0, latency_s, pr, npred, pat ? pat->free_rate : 0};
+    if (pat)
+        sim_pattern_solved(p->r, q, &p->cls[i].link, &p->cls[i].load, &p->cls[i].nnz);
     p->alone_s[i] = (pat ? work * sim_pattern_busy(pat) : max_rate > 0 ? work / max_rate : 0) + latency_s;
     return i;
 }
@@ -120,7 +128,7 @@ static int add_term(plan_run *p, const sim_term *t, double share, double runs, i
 {
     const sim_pattern *pat = &p->r->patterns[t->pattern];
     double latency = runs * t->steps * (p->r->wf->link_overhead + pat->max_lat);
-    return add(p, pat, share * t->coef, pat->store_s > 0 ? 1 / pat->store_s : 0, latency, prio, after, npred);
+    return add(p, t->pattern, share * t->coef, pat->store_s > 0 ? 1 / pat->store_s : 0, latency, prio, after, npred);
 }
 
 /* 1 when term t loads a link the overlapping activity loads; each pattern
@@ -129,11 +137,13 @@ static int meets_mark(const plan_run *p, const sim_term *t)
 {
     signed char *m = &p->meets[t->pattern];
     if (*m < 0) {
-        const sim_pattern *pat = &p->r->patterns[t->pattern];
-        int k = 0;
-        while (k < pat->nnz && !p->mark[pat->link[k]])
+        const int *link;
+        const double *load;
+        int nnz, k = 0;
+        sim_pattern_solved(p->r, t->pattern, &link, &load, &nnz);
+        while (k < nnz && !p->mark[link[k]])
             k++;
-        *m = k < pat->nnz;
+        *m = k < nnz;
     }
     return *m;
 }
@@ -145,7 +155,7 @@ static void flush(plan_run *p, int *end, int *nend)
 {
     if (p->delay <= 0)
         return;
-    end[0] = add(p, NULL, 0, 0, p->delay, 0, end, *nend);
+    end[0] = add(p, -1, 0, 0, p->delay, 0, end, *nend);
     *nend = 1;
     p->delay = 0;
 }
@@ -172,7 +182,7 @@ static void add_phase(plan_run *p, const sim_phase *ph, double times, int *end, 
     int prio = sim_tuning_priority(&r->tune, ph->name);
     int start[2] = {end[0], end[1]}, nstart = *nend, last = -1;
     if (ph->compute_s > 0)
-        last = add(p, NULL, 1, 1 / (times * ph->compute_s), 0, prio, start, nstart);
+        last = add(p, -1, 1, 1 / (times * ph->compute_s), 0, prio, start, nstart);
     int comm = -1;
     for (int t = 0; t < ph->nterms; t++) {
         int prev = comm >= 0 ? comm : streamed || last < 0 ? -1 : last;

@@ -1,0 +1,148 @@
+/* Timing over one link per class (engine/sim_int.h, sim_reps): the classes
+ * are a partition of the loaded links by every pattern's loads and the
+ * bandwidth, each pattern's list names each of its classes once, and a
+ * step timed over those lists, and the result's classes joined from them,
+ * are to the bit what the timing over every link and the classes made from
+ * the links give. A wafer takes this path on its own (SIM_CLASSES_MIN); an
+ * 8x8 mesh is made to here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eval_small.h"
+#include "sim_int.h"
+
+/* The bytes pattern p puts on link l (0 when it loads none there). */
+static double load_at(const sim_pattern *p, int l)
+{
+    int k = sim_pattern_first(p, l);
+    return k < p->nnz && p->link[k] == l ? p->load[k] : 0;
+}
+
+/* Every loaded link's class holds exactly its patterns' bytes and its
+ * bandwidth; each pattern lists each class it loads once, at the class's
+ * first link, ascending, and no other. */
+static void check_partition(const sim_result *r)
+{
+    const sim_reps *s = r->reps;
+    assert_non_null(s);
+    for (int i = 0; i < r->nloaded; i++) {
+        int l = r->loaded[i], f = s->cl.of[l];
+        assert_true(f > 0 && f < s->cl.n);
+        assert_true(s->cl.first[f] <= l);
+        assert_true(s->cl.inv[f] == sim_link_inv_bw(r->wf, (size_t)l));
+        int j = s->cstart[f];
+        for (int p = 0; p < r->npatterns; p++) {
+            double b = load_at(&r->patterns[p], l);
+            if (j < s->cstart[f + 1] && s->cpat[j] == p) {
+                assert_true(s->cload[j] == b);
+                j++;
+            } else {
+                assert_true(b == 0);
+            }
+        }
+        assert_int_equal(j, s->cstart[f + 1]);
+    }
+    for (int f = 1; f < s->cl.n; f++)
+        assert_int_equal(s->cl.of[s->cl.first[f]], f);
+    for (int p = 0; p < r->npatterns; p++) {
+        int seen = 0;
+        for (int k = s->pstart[p]; k < s->pstart[p + 1]; k++) {
+            int l = s->plink[k];
+            assert_true(k == s->pstart[p] || l > s->plink[k - 1]);
+            assert_true(s->pload[k] == load_at(&r->patterns[p], l));
+            assert_int_equal(s->cl.first[s->cl.of[l]], l);
+        }
+        for (int f = 1; f < s->cl.n; f++)
+            for (int j = s->cstart[f]; j < s->cstart[f + 1]; j++)
+                seen += s->cpat[j] == p;
+        assert_int_equal(seen, s->pstart[p + 1] - s->pstart[p]);
+    }
+}
+
+/* The figures a timing fills, compared to the bit. */
+typedef struct timed {
+    double step, mfu, max_util, mean_util, phase_time[SIM_MAX_PHASES], phase_share[SIM_MAX_PHASES];
+    int busiest[SIM_MAX_PHASES];
+} timed;
+
+static timed timed_of(const sim_result *r)
+{
+    timed t = {r->step_time_s, r->mfu, r->max_link_util, r->mean_link_util, {0}, {0}, {0}};
+    for (int i = 0; i < r->nphases; i++) {
+        t.phase_time[i] = r->phases[i].time_s;
+        t.phase_share[i] = r->phases[i].share;
+        t.busiest[i] = r->phases[i].busiest_link;
+    }
+    return t;
+}
+
+static void same_classes(const sim_result *r, const sim_link_classes *a, const sim_link_classes *b)
+{
+    assert_int_equal(a->n, b->n);
+    for (int i = 0; i < r->nloaded; i++)
+        assert_int_equal(a->of[r->loaded[i]], b->of[r->loaded[i]]);
+    for (int f = 0; f < a->n; f++) {
+        assert_int_equal(a->first[f], b->first[f]);
+        assert_true(a->inv[f] == b->inv[f]);
+        assert_int_equal(a->start[f + 1], b->start[f + 1]);
+    }
+    for (int k = 0; k < a->start[a->n]; k++)
+        assert_true(a->load[k].phase == b->load[k].phase && a->load[k].term == b->load[k].term &&
+                    a->load[k].load == b->load[k].load);
+}
+
+/* Options that make the timing overlap passes: ZeRO gathers beside their
+ * layers, streamed passes beside their compute, and none (the DP buckets
+ * beside the backward). */
+static const char *const overlaps[][2] = {{NULL, NULL}, {"mem", "zero"}, {"chunk", "4KB"}};
+
+static void test_classes_time_as_links(void **state)
+{
+    (void)state;
+    wafer wf;
+    small_wafer(&wf);
+    wt_err e;
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, &e), WT_OK);
+    int overlapped = 0;
+    for (size_t i = 0; i < NSMALL_CASES; i++)
+        for (size_t o = 0; o < sizeof overlaps / sizeof overlaps[0]; o++) {
+            const char *opt = overlaps[o][0] ? overlaps[o][0] : small_cases[i][1];
+            const char *val = overlaps[o][0] ? overlaps[o][1] : small_cases[i][2];
+            sim_result r;
+            eval_with(c, &r, small_cases[i][0], opt, val);
+            assert_null(r.reps); /* below SIM_CLASSES_MIN */
+            timed links = timed_of(&r);
+            sim_link_classes by_links, by_reps;
+            assert_int_equal(sim_link_classes_new(&r, &by_links, &e), WT_OK);
+            assert_int_equal(sim_result_reps(&r, &e), WT_OK);
+            check_partition(&r);
+            assert_int_equal(sim_retime(c, &r, 1, &e), WT_OK);
+            timed classes = timed_of(&r);
+            if (memcmp(&links, &classes, sizeof links))
+                fail_msg("%s %s=%s: the timing over classes differs (step %.17g vs %.17g)", small_cases[i][0],
+                         opt ? opt : "-", val ? val : "-", classes.step, links.step);
+            assert_int_equal(sim_link_classes_new(&r, &by_reps, &e), WT_OK);
+            same_classes(&r, &by_links, &by_reps);
+            overlapped += r.reps->cl.n < r.nloaded; /* classes join links */
+            sim_link_classes_free(&by_links);
+            sim_link_classes_free(&by_reps);
+            sim_free(&r);
+        }
+    assert_true(overlapped > 0);
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classes_time_as_links),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
