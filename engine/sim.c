@@ -178,6 +178,39 @@ static int list_loaded(sim_result *r, sim_ctx *c, wt_err *e)
     return WT_OK;
 }
 
+/* Each loaded link's bytes over the step, in pattern order (only the
+ * loaded links can hold bytes: a result timed again keeps its patterns). */
+static int link_bytes(sim_result *r)
+{
+    for (int i = 0; i < r->nloaded; i++)
+        r->link_bytes[r->loaded[i]] = 0;
+    for (int p = 0; p < r->npatterns; p++) {
+        const sim_pattern *pat = &r->patterns[p];
+        for (int k = 0; k < pat->nnz; k++)
+            r->link_bytes[pat->link[k]] += pat->step_coef * pat->load[k];
+    }
+    return WT_OK;
+}
+
+/* link_bytes by class (r->reps): each class's sum, in the same order, then
+ * one write per link. */
+static int class_bytes(sim_result *r, wt_err *e)
+{
+    const sim_reps *s = r->reps;
+    double *sum = malloc((size_t)s->cl.n * sizeof *sum);
+    if (!sum)
+        return wt_oom(e, "link bytes");
+    for (int f = 0; f < s->cl.n; f++) {
+        sum[f] = 0;
+        for (int j = s->cstart[f]; j < s->cstart[f + 1]; j++)
+            sum[f] += r->patterns[s->cpat[j]].step_coef * s->cload[j];
+    }
+    for (int i = 0; i < r->nloaded; i++)
+        r->link_bytes[r->loaded[i]] = sum[s->cl.of[r->loaded[i]]];
+    free(sum);
+    return WT_OK;
+}
+
 /* Link bytes and utilisation over the step at r's loaded links, and each
  * phase's busiest link; WT_EINTERNAL out of memory. */
 static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
@@ -189,15 +222,9 @@ static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
         for (int t = 0; t < ph->nterms; t++)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
-    /* Only the loaded links can hold bytes (a result timed again keeps its
-     * patterns): they are cleared, then summed in pattern order. */
-    for (int i = 0; i < r->nloaded; i++)
-        r->link_bytes[r->loaded[i]] = 0;
-    for (int p = 0; p < r->npatterns; p++) {
-        const sim_pattern *pat = &r->patterns[p];
-        for (int k = 0; k < pat->nnz; k++)
-            r->link_bytes[pat->link[k]] += pat->step_coef * pat->load[k];
-    }
+    int rc = r->reps ? class_bytes(r, e) : link_bytes(r);
+    if (rc != WT_OK)
+        return rc;
     /* The sum over every usable link in slot order, with the loaded ones
      * alone: another link adds an exact 0, which leaves the sum as it is. */
     double sum = 0;
@@ -301,7 +328,7 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
     if (rc == WT_OK)
         rc = list_loaded(r, c, e);
     if (rc == WT_OK && sim_entries(r) >= SIM_CLASSES_MIN)
-        rc = sim_result_reps(r, e);
+        rc = sim_result_reps(r, &c->bw, e);
     if (rc != WT_OK) {
         sim_free(r);
         return rc;

@@ -242,6 +242,7 @@ static int classes_loads_of(const sim_result *r, const win_classes *cl, const in
 typedef struct class_job {
     const sim_result *r;
     const unsigned char *use;  /* npatterns: the patterns chained */
+    const net_bw *bw;          /* the links' bandwidths, or NULL: the wafer's */
     int nparts;
     int *of;                   /* wafer_nlinks: each range writes its links' closed nodes */
     win_classes cl[PAR_MAX];   /* each range's table */
@@ -271,7 +272,8 @@ static void class_range(void *ctx, int part)
     memo_clear(&close);
     for (int i = i0; i < i1 && !rc; i++) {
         int l = r->loaded[i], *of = &j->of[l];
-        if (*of && (*of = memo_get(cl, &close, *of, -1, sim_link_inv_bw(r->wf, (size_t)l))) < 0)
+        double inv = j->bw ? net_bw_inv(j->bw, (size_t)l) : sim_link_inv_bw(r->wf, (size_t)l);
+        if (*of && (*of = memo_get(cl, &close, *of, -1, inv)) < 0)
             rc = -1;
         else if (*of && cl->node[*of].first < 0)
             cl->node[*of].first = l;
@@ -336,15 +338,17 @@ static int classes_join(class_job *j, win_classes *g, int **id, sim_link_classes
     return 0;
 }
 
-/* The loaded links of r by the chains of the patterns with use[p]: c's of,
+/* The loaded links of r by the chains of the patterns with use[p] and
+ * their bandwidths (bw, or the wafer's when NULL): c's of,
  * n and first, and the joined table g whose closed node f is class id[f]
  * (g and id the caller's to free, also on failure). -1 out of memory. */
-static int classes_make(const sim_result *r, const unsigned char *use, sim_link_classes *c, win_classes *g, int **id)
+static int classes_make(const sim_result *r, const unsigned char *use, const net_bw *bw, sim_link_classes *c,
+                        win_classes *g, int **id)
 {
     size_t entries = 0;
     for (int q = 0; q < r->npatterns; q++)
         entries += use[q] ? (size_t)r->patterns[q].nnz : 0;
-    class_job j = {.r = r, .use = use, .nparts = par_parts(entries)};
+    class_job j = {.r = r, .use = use, .bw = bw, .nparts = par_parts(entries)};
     j.of = c->of = calloc(wafer_nlinks(r->wf), sizeof *c->of); /* calloc: only the pages of loaded links are touched */
     int rc = c->of ? 0 : -1;
     if (!rc)
@@ -419,7 +423,7 @@ int sim_link_classes_new(const sim_result *r, sim_link_classes *c, wt_err *e)
     int rc = !mark || !bytes || !use ? -1 : 0;
     if (!rc) {
         timed_patterns(r, use);
-        rc = r->reps ? classes_project(r, use, c, &g, &id) : classes_make(r, use, c, &g, &id);
+        rc = r->reps ? classes_project(r, use, c, &g, &id) : classes_make(r, use, NULL, c, &g, &id);
     }
     if (!rc)
         rc = classes_loads_of(r, &g, id, mark, bytes, c);
@@ -499,7 +503,7 @@ static void reps_free(sim_reps *s)
     free(s->pload);
 }
 
-int sim_result_reps(sim_result *r, wt_err *e)
+int sim_result_reps(sim_result *r, const net_bw *bw, wt_err *e)
 {
     sim_result_reps_free(r);
     sim_reps *s = calloc(1, sizeof *s);
@@ -509,7 +513,7 @@ int sim_result_reps(sim_result *r, wt_err *e)
     int rc = !s || !use || !r->loaded ? -1 : 0;
     if (!rc) {
         memset(use, 1, (size_t)r->npatterns + 1);
-        rc = classes_make(r, use, &s->cl, &g, &id);
+        rc = classes_make(r, use, bw, &s->cl, &g, &id);
     }
     if (!rc)
         rc = reps_lists(r, &g, id, s);

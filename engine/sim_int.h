@@ -99,9 +99,9 @@ typedef struct sim_reps {
     double *pload; /* p's bytes there */
 } sim_reps;
 
-/* Makes r->reps from r's patterns and loaded links; WT_EINTERNAL out of
- * memory. */
-int sim_result_reps(sim_result *r, wt_err *e);
+/* Makes r->reps from r's patterns and loaded links, and the links'
+ * bandwidths in bw (the context's); WT_EINTERNAL out of memory. */
+int sim_result_reps(sim_result *r, const net_bw *bw, wt_err *e);
 /* Frees r->reps (NULL after). */
 void sim_result_reps_free(sim_result *r);
 

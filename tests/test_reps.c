@@ -120,7 +120,7 @@ static void test_classes_time_as_links(void **state)
             timed links = timed_of(&r);
             sim_link_classes by_links, by_reps;
             assert_int_equal(sim_link_classes_new(&r, &by_links, &e), WT_OK);
-            assert_int_equal(sim_result_reps(&r, &e), WT_OK);
+            assert_int_equal(sim_result_reps(&r, &c->bw, &e), WT_OK);
             check_partition(&r);
             assert_int_equal(sim_retime(c, &r, 1, &e), WT_OK);
             timed classes = timed_of(&r);
