@@ -46,14 +46,20 @@ static void phase_gather(const sim_phase *ph, phase_sum *s)
     }
 }
 
-/* 1 when two patterns load no common link (their link lists are sorted). */
-static int patterns_disjoint(const sim_pattern *a, const sim_pattern *b)
+/* 1 when patterns a and b of r load no common link: their solved lists
+ * (sim_pattern_solved, sorted) share no slot, as a class is all of its
+ * links' patterns. */
+static int patterns_disjoint(const sim_result *r, int a, int b)
 {
-    int i = 0, j = 0;
-    while (i < a->nnz && j < b->nnz) {
-        if (a->link[i] == b->link[j])
+    const int *la, *lb;
+    const double *wa, *wb;
+    int na, nb, i = 0, j = 0;
+    sim_pattern_solved(r, a, &la, &wa, &na);
+    sim_pattern_solved(r, b, &lb, &wb, &nb);
+    while (i < na && j < nb) {
+        if (la[i] == lb[j])
             return 0;
-        if (a->link[i] < b->link[j])
+        if (la[i] < lb[j])
             i++;
         else
             j++;
@@ -67,10 +73,10 @@ static int patterns_disjoint(const sim_pattern *a, const sim_pattern *b)
 static int disjoint_pair(const sim_result *r, unsigned char *ov, int a, int b)
 {
     if (!ov)
-        return patterns_disjoint(&r->patterns[a], &r->patterns[b]);
+        return patterns_disjoint(r, a, b);
     unsigned char *o = &ov[(size_t)a * (size_t)r->npatterns + (size_t)b];
     if (!*o)
-        *o = patterns_disjoint(&r->patterns[a], &r->patterns[b]) ? 1 : 2;
+        *o = patterns_disjoint(r, a, b) ? 1 : 2;
     return *o == 1;
 }
 

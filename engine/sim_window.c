@@ -375,10 +375,13 @@ static int class_loads(const sim_result *r, const sim_link_classes *c, int k, wi
 }
 
 /* Each class's figures, swept on first need: its busiest window (fraction)
- * and hot time, and whether it carries some timed phase. */
+ * and hot time, and whether it carries some timed phase; and a link's
+ * peak for the step bytes last met on one of its links (a class's links
+ * mostly carry the same bytes: one division for all of them). */
 typedef struct win_class {
     double peak, hot;
-    char swept, loaded;
+    double last_bytes, last_peak;
+    char swept, loaded, has_last;
 } win_class;
 
 typedef struct win_sweep {
@@ -394,28 +397,41 @@ typedef struct win_sweep {
  * of its class, never below the step's average when it is loaded (the
  * busiest window carries at least that, where the timeline's slots or the
  * cap at 1 hold fewer bytes than the step moves). */
-static int sweep_link(win_sweep *sw, size_t l, double *peak, double *hot_s)
+static int sweep_class(win_sweep *sw, int k, int hot)
+{
+    win_class *c = &sw->cls[k];
+    win_load ld[SIM_MAX_PHASES];
+    int n = class_loads(sw->r, sw->c, k, ld);
+    c->swept = 1;
+    c->loaded = n > 0;
+    if (n) {
+        if (seq_link(&sw->s, sw->r, &sw->p, ld, n, sw->p.kept))
+            return -1;
+        c->peak = fmin(1, seq_max_window(&sw->s, sw->w) / sw->w); /* a busy fraction: rounding may pass 1 */
+        if (sw->hot_frac > 0 && hot)
+            c->hot = seq_hot(&sw->s, sw->hot_frac) + dropped_hot(sw->r, &sw->p, ld, n, sw->hot_frac);
+    }
+    return 0;
+}
+
+static inline int sweep_link(win_sweep *sw, size_t l, double *peak, double *hot_s)
 {
     int k = sw->c->of[l];
     win_class *c = &sw->cls[k];
-    if (k && !c->swept) {
-        win_load ld[SIM_MAX_PHASES];
-        int n = class_loads(sw->r, sw->c, k, ld);
-        c->swept = 1;
-        c->loaded = n > 0;
-        if (n) {
-            if (seq_link(&sw->s, sw->r, &sw->p, ld, n, sw->p.kept))
-                return -1;
-            c->peak = fmin(1, seq_max_window(&sw->s, sw->w) / sw->w); /* a busy fraction: rounding may pass 1 */
-            if (sw->hot_frac > 0 && hot_s)
-                c->hot = seq_hot(&sw->s, sw->hot_frac) + dropped_hot(sw->r, &sw->p, ld, n, sw->hot_frac);
-        }
-    }
+    if (k && !c->swept && sweep_class(sw, k, hot_s != NULL))
+        return -1;
     *peak = c->peak;
     if (hot_s)
         *hot_s = c->hot;
-    if (c->loaded && sw->r->step_time_s > 0) /* as sim_link_util */
-        *peak = fmax(*peak, sw->r->link_bytes[l] * sw->c->inv[k] / sw->r->step_time_s);
+    if (c->loaded && sw->r->step_time_s > 0) { /* as sim_link_util */
+        double b = sw->r->link_bytes[l];
+        if (!c->has_last || b != c->last_bytes) {
+            c->last_bytes = b;
+            c->last_peak = fmax(c->peak, b * sw->c->inv[k] / sw->r->step_time_s);
+            c->has_last = 1;
+        }
+        *peak = c->last_peak;
+    }
     return 0;
 }
 
