@@ -109,7 +109,8 @@ int session_step(session *S, const sim_result **out, wt_err *e)
         S->ctx = c;
         S->refault = 0;
     }
-    if (S->dirty || !S->evaluated) {
+    int fresh = S->dirty || !S->evaluated;
+    if (fresh) {
         sim_result r;
         int rc = sim_eval_tuned(S->ctx, &r, &S->m, &S->s, &S->tune, e);
         if (rc != WT_OK)
@@ -120,7 +121,9 @@ int session_step(session *S, const sim_result **out, wt_err *e)
         S->evaluated = 1;
         S->dirty = 0;
     }
-    int rc = sim_retime(S->ctx, &S->res, step_factor(S, S->res.units_used), e);
+    /* an evaluation times its step at factor 1: the same again is skipped */
+    double factor = step_factor(S, S->res.units_used);
+    int rc = fresh && factor == S->res.compute_scale ? WT_OK : sim_retime(S->ctx, &S->res, factor, e);
     if (rc != WT_OK) {
         S->dirty = 1; /* its figures are half done: the next step evaluates again */
         return rc;
