@@ -98,7 +98,10 @@ static void tuning_changes(changes *c, const sim_tuning *was, const sim_tuning *
 static void fault_changes(changes *c, const wafer *was, const wafer *now)
 {
     static const int dirs[2] = {WAFER_E, WAFER_S};
-    for (int u = 0; u < (int)wafer_nunits(now); u++) {
+    size_t nu = wafer_nunits(now);
+    if (!memcmp(now->unit_dead, was->unit_dead, nu) && !memcmp(now->link_dead, was->link_dead, nu * WAFER_NDIR))
+        return; /* the usual case, and on a wafer far faster than the walk */
+    for (int u = 0; u < (int)nu; u++) {
         int x = wafer_x(now, u), y = wafer_y(now, u);
         if (now->unit_dead[u] != was->unit_dead[u])
             item(c, "%s %d,%d", now->unit_dead[u] ? "fault" : "repaired", x, y);
