@@ -106,8 +106,13 @@ static int add_pattern(build *b, route_sparse *sp, const route_stats *st, int ki
     p->link = sp->link;
     p->load = sp->load;
     p->nnz = (int)sp->n;
+    /* A pattern of a wafer's size leaves its free rate (0: unknown) to
+     * the solves, which take it over its classes (sim_pattern_solved). */
     flow_busy busy;
-    p->free_rate = flow_free_rate(p->link, p->load, p->nnz, &b->c->bw, &busy);
+    if (p->nnz >= SIM_CLASSES_MIN)
+        busy = flow_busiest(p->link, p->load, p->nnz, &b->c->bw);
+    else
+        p->free_rate = flow_free_rate(p->link, p->load, p->nnz, &b->c->bw, &busy);
     p->max_busy = busy.s;
     p->busiest = busy.link;
     p->kind = kind;

@@ -318,6 +318,23 @@ static void fill_level(flow_ctx *fc, const flow_class *cls, const flow_key *lv, 
     }
 }
 
+/* The largest load[k] * inv(link[k]) so far, the first link with it. */
+static inline void busy_at(flow_busy *busy, int k, int link, double b)
+{
+    if (b > busy->s || k == 0) {
+        busy->s = b;
+        busy->link = link;
+    }
+}
+
+flow_busy flow_busiest(const int *link, const double *load, int nnz, const net_bw *bw)
+{
+    flow_busy busy = {0, -1};
+    for (int k = 0; k < nnz; k++)
+        busy_at(&busy, k, link[k], load[k] * net_bw_inv(bw, (size_t)link[k]));
+    return busy;
+}
+
 /* The smallest of start and each loaded link's bandwidth over its load:
  * fill_level's arithmetic in one walk, without its per-link scratch. *loads
  * says whether any load is positive. */
@@ -329,11 +346,8 @@ static double alone_delta(const int *link, const double *load, int nnz, const ne
     busy->s = 0;
     busy->link = -1;
     for (int k = 0; k < nnz; k++) {
-        double ik = net_bw_inv(bw, (size_t)link[k]), b = load[k] * ik;
-        if (b > busy->s || k == 0) {
-            busy->s = b;
-            busy->link = link[k];
-        }
+        double ik = net_bw_inv(bw, (size_t)link[k]);
+        busy_at(busy, k, link[k], load[k] * ik);
         if (load[k] > 0) {
             if (ik != inv) { /* most links share a bandwidth: few divisions */
                 inv = ik;

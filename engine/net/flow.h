@@ -139,6 +139,9 @@ typedef struct flow_busy {
  * nothing, 0 when it loads an unusable link. What a solve finds for it.
  * Its busiest link into *busy, from the same walk. */
 double flow_free_rate(const int *link, const double *load, int nnz, const net_bw *bw, flow_busy *busy);
+/* The busiest link alone, as flow_free_rate gives it, from a walk that
+ * does nothing else. */
+flow_busy flow_busiest(const int *link, const double *load, int nnz, const net_bw *bw);
 void flow_ctx_free(flow_ctx *fc);
 
 /* The max-min fair rates, with priority and caps, of the n classes all
