@@ -489,6 +489,22 @@ int sim_link_windows_at(const sim_result *r, double window_s, double hot_frac, c
     return windows_of(r, window_s, hot_frac, links, n, 0, peak, hot_s, e);
 }
 
+/* windows_at for every loaded link of a wafer: the links of a class of
+ * r->reps carry the same bytes and are in one of r's classes, so one link
+ * of each (its first) stands for all of them, and the rest is a copy. */
+static int reps_windows(const sim_result *r, double window_s, double *peak, wt_err *e)
+{
+    const sim_reps *s = r->reps;
+    double *v = malloc((size_t)s->cl.n * sizeof *v);
+    if (!v)
+        return wt_oom(e, "link windows");
+    int rc = windows_at(r, r->classes, window_s, 0, s->cl.first + 1, s->cl.n - 1, 0, v + 1, NULL, e);
+    for (int i = 0; i < r->nloaded && rc == WT_OK; i++)
+        peak[r->loaded[i]] = v[s->cl.of[r->loaded[i]]];
+    free(v);
+    return rc;
+}
+
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
@@ -503,7 +519,8 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
         return rc;
     }
     r->link_peak = peak;
-    rc = windows_at(r, r->classes, window_s, 0, r->loaded, r->nloaded, 1, peak, NULL, e);
+    rc = r->reps ? reps_windows(r, window_s, peak, e)
+                 : windows_at(r, r->classes, window_s, 0, r->loaded, r->nloaded, 1, peak, NULL, e);
     if (rc == WT_OK) {
         r->window_s = fmin(window_s, r->step_time_s);
         r->hot_links = 0;

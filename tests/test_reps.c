@@ -3,7 +3,7 @@
  * bandwidth, each pattern's list names each of its classes once, and a
  * step timed over those lists, and the result's classes joined from them,
  * are to the bit what the timing over every link and the classes made from
- * the links give. A wafer takes this path on its own (SIM_CLASSES_MIN); an
+ * the links give, and so are the windows. A wafer takes this path on its own (SIM_CLASSES_MIN); an
  * 8x8 mesh is made to here. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,13 +66,14 @@ static void check_partition(const sim_result *r)
 
 /* The figures a timing fills, compared to the bit. */
 typedef struct timed {
-    double step, mfu, max_util, mean_util, phase_time[SIM_MAX_PHASES], phase_share[SIM_MAX_PHASES];
-    int busiest[SIM_MAX_PHASES];
+    double step, mfu, max_util, mean_util, max_peak, phase_time[SIM_MAX_PHASES], phase_share[SIM_MAX_PHASES];
+    int busiest[SIM_MAX_PHASES], hot_links;
 } timed;
 
 static timed timed_of(const sim_result *r)
 {
-    timed t = {r->step_time_s, r->mfu, r->max_link_util, r->mean_link_util, {0}, {0}, {0}};
+    timed t = {r->step_time_s, r->mfu, r->max_link_util, r->mean_link_util, r->max_peak_util, {0}, {0}, {0},
+               r->hot_links};
     for (int i = 0; i < r->nphases; i++) {
         t.phase_time[i] = r->phases[i].time_s;
         t.phase_share[i] = r->phases[i].share;
@@ -109,6 +110,7 @@ static void test_classes_time_as_links(void **state)
     wt_err e;
     sim_ctx *c;
     assert_int_equal(sim_ctx_new(&c, &wf, &e), WT_OK);
+    sim_ctx_set_window(c, SIM_WINDOW_S); /* the windows too, as a session's */
     int overlapped = 0;
     for (size_t i = 0; i < NSMALL_CASES; i++)
         for (size_t o = 0; o < sizeof overlaps / sizeof overlaps[0]; o++) {
@@ -118,6 +120,10 @@ static void test_classes_time_as_links(void **state)
             eval_with(c, &r, small_cases[i][0], opt, val);
             assert_null(r.reps); /* below SIM_CLASSES_MIN */
             timed links = timed_of(&r);
+            double *peak = malloc((size_t)r.nloaded * sizeof *peak);
+            assert_non_null(peak);
+            for (int k = 0; k < r.nloaded; k++)
+                peak[k] = r.link_peak[r.loaded[k]];
             sim_link_classes by_links, by_reps;
             assert_int_equal(sim_link_classes_new(&r, &by_links, &e), WT_OK);
             assert_int_equal(sim_result_reps(&r, &c->bw, &e), WT_OK);
@@ -129,6 +135,9 @@ static void test_classes_time_as_links(void **state)
             if (memcmp(&links, &classes, sizeof links))
                 fail_msg("%s %s=%s: the timing over classes differs (step %.17g vs %.17g)", small_cases[i][0],
                          opt ? opt : "-", val ? val : "-", classes.step, links.step);
+            for (int k = 0; k < r.nloaded; k++)
+                assert_true(peak[k] == r.link_peak[r.loaded[k]]);
+            free(peak);
             assert_int_equal(sim_link_classes_new(&r, &by_reps, &e), WT_OK);
             same_classes(&r, &by_links, &by_reps);
             overlapped += r.reps->cl.n < r.nloaded; /* classes join links */
