@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hot.h"
 #include "par.h"
 #include "sim_int.h"
 
@@ -137,8 +138,9 @@ static void memo_clear(win_memo *m)
         m->e[i].from = -1;
 }
 
-/* classes_get(cl, from, pattern, val) through m. */
-static int memo_get(win_classes *cl, win_memo *m, int from, int pattern, double val)
+/* classes_get(cl, from, pattern, val) through m (in the loops over link
+ * entries: WT_HOT). */
+WT_HOT int memo_get(win_classes *cl, win_memo *m, int from, int pattern, double val)
 {
     uint64_t bits;
     memcpy(&bits, &val, sizeof bits);

@@ -21,6 +21,8 @@
 
 #include <math.h>
 
+#include "hot.h"
+
 /* One list walked in order over its loaded links, the other's load at
  * each found by a cursor that only moves forward. */
 typedef struct pair_walk {
@@ -40,16 +42,10 @@ static pair_walk walk_of(const net_bw *bw, const flow_class *x, const flow_class
     return w;
 }
 
-/* Each walk's loop must hold the walk in registers: as a call, the step
- * stores and reloads it at every link, which costs more than its body. */
-#if defined(__GNUC__)
-#define PAIR_HOT static inline __attribute__((always_inline))
-#else
-#define PAIR_HOT static inline
-#endif
+/* Each walk's loop must hold the walk in registers (WT_HOT). */
 
 /* Moves to x's next link with a positive load; 0 at the end. */
-PAIR_HOT int walk_next(pair_walk *w)
+WT_HOT int walk_next(pair_walk *w)
 {
     while (w->k < w->x->nnz && !(w->x->load[w->k] > 0))
         w->k++;

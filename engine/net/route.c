@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hot.h"
+
 /*
  * A running sum of the pass: s in bytes, n the segments opened minus
  * closed. Where the running n is zero no segment covers the link, the true
@@ -41,17 +43,6 @@ typedef struct route_acc {
     int64_t n;
 } route_acc;
 
-/* The per-flow helpers must melt into the flow loop: as calls they spill
- * the loop's registers, which costs more than their bodies. Each flow loop
- * stays a function of its own for the same reason: inlined together they
- * share one register allocation and spill. */
-#if defined(__GNUC__)
-#define ROUTE_HOT static inline __attribute__((always_inline))
-#define ROUTE_LOOP static __attribute__((noinline))
-#else
-#define ROUTE_HOT static inline
-#define ROUTE_LOOP static
-#endif
 
 /* A flow (or half flow) waiting for a rule-3 detour. */
 typedef struct route_pending {
@@ -239,7 +230,7 @@ static route_geo route_geo_of(const route_ctx *rc)
  * when a is the last). base is the cell of position 0 in direction 0 and
  * step the cell distance between neighbours on the line.
  */
-ROUTE_HOT void route_seg(const route_geo *g, size_t base, size_t step, size_t dfwd, size_t dback,
+WT_HOT void route_seg(const route_geo *g, size_t base, size_t step, size_t dfwd, size_t dback,
                          int a, int b, double bytes, int32_t k)
 {
     size_t s0, s1;
@@ -262,19 +253,19 @@ ROUTE_HOT void route_seg(const route_geo *g, size_t base, size_t step, size_t df
 
 /* Loads the links from (xa, y) to (xb, y), E or W, with b bytes that count
  * as k flows. */
-ROUTE_HOT void route_seg_row(const route_geo *g, int y, int xa, int xb, double b, int32_t k)
+WT_HOT void route_seg_row(const route_geo *g, int y, int xa, int xb, double b, int32_t k)
 {
     route_seg(g, (size_t)y * g->pitch, WAFER_NDIR, WAFER_E, WAFER_W, xa, xb, b, k);
 }
 
 /* Loads the links from (x, ya) to (x, yb), S or N. */
-ROUTE_HOT void route_seg_col(const route_geo *g, int x, int ya, int yb, double b, int32_t k)
+WT_HOT void route_seg_col(const route_geo *g, int x, int ya, int yb, double b, int32_t k)
 {
     route_seg(g, (size_t)x * WAFER_NDIR, g->pitch, WAFER_S, WAFER_N, ya, yb, b, k);
 }
 
 /* Loads the dimension-order path from (x0, y0) to (x1, y1). */
-ROUTE_HOT void route_dor_add(const route_geo *g, int x0, int y0, int x1, int y1, int xfirst,
+WT_HOT void route_dor_add(const route_geo *g, int x0, int y0, int x1, int y1, int xfirst,
                              double b, int32_t k)
 {
     if (xfirst) {
@@ -291,7 +282,7 @@ ROUTE_HOT void route_dor_add(const route_geo *g, int x0, int y0, int x1, int y1,
  * caps both), so (u + 0.5) / w is at least 2^-17 away from an integer while
  * the product below is off by at most 2^-26, and truncation is exact.
  */
-ROUTE_HOT int route_row_of(const route_geo *g, int u)
+WT_HOT int route_row_of(const route_geo *g, int u)
 {
     return (int)(((double)u + 0.5) * g->inv_w);
 }
@@ -299,7 +290,7 @@ ROUTE_HOT int route_row_of(const route_geo *g, int u)
 /* Widens the rows the pass must cover to every marker of any path between
  * rows ya and yb: an N move ends one row below its start, which may be the
  * padding row. */
-ROUTE_HOT void route_rows(int *lo, int *hi, int ya, int yb)
+WT_HOT void route_rows(int *lo, int *hi, int ya, int yb)
 {
     int a = ya < yb ? ya : yb, b = ya < yb ? yb : ya;
     if (a < *lo)
@@ -309,7 +300,7 @@ ROUTE_HOT void route_rows(int *lo, int *hi, int ya, int yb)
 }
 
 /* Unusable links on the straight move from xa to xb along row y. */
-ROUTE_HOT int route_row_bad(const route_ctx *rc, int y, int xa, int xb)
+WT_HOT int route_row_bad(const route_ctx *rc, int y, int xa, int xb)
 {
     const int *p = rc->bad_ew + (size_t)y * (size_t)(rc->w + 1) * 2;
     if (xa < xb)
@@ -320,7 +311,7 @@ ROUTE_HOT int route_row_bad(const route_ctx *rc, int y, int xa, int xb)
 }
 
 /* Unusable links on the straight move from ya to yb along column x. */
-ROUTE_HOT int route_col_bad(const route_ctx *rc, int x, int ya, int yb)
+WT_HOT int route_col_bad(const route_ctx *rc, int x, int ya, int yb)
 {
     const int *p = rc->bad_ns + (size_t)x * (size_t)(rc->h + 1) * 2;
     if (ya < yb)
@@ -330,7 +321,7 @@ ROUTE_HOT int route_col_bad(const route_ctx *rc, int x, int ya, int yb)
     return 0;
 }
 
-ROUTE_HOT int route_dor_bad(const route_ctx *rc, int x0, int y0, int x1, int y1, int xfirst)
+WT_HOT int route_dor_bad(const route_ctx *rc, int x0, int y0, int x1, int y1, int xfirst)
 {
     if (xfirst)
         return route_row_bad(rc, y0, x0, x1) || route_col_bad(rc, x1, y0, y1);
@@ -369,7 +360,7 @@ static int route_half(route_ctx *rc, size_t idx, int src, int dst, int x0, int y
 /* Folds one marker (count c, bytes m) into a running sum; returns the
  * number of (half) flows on the link. For the list and the counting path,
  * where a link no flow crosses must stay out. */
-ROUTE_HOT int64_t route_fold(route_acc *run, int32_t c, double m)
+WT_HOT int64_t route_fold(route_acc *run, int32_t c, double m)
 {
     if (c != 0 || m != 0.0) {
         run->s += m;
@@ -407,7 +398,7 @@ static void route_grow(route_out *o)
 
 /* Appends one link to the list, growing it (rarely: callers reserve what
  * a pass usually loads), inlined into the pass; on failure marks o->oom. */
-ROUTE_HOT void route_append(route_out *o, size_t slot, double v)
+WT_HOT void route_append(route_out *o, size_t slot, double v)
 {
     route_sparse *sp = o->sp;
     if (sp->n == sp->cap) {
@@ -421,7 +412,7 @@ ROUTE_HOT void route_append(route_out *o, size_t slot, double v)
 
 /* Folds one marker into a running sum, without branches: in a busy mesh
  * whether a cell holds markers is a coin toss. Returns what the link adds. */
-ROUTE_HOT double route_fold_add(route_acc *run, int32_t c, double m)
+WT_HOT double route_fold_add(route_acc *run, int32_t c, double m)
 {
     run->n += c;
     run->s = run->n ? run->s + m : 0.0;
@@ -608,7 +599,7 @@ static int route_walk(route_ctx *rc, const route_pending *p, int *hops, int *cro
     return WT_OK;
 }
 
-ROUTE_HOT double route_lat(const wafer *wf, int hops, int cross)
+WT_HOT double route_lat(const wafer *wf, int hops, int cross)
 {
     return (double)(hops - cross) * wf->link_lat + (double)cross * wf->iw_lat;
 }
@@ -683,7 +674,7 @@ static int route_mixed(const route_flow *flows, size_t n, double *bytes)
     return 0;
 }
 
-ROUTE_HOT void route_tally_flow(const route_ctx *rc, route_tally *t, int x0, int y0, int x1,
+WT_HOT void route_tally_flow(const route_ctx *rc, route_tally *t, int x0, int y0, int x1,
                                 int y1)
 {
     int hops = abs(x1 - x0) + abs(y1 - y0);
@@ -700,7 +691,7 @@ ROUTE_HOT void route_tally_flow(const route_ctx *rc, route_tally *t, int x0, int
 
 /* Checks a flow; a bad one is the caller's bug and fails the whole call.
  * The byte test also rejects NaN: one bad marker would spoil a whole row. */
-ROUTE_HOT int route_flow_bad(size_t nunits, int src, int dst, double b)
+WT_HOT int route_flow_bad(size_t nunits, int src, int dst, double b)
 {
     return (unsigned)src >= nunits || (unsigned)dst >= nunits || !(b >= 0.0 && b <= DBL_MAX);
 }
@@ -708,7 +699,7 @@ ROUTE_HOT int route_flow_bad(size_t nunits, int src, int dst, double b)
 /* The whole call on a wafer without faults, where rule 1 always holds;
  * inlined once per mode so that the mode tests leave the loop. Returns the
  * index of the first bad flow, or n. */
-ROUTE_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t n, int xfirst,
+WT_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t n, int xfirst,
                                   int balanced, route_tally *t)
 {
     const route_geo g = route_geo_of(rc);
@@ -749,17 +740,17 @@ ROUTE_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t
     return i;
 }
 
-ROUTE_LOOP size_t route_clean_xy(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+WT_COLD size_t route_clean_xy(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
 {
     return route_clean_mode(rc, f, n, 1, 0, t);
 }
 
-ROUTE_LOOP size_t route_clean_yx(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+WT_COLD size_t route_clean_yx(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
 {
     return route_clean_mode(rc, f, n, 0, 0, t);
 }
 
-ROUTE_LOOP size_t route_clean_bal(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+WT_COLD size_t route_clean_bal(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
 {
     return route_clean_mode(rc, f, n, 1, 1, t);
 }
@@ -776,7 +767,7 @@ static size_t route_clean(route_ctx *rc, const route_flow *flows, size_t n, rout
 
 /* The whole call on a faulty wafer: rules 1 and 2 here, rule 3 queued.
  * Returns the index of the first bad flow, or n; *oom on a failed queue. */
-ROUTE_LOOP size_t route_faulty(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode,
+WT_COLD size_t route_faulty(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode,
                               route_tally *t, int *detoured, int *oom)
 {
     const int wi = rc->w;
