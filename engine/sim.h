@@ -318,7 +318,9 @@ int sim_link_window_util(const sim_result *r, double t0, double window_s, double
  * 1..n-1. Owned by the caller, freed with sim_link_classes_free; it reads
  * the result it was made for, which must outlive it. */
 typedef struct sim_link_classes {
-    int *of;                    /* wafer_nlinks */
+    int *of;                    /* wafer_nlinks; owned unless of_borrowed */
+    int of_borrowed;            /* 1: of is the result's (its classes of every pattern
+                                   are these, sim_int.h sim_reps), not freed here */
     int n;
     int *start;                 /* n + 1: class c's loads are load[start[c] .. start[c + 1]) */
     struct sim_class_load *load;

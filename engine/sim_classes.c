@@ -191,7 +191,8 @@ static int classes_chain(const sim_result *r, win_classes *cl, const unsigned ch
 
 void sim_link_classes_free(sim_link_classes *c)
 {
-    free(c->of);
+    if (!c->of_borrowed)
+        free(c->of);
     free(c->start);
     free(c->load);
     free(c->inv);
@@ -400,9 +401,16 @@ static int classes_project(const sim_result *r, const unsigned char *use, sim_li
     }
     if (!rc)
         rc = classes_number(g, id, c);
-    if (!rc && !(c->of = calloc(wafer_nlinks(r->wf), sizeof *c->of)))
+    int same = !rc && c->n == f->cl.n; /* every class its own: the numbering is the same */
+    for (int k = 1; k < f->cl.n && same; k++)
+        same = (*id)[node[k]] == k;
+    if (same) {
+        c->of = f->cl.of;
+        c->of_borrowed = 1;
+    } else if (!rc && !(c->of = calloc(wafer_nlinks(r->wf), sizeof *c->of))) {
         rc = -1;
-    for (int i = 0; i < r->nloaded && !rc; i++) {
+    }
+    for (int i = 0; i < r->nloaded && !rc && !same; i++) {
         int l = r->loaded[i];
         c->of[l] = (*id)[node[f->cl.of[l]]];
     }
