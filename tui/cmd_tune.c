@@ -116,7 +116,7 @@ int cmd_tune(int argc, char **argv, const char *root)
     int nargs = argc;
     int rc = sf ? scenario_expand(argc, argv, sf, &nargs, &args, &e) : wt_oom(&e, "scenario");
     if (rc == WT_OK)
-        rc = cli_parse(nargs, args ? args : argv, CLI_TUNE, root, &o, &e);
+        rc = cli_parse(nargs, args ? args : argv, CLI_TUNE | CLI_FORMAT, root, &o, &e);
     if (rc == WT_OK && o.help) {
         char help[CLI_HELP_MAX];
         printf("usage: wafertop tune [--policy NAME|FILE] [--steps N] [--seed S --jitter X --straggler P]\n"
