@@ -14,7 +14,7 @@ BIN      ?= wafertop
 OPT      ?= -O2 -g
 EXTRA    ?=
 PKGS      = ncursesw yaml-0.1 lua5.4 cmocka libpng
-APT_PKGS  = libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev libpng-dev pkg-config tmux
+APT_PKGS  = libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev libpng-dev pkg-config tmux python3
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX   ?= /usr/local
@@ -100,6 +100,7 @@ deps:
 	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
 	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	echo "missing:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then \

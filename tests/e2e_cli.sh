@@ -183,6 +183,21 @@ expect_bad1 "^--model: unknown model 'nope'" eval --model nope
 expect_bad1 "^--layout needs a value" eval --layout
 expect_bad1 "^--phase: no phase 'nope'" links --phase nope
 expect_bad1 "^unexpected argument 'stray'" eval stray
+# the contract gaps of issue 13: a bad --theme, a --lua-path that is not a
+# directory, run without a script, cmd without a name, --format where
+# nothing is printed in a format: one line, exit 2, before anything runs
+expect_bad1 "^--theme: no theme 'nosuch' (no such file, and no .*/themes/nosuch.yaml)$" ui --theme nosuch
+expect_bad1 "^--theme: no theme 'nosuch' " snapshot --theme nosuch --out "$tmp/x.png"
+printf 'name: broken\ngradient: ["#000000"]\nsparkle: true\n' >"$tmp/theme.yaml"
+expect_bad1 "^$tmp/theme.yaml:[0-9]*:[0-9]*: " ui --theme "$tmp/theme.yaml"
+expect_bad1 "^--lua-path: '$tmp/none': No such file or directory$" cmd memory --lua-path "$tmp/none"
+expect_bad1 "^--lua-path: '$tmp/theme.yaml' is not a directory$" eval --lua-path "$tmp/theme.yaml"
+expect_bad1 "^run: no script given (usage: wafertop run \[lua options\] SCRIPT.lua \[args...\])$" run
+expect_bad1 "^run: no script given " run --lua-budget 1e6
+expect_bad1 "^cmd: a command name is needed first: wafertop cmd NAME \[flags\] (commands: help, hot_links, " cmd
+expect_bad1 "^cmd: a command name is needed first: " cmd --layout default memory
+expect_bad1 "^unknown option '--format'$" ui --format json
+expect_bad1 "^unknown option '--format'$" snapshot --format csv --out "$tmp/x.png"
 
 # layout files: file:line:col
 printf 'name: t\nmesh: 4x4\nunit: {compute: 1 TFLOPS, sram: 1 MB, speed: 3}\nlink: {bandwidth: 1 GB/s, latency: 1 ns}\n' >"$tmp/bad.yaml"

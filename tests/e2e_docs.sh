@@ -94,6 +94,13 @@ while IFS= read -r line; do
         continue ;;
     make*) fail "README: '$line' is a make target this test does not know" && continue ;;
     esac
+    # pasted into a shell as is, a line is one command: an unquoted | ; & < >
+    # ( ) or backquote would make it a pipe or a list (issue 13: --only
+    # 'collective=ring|bidir' ran as a pipe)
+    if printf '%s' "$cmd" | sed "s/'[^']*'//g; s/\"[^\"]*\"//g" | grep -q '[|;&<>()`]'; then
+        fail "README: '$line' holds an unquoted shell operator"
+        continue
+    fi
     args=$(printf '%s' "$cmd" | sed "s/^wafertop *//; s|~/my-scripts|$tmp/my-scripts|g; \
         s|my-wafer.yaml|$tmp/my-wafer.yaml|; s|my-model.yaml|$tmp/my-model.yaml|; s|myscript.lua|$tmp/myscript.lua|; \
         s|my_policy.lua|$tmp/my_policy.lua|; s|saved.yaml|$tmp/saved.yaml|; s|--out |--out $tmp/|")

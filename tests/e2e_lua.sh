@@ -110,7 +110,38 @@ names_stock commands "$tmp/help" "cmd help"
 "$bin" cmd link_util --help | grep -q -- '--group WxH' || fail "cmd NAME --help"
 expect_bad "^unknown command 'nope' (commands: [a-z0-9_, ]*)$" cmd nope
 names_stock commands "$tmp/err" "the unknown command's error"
-expect_bad "link_util: unknown flag '--bogus'" cmd link_util --bogus 1
+# a flag mistake is one line naming the command and the flag, nothing on
+# stdout, exit 2; a script's own bug keeps its traceback
+mistake() {
+    want=$1
+    shift
+    "$bin" cmd "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "$want" ] ||
+        fail "cmd $*: exit $rc, stderr '$(cat "$tmp/err")', want '$want'"
+}
+mistake "link_util: unknown flag '--bogus' (flags: --format, --group, --over, --phase, --top)" link_util --bogus 1
+mistake "link_util: --group: expected WxH (as 8x8), got 'x'" link_util --group x
+mistake "link_util: --group: expected WxH (as 8x8), got '0x4'" link_util --group=0x4
+mistake "link_util: --format: expected one of table, csv, got 'json'" link_util --format json
+mistake "link_util: --over: expected one of peak, step, got 'mean'" link_util --over mean
+mistake "link_util: --top: expected a number, got 'x'" link_util --top x
+mistake "link_util: --top: expected a whole number >= 0, got '-3'" link_util --top -3
+mistake "link_util: --top: needs a value" link_util --top
+mistake "link_util: unexpected argument 'extra' (flags: --format, --group, --over, --phase, --top)" link_util extra
+mistake "link_util: --phase: expected one of fwd.attn.qkv, fwd.attn.core, fwd.attn.proj, fwd.mlp.in, fwd.mlp.out, \
+fwd.logits, bwd.logits, bwd.mlp.out, bwd.mlp.in, bwd.attn.proj, bwd.attn.core, bwd.attn.qkv, dp.allreduce, \
+optimizer, got 'nope'" link_util --phase nope --strategy DP8,TATP16
+mistake "units: --sort: expected one of util, memory, got 'speed'" units --sort speed
+mistake "units: --top: expected a whole number >= 0, got '2.5'" units --top 2.5
+mistake "hot_links: --threshold: expected a number, got 'hot'" hot_links --threshold hot
+mistake "memory: unknown flag '--format' (flags: none)" memory --format json
+mistake "phases: unexpected argument 'all' (flags: none)" phases all
+mistake "help: no command 'nope' (commands: help, hot_links, link_util, memory, phases, units)" help nope
+# the scenario's flags stay with wafertop cmd wherever they are: after the
+# command's name too
+expect_ok cmd link_util --group 4x4 --strategy TP16 --placement linear --format csv
+[ "$(wc -l <"$tmp/out")" -eq 17 ] || fail "cmd link_util --group 4x4 --format csv: not 16 tiles: $(cat "$tmp/out")"
 
 # strategies in Lua, usable as --strategy lua:NAME
 "$bin" eval --strategy lua:megatron --format json | grep -q '"text":"DP8,TP32".*"placement":"linear"' \
@@ -163,6 +194,12 @@ grep -q '^  mine  *my own command$' "$tmp/out" || fail "ui --help lacks the user
 grep -q '^  calm  *does nothing$' "$tmp/out" || fail "ui --help lacks the user's policy"
 grep -q '^  slow  *everything on one unit.$' "$tmp/out" || fail "ui --help lacks the user's strategy"
 for kind in commands policies strategies; do names_stock $kind "$tmp/out" "ui --help with user scripts"; done
+
+# a user command's bug (not a flag mistake) keeps its file:line and traceback
+printf 'wt.command("buggy", function()\n  local x = nil\n  return x.field\nend, "buggy")\n' >"$tmp/user/commands/buggy.lua"
+expect_bad "^$tmp/user/commands/buggy.lua:3: attempt to index a nil value" cmd buggy --lua-path "$tmp/user"
+grep -q '^stack traceback:$' "$tmp/err" || fail "a command's bug lost its traceback: $(cat "$tmp/err")"
+rm "$tmp/user/commands/buggy.lua"
 
 printf 'wt.command("broken", function() end\n' >"$tmp/user/commands/broken.lua"
 expect_bad "$tmp/user/commands/broken.lua:2: ')' expected" cmd help --lua-path "$tmp/user"

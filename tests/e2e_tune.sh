@@ -51,15 +51,37 @@ cmp -s "$tmp/a" "$tmp/c" && fail "--seed 7 and --seed 8 give the same run"
 # pure CSV: the header and one row per step (the summary goes to stderr)
 [ "$(wc -l <"$tmp/a")" -eq 7 ] || fail "tune CSV has lines besides its header and rows: $(cat "$tmp/a")"
 expect_ok tune --steps 2 --format csv
-grep -q '^first step_time_s=.*; best step_time_s=' "$tmp/err" || fail "tune CSV's summary is not on stderr"
+grep -q '^first (step 1): ' "$tmp/err" || fail "tune CSV's summary is not on stderr"
 
 expect_ok tune --steps 3 --format json
-for key in steps step strategy step_time_s max_link_util max_peak_util hot_links action first_step_time_s \
-    best_step_time_s first_max_link_util best_max_link_util first_max_peak_util best_max_peak_util; do
+for key in steps step strategy step_time_s max_link_util max_peak_util hot_links action first best; do
     grep -q "\"$key\":" "$tmp/out" || fail "tune JSON lacks \"$key\""
 done
-expect_ok tune --steps 2
-grep -q '^first: step' "$tmp/out" || fail "tune table has no summary"
+
+# the summary is two steps' rows: the first's and the fastest's, each from
+# that one step. With reroute, seed 7, jitter 0.05 and stragglers 0.01, the
+# fastest of 10 steps is step 5 (3.27961 s, its busiest link 12.8 %), while
+# the least busy link is step 8's (11.3 %): a summary of minima would pair
+# step 5's time with step 8's link
+jittery="--policy reroute --seed 7 --jitter 0.05 --straggler 0.01 --steps 10"
+expect_ok tune $jittery
+grep -q '^   5  .* 3.27961 *12.8% *97.3% ' "$tmp/out" || fail "tune: step 5 moved"
+grep -q '^   8  .* 3.41603 *11.3% *97.2% ' "$tmp/out" || fail "tune: step 8 moved"
+tail -2 "$tmp/out" >"$tmp/summary"
+printf '%s\n' 'first (step 1): 3.39675 s, max link util 14.4%, peak 97.2%' \
+    'best  (step 5): 3.27961 s, max link util 12.8%, peak 97.3%' | cmp -s - "$tmp/summary" ||
+    fail "tune's summary: $(cat "$tmp/summary")"
+expect_ok tune $jittery --format csv
+cmp -s "$tmp/err" "$tmp/summary" || fail "tune CSV's summary on stderr: $(cat "$tmp/err")"
+expect_ok tune $jittery --format json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+fastest = min(d["steps"], key=lambda r: r["step_time_s"])
+assert fastest["step"] == 5 and d["best"] == fastest, d["best"]
+assert d["first"] == d["steps"][0], d["first"]
+assert min(r["max_link_util"] for r in d["steps"]) < d["best"]["max_link_util"]
+' "$tmp/out" || fail "tune JSON: first and best are not the rows of steps 1 and 5"
 
 # a policy that errors, or loops forever, is stopped with file:line; the steps go on
 printf 'wt.policy("broken", {on_step = function(s, r)\n  local x = nil\n  return x.field\nend})\n' >"$tmp/broken.lua"
@@ -73,7 +95,7 @@ grep -q "policy spin stopped: $tmp/spin.lua:1: instruction budget" "$tmp/out" ||
 # on_hot_link: called with each link at or above 90 %, hottest first
 printf 'wt.policy("hot", {on_hot_link = function(s, l)\n  assert(l.peak_util >= 0.9 and l.dir)\n  s:set_routing("yx")\nend})\n' >"$tmp/hot.lua"
 expect_ok tune --steps 2 --policy "$tmp/hot.lua" --strategy DP16 --model $models/policy-wide.yaml --seq 8 --format csv
-grep -q '^1,.*,16,"routing all yx' "$tmp/out" || fail "on_hot_link was not called: $(cat "$tmp/out")"
+grep -q '^1,.*,16,routing all yx' "$tmp/out" || fail "on_hot_link was not called: $(cat "$tmp/out")"
 
 # faults at run time from a policy: the step says why it cannot run
 printf 'wt.policy("kill", {on_step = function(s) s:fail_unit(0, 0) end})\n' >"$tmp/kill.lua"

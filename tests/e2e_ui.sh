@@ -359,18 +359,19 @@ wait_exit "SIGSEGV" && {
 }
 
 # --- bad input before the screen opens: one line, status 2
-start ui --theme nosuch_theme --strategy DP7,TP3
+start ui --strategy DP7,TP3
 wait_exit "bad strategy" && {
     [ "$(cat "$tmp/rc")" = 2 ] || fail "bad strategy: status $(cat "$tmp/rc"), want 2"
     grep -q -- "--strategy" "$tmp/stderr" || fail "bad strategy: stderr lacks --strategy: $(cat "$tmp/stderr")"
 }
 
-# --- a bad theme file: file:line:col in the status line, the default theme used
+# --- a bad theme file: file:line:col on stderr, status 2, no screen
 printf 'name: broken\ngradient: ["#000000", "#12345g"]\n' >"$tmp/broken.yaml"
 start ui $scenario --theme "$tmp/broken.yaml"
-wait_for "broken.yaml:2:" "bad theme file"
-keys q
-wait_exit "q after a bad theme"
+wait_exit "bad theme file" && {
+    [ "$(cat "$tmp/rc")" = 2 ] || fail "bad theme file: status $(cat "$tmp/rc"), want 2"
+    grep -q "^$tmp/broken.yaml:2:" "$tmp/stderr" || fail "bad theme file: stderr: $(cat "$tmp/stderr")"
+}
 
 # --- NO_COLOR: glyph density instead of colour
 T kill-server 2>/dev/null

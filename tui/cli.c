@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "datadir.h"
@@ -14,6 +15,7 @@
 #include "net.h"
 #include "qty.h"
 #include "snapshot.h"
+#include "theme.h"
 
 /* A flag: its name, whether it takes a value, and which commands know it. */
 typedef struct flag_spec {
@@ -23,12 +25,12 @@ typedef struct flag_spec {
     int option;     /* 1: a strategy option, for strategy_set_option */
 } flag_spec;
 
-#define FLAG_LUA 0x100u
+#define FLAG_LUA 0x8000u
 
 static const flag_spec flags[] = {
     {"layout", 1, 0, 0},         {"model", 1, 0, 0},        {"strategy", 1, 0, 0},
     {"seq", 1, 0, 0},            {"batch", 1, 0, 0},        {"microbatch", 1, 0, 0},
-    {"format", 1, 0, 0},         {"placement", 1, 0, 1},    {"collective", 1, 0, 1},
+    {"format", 1, CLI_FORMAT, 0}, {"placement", 1, 0, 1},    {"collective", 1, 0, 1},
     {"routing", 1, 0, 1},        {"checkpoint", 1, 0, 1},   {"mem", 1, 0, 1},
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
     {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},         {"net", 1, 0, 0},
@@ -185,6 +187,11 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
     } else if (!strcmp(n, "straggler")) {
         return parse_number(n, value, 0, 1, &o->straggler, e);
     } else if (!strcmp(n, "lua-path")) {
+        struct stat st;
+        if (stat(value, &st) != 0)
+            return wt_fail(e, "--lua-path: '%s': %s", value, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+            return wt_fail(e, "--lua-path: '%s' is not a directory", value);
         o->lua.user_dir = value;
     } else if (!strcmp(n, "unsafe-lua")) {
         o->lua.unsafe = 1;
@@ -204,7 +211,8 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
 
 int cli_check_flag(const char *name, const char *value, wt_err *e)
 {
-    const flag_spec *f = find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI | CLI_PICTURE);
+    const flag_spec *f =
+        find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI | CLI_PICTURE | CLI_FORMAT);
     if (!f || !f->takes_value)
         return wt_fail(e, "unknown option '--%s'", name);
     wt_err why;
@@ -278,7 +286,8 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
         if ((rc = apply_flag(o, f, value, e)) != WT_OK)
             return rc;
     }
-    return WT_OK;
+    theme th; /* loaded here so that a bad --theme fails before a screen opens */
+    return o->theme ? theme_find(root, o->theme, &th, e) : WT_OK;
 }
 
 

@@ -67,7 +67,8 @@ enum {
     CLI_SEARCH = 16u,     /* the search's flags */
     CLI_TUNE = 32u,       /* the session's flags */
     CLI_UI = 64u,         /* the screen's flags */
-    CLI_PICTURE = 128u    /* the picture's flags (--theme too) */
+    CLI_PICTURE = 128u,   /* the picture's flags (--theme too) */
+    CLI_FORMAT = 256u     /* --format: the commands that print a table, JSON or CSV */
 };
 
 /* Parses argv[0..argc) (the words after the command name). root is the data

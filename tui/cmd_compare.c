@@ -74,7 +74,7 @@ int cmd_compare(int argc, char **argv, const char *root)
     cli_opts o;
     wt_err e;
     side sides[2] = {{.name = "A"}, {.name = "B"}};
-    int rc = cli_parse(argc, argv, CLI_REST, root, &o, &e);
+    int rc = cli_parse(argc, argv, CLI_REST | CLI_FORMAT, root, &o, &e);
     if (rc == WT_OK && o.help) {
         char help[CLI_HELP_MAX];
         printf("usage: wafertop compare A B [options] [--format table|csv|json]\n"

@@ -1,12 +1,15 @@
 /*
  * cmd_tune.c - wafertop tune: a session run for N steps with a policy acting
- * between them; one row per step, then a summary.
+ * between them; one row per step, then a summary: the first step's row and
+ * the fastest step's.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "json.h"
+#include "out.h"
 #include "scenario.h"
 #include "session.h"
 #include "wtlua.h"
@@ -22,89 +25,132 @@ typedef struct tune_row {
     char action[SESSION_LOG + 64];
 } tune_row;
 
+/* The steps that ran: the first, and the fastest (the first of equals).
+ * Each summary line reads one step's row, so its figures belong together. */
+static void ran_steps(const tune_row *rows, int n, int *first, int *best)
+{
+    *first = *best = -1;
+    for (int i = 0; i < n; i++) {
+        if (rows[i].step_time_s <= 0) /* failed */
+            continue;
+        if (*first < 0)
+            *first = i;
+        if (*best < 0 || rows[i].step_time_s < rows[*best].step_time_s)
+            *best = i;
+    }
+}
+
+/* The columns of a row as JSON and CSV name and print them, in order. */
+typedef enum col_kind { COL_INT, COL_TEXT, COL_NUM } col_kind;
+static const struct {
+    const char *name;
+    col_kind kind;
+    size_t at; /* offset in tune_row */
+} cols[] = {
+    {"step", COL_INT, offsetof(tune_row, step)},
+    {"strategy", COL_TEXT, offsetof(tune_row, strategy)},
+    {"step_time_s", COL_NUM, offsetof(tune_row, step_time_s)},
+    {"max_link_util", COL_NUM, offsetof(tune_row, max_link_util)},
+    {"max_peak_util", COL_NUM, offsetof(tune_row, max_peak_util)},
+    {"hot_links", COL_INT, offsetof(tune_row, hot_links)},
+    {"action", COL_TEXT, offsetof(tune_row, action)},
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+static const void *cell(const tune_row *r, size_t c)
+{
+    return (const char *)r + cols[c].at;
+}
+
+static void json_row(json_writer *w, const tune_row *r)
+{
+    json_begin_object(w);
+    for (size_t c = 0; c < NCOLS; c++) {
+        json_key(w, cols[c].name);
+        if (cols[c].kind == COL_INT)
+            json_int(w, *(const int *)cell(r, c));
+        else if (cols[c].kind == COL_TEXT)
+            json_string(w, cell(r, c));
+        else
+            json_number(w, *(const double *)cell(r, c));
+    }
+    json_end_object(w);
+}
+
+/* One CSV line: r's cells, or the header when r is NULL. */
+static void csv_row(FILE *f, const tune_row *r)
+{
+    for (size_t c = 0; c < NCOLS; c++) {
+        if (c)
+            fputc(',', f);
+        if (!r)
+            fputs(cols[c].name, f);
+        else if (cols[c].kind == COL_INT)
+            fprintf(f, "%d", *(const int *)cell(r, c));
+        else if (cols[c].kind == COL_TEXT)
+            out_csv_text(f, cell(r, c));
+        else
+            fprintf(f, "%.10g", *(const double *)cell(r, c));
+    }
+    fputc('\n', f);
+}
+
+/* The rows, then "first" and "best": the JSON's keys, null when no step ran. */
+static void print_json(FILE *f, const tune_row *rows, int n, int first, int best)
+{
+    json_writer w;
+    json_init(&w, f);
+    json_begin_object(&w);
+    json_key(&w, "steps");
+    json_begin_array(&w);
+    for (int i = 0; i < n; i++)
+        json_row(&w, &rows[i]);
+    json_end_array(&w);
+    json_key(&w, "first");
+    if (first >= 0)
+        json_row(&w, &rows[first]);
+    else
+        json_null(&w);
+    json_key(&w, "best");
+    if (best >= 0)
+        json_row(&w, &rows[best]);
+    else
+        json_null(&w);
+    json_end_object(&w);
+}
+
 static void print_rows(FILE *f, const tune_row *rows, int n, const char *format)
 {
-    int first = -1, best = -1;
-    for (int i = 0; i < n; i++) {
-        if (rows[i].step_time_s <= 0)
-            continue;
-        if (first < 0)
-            first = i;
-        if (best < 0 || rows[i].step_time_s < rows[best].step_time_s)
-            best = i;
-    }
-    double best_util = -1, best_peak = -1;
-    for (int i = 0; i < n; i++) {
-        if (rows[i].step_time_s <= 0)
-            continue;
-        if (best_util < 0 || rows[i].max_link_util < best_util)
-            best_util = rows[i].max_link_util;
-        if (best_peak < 0 || rows[i].max_peak_util < best_peak)
-            best_peak = rows[i].max_peak_util;
-    }
+    int first, best;
+    ran_steps(rows, n, &first, &best);
     if (!strcmp(format, "json")) {
-        json_writer w;
-        json_init(&w, f);
-        json_begin_object(&w);
-        json_key(&w, "steps");
-        json_begin_array(&w);
-        for (int i = 0; i < n; i++) {
-            json_begin_object(&w);
-            json_key(&w, "step");
-            json_int(&w, rows[i].step);
-            json_key(&w, "strategy");
-            json_string(&w, rows[i].strategy);
-            json_key(&w, "step_time_s");
-            json_number(&w, rows[i].step_time_s);
-            json_key(&w, "max_link_util");
-            json_number(&w, rows[i].max_link_util);
-            json_key(&w, "max_peak_util");
-            json_number(&w, rows[i].max_peak_util);
-            json_key(&w, "hot_links");
-            json_int(&w, rows[i].hot_links);
-            json_key(&w, "action");
-            json_string(&w, rows[i].action);
-            json_end_object(&w);
-        }
-        json_end_array(&w);
-        json_key(&w, "first_step_time_s");
-        json_number(&w, first >= 0 ? rows[first].step_time_s : 0);
-        json_key(&w, "best_step_time_s");
-        json_number(&w, best >= 0 ? rows[best].step_time_s : 0);
-        json_key(&w, "first_max_link_util");
-        json_number(&w, first >= 0 ? rows[first].max_link_util : 0);
-        json_key(&w, "best_max_link_util");
-        json_number(&w, best_util);
-        json_key(&w, "first_max_peak_util");
-        json_number(&w, first >= 0 ? rows[first].max_peak_util : 0);
-        json_key(&w, "best_max_peak_util");
-        json_number(&w, best_peak);
-        json_end_object(&w);
+        print_json(f, rows, n, first, best);
         return;
     }
     int csv = !strcmp(format, "csv");
-    fprintf(f, csv ? "step,strategy,step_time_s,max_link_util,max_peak_util,hot_links,action\n"
-                   : "%4s  %-24s %12s %9s %9s %5s  %s\n",
-            "step", "strategy", "step_time_s", "link util", "peak", "hot", "action");
-    for (int i = 0; i < n; i++) {
-        const tune_row *r = &rows[i];
-        if (csv)
-            fprintf(f, "%d,\"%s\",%.10g,%.10g,%.10g,%d,\"%s\"\n", r->step, r->strategy, r->step_time_s,
-                    r->max_link_util, r->max_peak_util, r->hot_links, r->action);
-        else
-            fprintf(f, "%4d  %-24s %12.6g %8.1f%% %8.1f%% %5d  %s\n", r->step, r->strategy, r->step_time_s,
-                    100 * r->max_link_util, 100 * r->max_peak_util, r->hot_links, r->action);
+    if (csv) {
+        csv_row(f, NULL); /* the header */
+        for (int i = 0; i < n; i++)
+            csv_row(f, &rows[i]);
+    } else {
+        fprintf(f, "%4s  %-24s %12s %9s %9s %5s  %s\n", "step", "strategy", "step_time_s", "link util", "peak", "hot",
+                "action");
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%4d  %-24s %12.6g %8.1f%% %8.1f%% %5d  %s\n", rows[i].step, rows[i].strategy,
+                    rows[i].step_time_s, 100 * rows[i].max_link_util, 100 * rows[i].max_peak_util, rows[i].hot_links,
+                    rows[i].action);
     }
     if (first < 0)
         return;
-    double k = csv ? 1 : 100;
-    fprintf(csv ? stderr : f, /* CSV is the rows alone: its summary is for a person */
-            csv ? "first step_time_s=%.10g max_link_util=%.10g max_peak_util=%.10g; "
-                  "best step_time_s=%.10g max_link_util=%.10g max_peak_util=%.10g\n"
-                : "\nfirst: step %.6g s, max link util %.1f%%, peak %.1f%%;  "
-                  "best: step %.6g s, max link util %.1f%%, peak %.1f%%\n",
-            rows[first].step_time_s, k * rows[first].max_link_util, k * rows[first].max_peak_util,
-            rows[best].step_time_s, k * best_util, k * best_peak);
+    /* CSV is the rows alone: its summary is for a person, on stderr */
+    FILE *to = csv ? stderr : f;
+    if (!csv)
+        fputc('\n', f);
+    for (int k = 0; k < 2; k++) {
+        const tune_row *r = &rows[k ? best : first];
+        fprintf(to, "%-5s (step %d): %.6g s, max link util %.1f%%, peak %.1f%%\n", k ? "best" : "first", r->step,
+                r->step_time_s, 100 * r->max_link_util, 100 * r->max_peak_util);
+    }
 }
 
 int cmd_tune(int argc, char **argv, const char *root)
@@ -116,7 +162,7 @@ int cmd_tune(int argc, char **argv, const char *root)
     int nargs = argc;
     int rc = sf ? scenario_expand(argc, argv, sf, &nargs, &args, &e) : wt_oom(&e, "scenario");
     if (rc == WT_OK)
-        rc = cli_parse(nargs, args ? args : argv, CLI_TUNE, root, &o, &e);
+        rc = cli_parse(nargs, args ? args : argv, CLI_TUNE | CLI_FORMAT, root, &o, &e);
     if (rc == WT_OK && o.help) {
         char help[CLI_HELP_MAX];
         printf("usage: wafertop tune [--policy NAME|FILE] [--steps N] [--seed S --jitter X --straggler P]\n"

@@ -11,7 +11,6 @@
 
 #include "cli.h"
 #include "cmd.h"
-#include "datadir.h"
 #include "out.h"
 #include "paths.h"
 #include "search.h"
@@ -76,7 +75,7 @@ static int run_eval(int argc, char **argv, const char *root)
 {
     scenario sc = {0};
     wt_err e;
-    int rc = cli_parse(argc, argv, 0, root, &sc.o, &e);
+    int rc = cli_parse(argc, argv, CLI_FORMAT, root, &sc.o, &e);
     if (rc == WT_OK && sc.o.help) {
         char help[CLI_HELP_MAX];
         printf("usage: wafertop eval [options] [--format table|json|csv]\n"
@@ -113,7 +112,7 @@ static int run_links(int argc, char **argv, const char *root)
 {
     scenario sc = {0};
     wt_err e;
-    int rc = cli_parse(argc, argv, CLI_PHASE, root, &sc.o, &e);
+    int rc = cli_parse(argc, argv, CLI_PHASE | CLI_FORMAT, root, &sc.o, &e);
     if (rc == WT_OK && sc.o.help) {
         char help[CLI_HELP_MAX];
         printf("usage: wafertop links [options] [--phase NAME] [--format csv|table|json]\n"
@@ -132,19 +131,6 @@ static int run_links(int argc, char **argv, const char *root)
         rc = wt_oom(&e, "links");
     scenario_free(&sc);
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);
-}
-
-/* The theme --theme names (a name in ROOT/themes or a file), or the default. */
-static int load_theme(const char *root, const char *name, theme *th, wt_err *e)
-{
-    char path[1024];
-    wt_err why;
-    theme_default(th);
-    if (!name)
-        return WT_OK;
-    if (datadir_resolve(root, "themes", "theme", name, path, sizeof path, &why) != WT_OK)
-        return wt_fail(e, "--theme: %s", why.msg);
-    return theme_load(path, th, e); /* its errors are file:line:col */
 }
 
 static int run_snapshot(int argc, char **argv, const char *root)
@@ -166,8 +152,9 @@ static int run_snapshot(int argc, char **argv, const char *root)
     if (rc == WT_OK)
         rc = pic_format_of(sc.o.out, "--out", &format, &e);
     theme th;
-    if (rc == WT_OK)
-        rc = load_theme(root, sc.o.theme, &th, &e);
+    theme_default(&th);
+    if (rc == WT_OK && sc.o.theme) /* checked by cli_parse: this is the load */
+        rc = theme_find(root, sc.o.theme, &th, &e);
     if (rc == WT_OK)
         rc = evaluate(&sc, root, &e);
     int phase = -1;
@@ -187,17 +174,21 @@ static int run_snapshot(int argc, char **argv, const char *root)
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
+#define RUN_USAGE "wafertop run [lua options] SCRIPT.lua [args...]"
+
 static int run_script(int argc, char **argv, const char *root)
 {
     cli_opts o;
     wt_err e;
     int rc = cli_parse(argc, argv, CLI_NO_SCENARIO | CLI_REST | CLI_STOP, root, &o, &e);
-    if (rc == WT_OK && (o.help || o.nrest == 0)) {
-        printf("usage: wafertop run [lua options] SCRIPT.lua [args...]\n"
+    if (rc == WT_OK && o.help) {
+        printf("usage: %s\n"
                "Runs a Lua script with the wafertop module loaded (as `wt`); arg[1..] are its args.\n\n%s",
-               cli_lua_help());
-        return o.help ? 0 : 2;
+               RUN_USAGE, cli_lua_help());
+        return 0;
     }
+    if (rc == WT_OK && o.nrest == 0)
+        rc = wt_fail(&e, "run: no script given (usage: %s)", RUN_USAGE);
     if (rc == WT_OK && !strncmp(o.rest[0], "--", 2))
         rc = wt_fail(&e, "unknown option '%s'", o.rest[0]);
     wtlua *L = NULL;
@@ -213,7 +204,9 @@ static int cmd_usage(const scenario *sc, wt_err *e)
 {
     char help[CLI_HELP_MAX];
     printf("usage: wafertop cmd NAME [args...] [scenario options]\n"
-           "Evaluates the scenario, then runs the Lua command NAME on the result.\n\n%s%s",
+           "Evaluates the scenario, then runs the Lua command NAME on the result. The scenario and Lua\n"
+           "flags below are wafertop's wherever they are; every other word after NAME is NAME's\n"
+           "(NAME --help lists its flags).\n\n%s%s",
            cli_scenario_help(help, sizeof help), cli_lua_help());
     return cli_print_scripts(stdout, sc->lua, &sc->o.lua, CLI_SCRIPTS(WTLUA_COMMAND) | CLI_SCRIPTS(WTLUA_STRATEGY),
                              e);
@@ -247,23 +240,26 @@ static int run_cmd(int argc, char **argv, const char *root)
     int rc = cli_parse(argc - (name != NULL), argv + (name != NULL), CLI_REST, root, &sc.o, &e);
     if (rc == WT_OK)
         rc = wtlua_new(&sc.lua, &sc.o.lua, &e);
-    if (rc == WT_OK && (!name || sc.o.help)) {
+    if (rc == WT_OK && sc.o.help) {
         const char *help = name ? wtlua_help(sc.lua, WTLUA_COMMAND, name) : NULL;
         if (help)
             printf("%s\n", help);
         else
             rc = cmd_usage(&sc, &e);
         scenario_free(&sc);
-        return rc != WT_OK ? cmd_exit(rc, &e) : name || sc.o.help ? 0 : 2;
+        return cmd_exit(rc, &e);
     }
-    if (rc == WT_OK && !wtlua_help(sc.lua, WTLUA_COMMAND, name)) {
+    if (rc == WT_OK && (!name || !wtlua_help(sc.lua, WTLUA_COMMAND, name))) {
         const char *first;
         char list[1024];
-        if (wtlua_names(sc.lua, WTLUA_COMMAND, &first, 1))
+        if (!wtlua_names(sc.lua, WTLUA_COMMAND, &first, 1))
+            rc = wt_fail(&e, "cmd: no Lua commands found (is %s/lua installed?)", root);
+        else if (name)
             rc = wt_fail(&e, "unknown command '%s' (commands: %s)", name,
                          wtlua_name_list(sc.lua, WTLUA_COMMAND, list, sizeof list));
         else
-            rc = wt_fail(&e, "unknown command '%s': no Lua commands found (is %s/lua installed?)", name, root);
+            rc = wt_fail(&e, "cmd: a command name is needed first: wafertop cmd NAME [flags] (commands: %s)",
+                         wtlua_name_list(sc.lua, WTLUA_COMMAND, list, sizeof list));
     }
     if (rc == WT_OK)
         rc = evaluate(&sc, root, &e);
@@ -312,7 +308,7 @@ static int run_search(int argc, char **argv, const char *root)
 {
     cli_opts o;
     wt_err e;
-    int rc = cli_parse(argc, argv, CLI_SEARCH, root, &o, &e);
+    int rc = cli_parse(argc, argv, CLI_SEARCH | CLI_FORMAT, root, &o, &e);
     if (rc == WT_OK && o.help) {
         char help[CLI_HELP_MAX];
         printf("usage: wafertop search [--layout L] [--model M] [--seq N --batch N] [search options]\n"

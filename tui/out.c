@@ -61,12 +61,25 @@ void out_eval_json(FILE *f, const sim_result *r)
     out_eval_object(&w, r);
 }
 
+void out_csv_text(FILE *f, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 void out_csv_value(FILE *f, const report_value *v)
 {
-    if (v->kind == REPORT_STR && strchr(v->str, ','))
-        fprintf(f, "\"%s\"", v->str); /* our strings hold no quotes, and commas only in lists */
-    else if (v->kind == REPORT_STR)
-        fputs(v->str, f);
+    if (v->kind == REPORT_STR)
+        out_csv_text(f, v->str);
     else if (v->kind == REPORT_BOOL)
         fputs(v->num ? "true" : "false", f);
     else if (v->kind == REPORT_INT)

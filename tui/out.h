@@ -19,7 +19,10 @@ void out_eval_csv(FILE *f, const sim_result *r);
 void out_eval_table(FILE *f, const sim_result *r);
 /* One section of r as a JSON object (index: the phase of REPORT_PHASE). */
 void out_json_section(json_writer *w, const sim_result *r, report_section s, int index);
-/* One value as a CSV cell (a string with commas quoted). */
+/* Text as a CSV cell (RFC 4180): as it is, or, when it holds a comma, a
+ * quote or a line break, in quotes with its quotes doubled. */
+void out_csv_text(FILE *f, const char *s);
+/* One value as a CSV cell (text through out_csv_text). */
 void out_csv_value(FILE *f, const report_value *v);
 
 /* Two results on one scenario (`compare`): both figure sets with the

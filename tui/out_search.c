@@ -87,9 +87,15 @@ static void csv_row(FILE *f, const char *kind, int rank, const sim_result *r, do
 {
     row w;
     fill_row(&w, r, 1);
-    fprintf(f, "%s,%d,\"%s\",%s,%s,%s,\"%s\",%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g\n", kind, rank, w.strategy,
-            w.placement, w.collective, w.checkpoint, w.mem, w.chunk, w.exec, w.seqpar, w.microbatch, w.step, w.tokens,
-            w.mfu, w.link, w.memory, speedup);
+    const char *cells[] = {kind, w.strategy, w.placement, w.collective, w.checkpoint, w.mem, w.chunk, w.exec,
+                           w.seqpar, w.microbatch, w.step, w.tokens, w.mfu, w.link, w.memory};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        out_csv_text(f, cells[i]);
+        fputc(',', f);
+        if (i == 0)
+            fprintf(f, "%d,", rank);
+    }
+    fprintf(f, "%.6g\n", speedup);
 }
 
 /* One table: the top rows, then the baselines; the counts on stderr. */

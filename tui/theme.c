@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "ydoc.h"
 
 /* xterm's 16 basic colours. */
@@ -185,4 +186,14 @@ int theme_load(const char *path, theme *t, wt_err *e)
     diverge(&loaded);
     *t = loaded;
     return WT_OK;
+}
+
+int theme_find(const char *root, const char *name, theme *t, wt_err *e)
+{
+    char path[1024];
+    wt_err why;
+    theme_default(t);
+    if (datadir_resolve(root, "themes", "theme", name, path, sizeof path, &why) != WT_OK)
+        return wt_fail(e, "--theme: %s", why.msg);
+    return theme_load(path, t, e);
 }

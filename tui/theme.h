@@ -47,6 +47,9 @@ typedef struct theme {
 void theme_default(theme *t);
 /* Loads a theme file; errors are file:line:col. On error t is the default. */
 int theme_load(const char *path, theme *t, wt_err *e);
+/* The theme --theme names: ROOT/themes/NAME.yaml, or a file. A name that is
+ * neither is an error naming the flag; a broken file's is file:line:col. */
+int theme_find(const char *root, const char *name, theme *t, wt_err *e);
 
 /* The gradient colour for a utilisation in [0, 1] (clamped). */
 static inline uint8_t theme_grad(double util)

@@ -21,8 +21,14 @@ wt.command("link_util", function(words, ctx)
   local o = args.parse(words, "link_util", {group = "", top = 10, over = "peak", phase = "", format = "table"})
   args.choice(o.format, "link_util", "format", {"table", "csv"})
   args.choice(o.over, "link_util", "over", {"peak", "step"})
+  args.count(o.top, "link_util", "top")
   local key = (o.phase == "" and o.over == "peak") and "peak_util" or "util"
   local r = ctx.result
+  if o.phase ~= "" then
+    local names = {}
+    for _, p in ipairs(r:phases()) do names[#names + 1] = p.name end
+    args.choice(o.phase, "link_util", "phase", names)
+  end
   local view = {over = o.over, phase = o.phase ~= "" and o.phase or nil}
   if o.group ~= "" then view.w, view.h = args.size(o.group, "link_util", "group") end
   local g = r:link_groups(view)
@@ -52,7 +58,7 @@ wt.command("link_util", function(words, ctx)
   end
   fmt.table(rows, wt.print)
 
-  view.n = math.max(o.top, 0)
+  view.n = o.top
   local links = r:top_links(view)
   wt.print(string.format("hottest %d links:", math.min(o.top, #links)))
   for _, l in ipairs(links) do

@@ -6,9 +6,10 @@ local fmt = require "fmt"
 wt.command("units", function(words, ctx)
   local o = args.parse(words, "units", {sort = "util", top = 20})
   args.choice(o.sort, "units", "sort", {"util", "memory"})
+  args.count(o.top, "units", "top")
   local r = ctx.result
   local s = r:units_summary()
-  local units = r:top_units{n = math.max(o.top, 0), by = o.sort == "util" and "compute_util" or "memory"}
+  local units = r:top_units{n = o.top, by = o.sort == "util" and "compute_util" or "memory"}
   wt.print(string.format("%d units: %d used, %d idle, %d dead; top %d by %s", s.units, s.used, s.idle, s.dead,
     math.min(o.top, s.units), o.sort))
   local rows = {{"unit", "rank", "stage", "compute", "memory"}}

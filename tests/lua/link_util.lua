@@ -42,5 +42,6 @@ table.sort(links, function(a, b) return a.util > b.util end)
 local tail = table_lines[#table_lines - 2]
 check.eq(tail:match("^%d+,%d+,[EWNS] ([%d.]+)%%"), string.format("%.1f", 100 * links[1].util), "hottest util")
 check.raises(function() wt.cmd("link_util", {"--bogus", "1"}, r) end, "unknown flag '%-%-bogus'", "bad flag")
-check.raises(function() wt.cmd("link_util", {"--group", "4"}, r) end, "takes WxH", "bad group")
+check.raises(function() wt.cmd("link_util", {"--group", "4"}, r) end,
+  "^link_util: %-%-group: expected WxH %(as 8x8%), got '4'$", "bad group")
 check.done("link_util")
