@@ -199,4 +199,30 @@ expect_bad1 "^$tmp/missing.yaml: cannot open" eval --layout "$tmp/missing.yaml" 
 printf 'layers: 2\nhidden: 64\nheads: 3\nvocab: 10\nseq: 8\nbatch: 2\n' >"$tmp/model.yaml"
 expect_bad1 "^$tmp/model.yaml:1:1: .*heads 3 do not divide hidden 64" eval --model "$tmp/model.yaml"
 
+# input files: regular files of at most 1 MiB, nested at most 64 levels deep,
+# refused at once (a FIFO blocked forever, /dev/zero read until memory ran out)
+expect_now() {
+    pattern=$1
+    shift
+    timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc (want 2 at once) from: $*"
+    grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "stderr is not one line for: $*: $(cat "$tmp/err")"
+}
+mkfifo "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO); give a YAML file$" eval --layout "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO)" eval --model "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO)" tune --scenario "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO)" snapshot --theme "$tmp/fifo.yaml" --out "$tmp/x.png"
+expect_now "^/dev/zero: not a regular file (a character device); give a YAML file$" eval --layout /dev/zero
+expect_now "^/dev/zero: not a regular file (a character device)" eval --model /dev/zero
+expect_now "^$tmp: not a regular file (a directory)" eval --layout "$tmp"
+head -c 1048577 /dev/zero | tr '\0' '#' >"$tmp/big.yaml"
+expect_now "^$tmp/big.yaml: larger than 1 MiB (1048577 bytes)" eval --layout "$tmp/big.yaml"
+awk 'BEGIN { printf "name: "; for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' >"$tmp/deep.yaml"
+expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" eval --layout "$tmp/deep.yaml"
+expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" eval --model "$tmp/deep.yaml"
+expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" ui --scenario "$tmp/deep.yaml"
+
 finish e2e_cli

@@ -12,7 +12,10 @@
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "layout.h"
 #include "sim.h"
@@ -438,7 +441,98 @@ static void test_missing_file(void **state)
     assert_int_equal(layout_load(FIX "no-such-layout.yaml", &wf, &e), WT_EINPUT);
     assert_string_equal(e.msg, FIX "no-such-layout.yaml: cannot open: No such file or directory");
     assert_int_equal(layout_load("tests/fixtures", &wf, &e), WT_EINPUT);
-    assert_string_equal(e.msg, "tests/fixtures: cannot read: Is a directory");
+    assert_string_equal(e.msg, "tests/fixtures: not a regular file (a directory); give a YAML file");
+}
+
+/* Writes text (len bytes) to a fresh file in dir named name; returns its path
+ * in path. */
+static void write_tmp(const char *dir, const char *name, const char *text, size_t len, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* "name: " then depth lists nested in one another: the root mapping is
+ * level 1, so the deepest list is level depth + 1. */
+static char *nested(int depth, size_t *len)
+{
+    *len = 6 + 2 * (size_t)depth + 1;
+    char *s = malloc(*len + 1);
+    assert_non_null(s);
+    memcpy(s, "name: ", 6);
+    memset(s + 6, '[', (size_t)depth);
+    memset(s + 6 + depth, ']', (size_t)depth);
+    s[*len - 1] = '\n';
+    s[*len] = '\0';
+    return s;
+}
+
+/* Input files: only regular files of at most 1 MiB, nesting at most
+ * YDOC_MAX_DEPTH levels, each refused at once with one line naming it. */
+static void test_input_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wt-layout-XXXXXX", path[256], want[400];
+    assert_non_null(mkdtemp(dir));
+    wafer wf;
+    wt_err e;
+
+    /* The issue's 100,000 levels (200 KB; over 30 s before): the 64th '['
+     * is level 65, at column 6 + 64. */
+    size_t len;
+    char *deep = nested(100000, &len);
+    write_tmp(dir, "deep.yaml", deep, len, path, sizeof path);
+    free(deep);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s:1:70: lists and mappings nested deeper than 64 levels", path);
+    assert_string_equal(e.msg, want);
+    /* 64 levels are read (and refused for what they are) */
+    deep = nested(63, &len);
+    write_tmp(dir, "deep63.yaml", deep, len, path, sizeof path);
+    free(deep);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s:1:7: name: expected a single value, found a list", path);
+    assert_string_equal(e.msg, want);
+    /* block nesting counts alike: line k + 1 opens level k + 1 */
+    char block[8192] = "name:\n";
+    for (int k = 1; k <= 70; k++)
+        snprintf(block + strlen(block), sizeof block - strlen(block), "%*sa:\n", k, "");
+    write_tmp(dir, "block.yaml", block, strlen(block), path, sizeof path);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s:65:65: lists and mappings nested deeper than 64 levels", path);
+    assert_string_equal(e.msg, want);
+
+    /* 1 MiB + 1 byte of comments: refused by its size, before it is read */
+    size_t big = ((size_t)1 << 20) + 1;
+    char *text = malloc(big);
+    assert_non_null(text);
+    memset(text, '#', big);
+    text[big - 1] = '\n';
+    write_tmp(dir, "big.yaml", text, big, path, sizeof path);
+    free(text);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want,
+             "%s: larger than 1 MiB (1048577 bytes); an input file holds at most 1048576 bytes", path);
+    assert_string_equal(e.msg, want);
+
+    /* a device would be read until memory runs out, a FIFO would block */
+    assert_int_equal(layout_load("/dev/zero", &wf, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "/dev/zero: not a regular file (a character device); give a YAML file");
+    snprintf(path, sizeof path, "%s/fifo.yaml", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s: not a regular file (a FIFO); give a YAML file", path);
+    assert_string_equal(e.msg, want);
+
+    const char *names[] = {"deep.yaml", "deep63.yaml", "block.yaml", "big.yaml", "fifo.yaml"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(rmdir(dir), 0);
 }
 
 /* The generic helpers, on a file of assorted values. */
@@ -615,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_any_key_order),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_input_files),
         cmocka_unit_test(test_ydoc_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
