@@ -363,6 +363,23 @@ static void qty_write_num(long long digits, int e10, char *out, size_t n)
     snprintf(out, n, "%s", tmp);
 }
 
+char *qty_format_number(double v, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return buf;
+    if (isnan(v) || isinf(v) || v == 0) {
+        snprintf(buf, n, "%s", isnan(v) ? "nan" : isinf(v) ? (v < 0 ? "-inf" : "inf") : "0");
+        return buf;
+    }
+    long long digits;
+    int e10;
+    qty_round3(fabs(v), &digits, &e10);
+    char num[48];
+    qty_write_num(digits, e10, num, sizeof num);
+    snprintf(buf, n, "%s%s", v < 0 ? "-" : "", num);
+    return buf;
+}
+
 /* Total over the doubles: every finite v is rounded once, in SI, and
  * written in a unit by moving the decimal exponent (every unit it writes is
  * a power of ten), so no scaling can overflow; inf and nan are written in the

@@ -251,6 +251,30 @@ static void test_multiwafer(void **state)
 }
 
 /* Only the required keys: the rest are the documented defaults. */
+/* A value at either bound of its range is the hardware it says. */
+static void test_range_bounds(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "range-bounds.yaml", &wf);
+    assert_true(wf.peak_flops == 1e18);
+    assert_true(wf.sram_bytes == 1e3);
+    assert_true(wf.dram_bytes == 1e14);
+    assert_true(wf.dram_bw == 1e15);
+    assert_true(wf.efficiency == 0.01);
+    assert_true(wf.link_bw == 1e6);
+    assert_true(wf.link_lat == 1);
+    assert_true(wf.link_overhead == 0);
+    assert_true(wf.chunk_overhead == 1);
+    assert_true(wf.iw_bw == 1e18);
+    assert_true(wf.iw_lat == 0);
+    assert_true(wf.store_bytes == 1e6);
+    assert_true(wf.store_bw_in == 1e6);
+    assert_true(wf.store_bw_out == 1e15);
+    assert_true(wf.store_lat == 1);
+    wafer_free(&wf);
+}
+
 static void test_defaults(void **state)
 {
     (void)state;
@@ -370,13 +394,31 @@ static const bad_case bad_cases[] = {
     {"bad-missing-unit.yaml",
      "5:9: unit.sram: missing unit, expected one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"},
     {"bad-not-number.yaml", "4:12: unit.compute: not a number"},
-    {"bad-zero-sram.yaml", "5:9: unit.sram: must be greater than 0"},
-    {"bad-zero-compute.yaml", "4:12: unit.compute: must be greater than 0"},
-    {"bad-negative-bw.yaml", "7:14: link.bandwidth: must be greater than 0"},
-    {"bad-negative-latency.yaml", "8:12: link.latency: must not be negative"},
-    {"bad-negative-dram.yaml", "6:9: unit.dram: must not be negative"},
-    {"bad-zero-iw.yaml", "9:25: interwafer.bandwidth: must be greater than 0"},
-    {"bad-efficiency.yaml", "6:15: unit.efficiency: must be greater than 0 and at most 1"},
+    {"bad-zero-sram.yaml", "5:9: unit.sram: must be from 1 KB to 1 TB"},
+    {"bad-zero-compute.yaml", "4:12: unit.compute: must be from 1 GFLOPS to 1000 PFLOPS"},
+    {"bad-negative-bw.yaml", "7:14: link.bandwidth: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-negative-latency.yaml", "8:12: link.latency: must be from 0 to 1 s"},
+    {"bad-negative-dram.yaml", "6:9: unit.dram: must be from 0 to 100 TB"},
+    {"bad-zero-iw.yaml", "9:25: interwafer.bandwidth: must be from 1 MB/s to 1000000 TB/s"},
+    {"bad-efficiency.yaml", "6:15: unit.efficiency: must be from 0.01 to 1"},
+    /* every number of the layout ranges' table, just outside its range (the
+     * first one gave an MFU of 5,665,805 % before) */
+    {"bad-absurd-bw.yaml", "10:14: link.bandwidth: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-overflow-bw.yaml", "10:14: link.bandwidth: number out of range"},
+    {"bad-huge-compute.yaml", "4:12: unit.compute: must be from 1 GFLOPS to 1000 PFLOPS"},
+    {"bad-tiny-sram.yaml", "5:9: unit.sram: must be from 1 KB to 1 TB"},
+    {"bad-huge-dram.yaml", "6:9: unit.dram: must be from 0 to 100 TB"},
+    {"bad-huge-dram-bw.yaml", "7:19: unit.dram_bandwidth: must be from 0 to 1000 TB/s"},
+    {"bad-low-efficiency.yaml", "8:15: unit.efficiency: must be from 0.01 to 1"},
+    {"bad-slow-latency.yaml", "11:12: link.latency: must be from 0 to 1 s"},
+    {"bad-huge-overhead.yaml", "12:13: link.overhead: must be from 0 to 1 s"},
+    {"bad-huge-chunk-overhead.yaml", "13:19: link.chunk_overhead: must be from 0 to 1 s"},
+    {"bad-huge-iw-bw.yaml", "14:25: interwafer.bandwidth: must be from 1 MB/s to 1000000 TB/s"},
+    {"bad-slow-iw-latency.yaml", "14:42: interwafer.latency: must be from 0 to 1 s"},
+    {"bad-huge-store.yaml", "16:13: store.capacity: must be from 1 MB to 1000000 TB"},
+    {"bad-slow-store-in.yaml", "17:17: store.bandwidth_in: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-huge-store-out.yaml", "18:18: store.bandwidth_out: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-slow-store-latency.yaml", "19:12: store.latency: must be from 0 to 1 s"},
     {"bad-efficiency-percent.yaml", "6:15: unit.efficiency: expected a plain number such as 0.8"},
     {"bad-name-long.yaml", "1:7: name: longer than 63 characters"},
     {"bad-name-empty.yaml", "1:7: name: must not be empty"},
@@ -704,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_wsc_6x9),
         cmocka_unit_test(test_multiwafer),
         cmocka_unit_test(test_recommended_fit),
+        cmocka_unit_test(test_range_bounds),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_any_key_order),

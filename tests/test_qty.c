@@ -289,6 +289,17 @@ static void test_format_total(void **state)
 
     char small[4];
     assert_string_equal(qty_format(INFINITY, QTY_TIME, small, sizeof small), "inf");
+
+    /* plain numbers, as the layout ranges' messages write their bounds */
+    char buf[48];
+    assert_string_equal(qty_format_number(0.01, buf, sizeof buf), "0.01");
+    assert_string_equal(qty_format_number(1, buf, sizeof buf), "1");
+    assert_string_equal(qty_format_number(-2.5, buf, sizeof buf), "-2.5");
+    assert_string_equal(qty_format_number(123456, buf, sizeof buf), "123000");
+    assert_string_equal(qty_format_number(1e30, buf, sizeof buf), "1e30");
+    assert_string_equal(qty_format_number(0, buf, sizeof buf), "0");
+    assert_string_equal(qty_format_number(-INFINITY, buf, sizeof buf), "-inf");
+    assert_string_equal(qty_format_number(NAN, buf, sizeof buf), "nan");
 }
 
 /* What qty_format writes, qty_parse reads back within its rounding. */
