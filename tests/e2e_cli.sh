@@ -233,4 +233,20 @@ expect_bad1 "^$fix/bad-absurd-bw.yaml:10:14: link.bandwidth: must be from 1 MB/s
 expect_bad1 "^$fix/bad-huge-compute.yaml:4:12: unit.compute: must be from 1 GFLOPS to 1000 PFLOPS$" \
     eval --layout $fix/bad-huge-compute.yaml
 
+# memory: a run that cannot have what it needs is refused up front, exit 2,
+# with both figures (it exited 1, out of memory, part way). tune keeps a row
+# of 424 bytes per step: 1e9 steps need 424 GB, more than this machine has.
+expect_bad1 "^--steps 1000000000 needs 424 GB of memory; this process can have [0-9.]* [KMGT]*B (physical memory)$" \
+    tune --steps 1000000000
+# An 8192x8192 mesh needs 13.6 GB (48 B per link slot, 10 per unit) and
+# ulimit -v leaves 2 GB. A sanitizer build cannot start under ulimit -v (its
+# shadow memory is address space): test_sysmem checks the same in a child.
+if (ulimit -v 2000000 && "$bin" --version >/dev/null 2>&1); then
+    (ulimit -v 2000000 && "$bin" eval --layout $fix/mesh-8192.yaml >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc")
+    [ "$(cat "$tmp/rc")" -eq 2 ] || fail "exit $(cat "$tmp/rc") (want 2) from an 8192x8192 mesh under ulimit -v"
+    grep -q "^--layout: an evaluation of the 8192x8192 mesh needs 13.6 GB of memory; this process can have [0-9.]* [KMG]*B (address-space limit, ulimit -v)$" \
+        "$tmp/err" || fail "8192x8192 under ulimit -v: $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "8192x8192 under ulimit -v: not one line: $(cat "$tmp/err")"
+fi
+
 finish e2e_cli
