@@ -36,8 +36,9 @@ typedef struct layout_in {
 
 /* The range of every number a layout gives, in SI, bounds included: what
  * hardware of the kind wafertop models can be, with room around today's
- * chips. A value outside (1e300 B/s gave an MFU of 5,665,805 %) is refused
- * at its file:line:col. docs/MODEL.md, "Layout ranges", is this table. The
+ * chips. A value outside is refused at its file:line:col (an absurd
+ * bandwidth gave an MFU of 5,665,805 % with exit 0; 1e-300 B/s, a flow that
+ * "makes no progress"). docs/MODEL.md, "Layout ranges", is this table. The
  * mesh's sizes are wafer.h's (WAFER_MAX_SIDE, WAFER_MAX_UNITS). */
 typedef struct layout_range {
     const char *key;  /* as messages name it */

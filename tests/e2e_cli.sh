@@ -225,8 +225,8 @@ expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 level
 expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" eval --model "$tmp/deep.yaml"
 expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" ui --scenario "$tmp/deep.yaml"
 
-# a layout's numbers lie in their physical ranges (1e30 TB/s gave an MFU of
-# 5,665,805 % with exit 0)
+# a layout's numbers lie in their physical ranges (an absurd bandwidth gave
+# an MFU of 5,665,805 % with exit 0)
 fix=tests/fixtures/layouts
 expect_bad1 "^$fix/bad-absurd-bw.yaml:10:14: link.bandwidth: must be from 1 MB/s to 1000 TB/s$" \
     eval --layout $fix/bad-absurd-bw.yaml

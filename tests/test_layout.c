@@ -401,8 +401,7 @@ static const bad_case bad_cases[] = {
     {"bad-negative-dram.yaml", "6:9: unit.dram: must be from 0 to 100 TB"},
     {"bad-zero-iw.yaml", "9:25: interwafer.bandwidth: must be from 1 MB/s to 1000000 TB/s"},
     {"bad-efficiency.yaml", "6:15: unit.efficiency: must be from 0.01 to 1"},
-    /* every number of the layout ranges' table, just outside its range (the
-     * first one gave an MFU of 5,665,805 % before) */
+    /* every number of the layout ranges' table, just outside its range */
     {"bad-absurd-bw.yaml", "10:14: link.bandwidth: must be from 1 MB/s to 1000 TB/s"},
     {"bad-overflow-bw.yaml", "10:14: link.bandwidth: number out of range"},
     {"bad-huge-compute.yaml", "4:12: unit.compute: must be from 1 GFLOPS to 1000 PFLOPS"},
