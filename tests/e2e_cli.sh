@@ -241,7 +241,7 @@ expect_bad1 "^--steps 1000000000 needs 424 GB of memory; this process can have [
 # An 8192x8192 mesh needs 13.6 GB (48 B per link slot, 10 per unit) and
 # ulimit -v leaves 2 GB. A sanitizer build cannot start under ulimit -v (its
 # shadow memory is address space): test_sysmem checks the same in a child.
-if (ulimit -v 2000000 && "$bin" --version >/dev/null 2>&1); then
+if [ "$( (ulimit -v 2000000 && "$bin" --version >/dev/null 2>&1; echo $?) 2>/dev/null)" = 0 ]; then
     (ulimit -v 2000000 && "$bin" eval --layout $fix/mesh-8192.yaml >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc")
     [ "$(cat "$tmp/rc")" -eq 2 ] || fail "exit $(cat "$tmp/rc") (want 2) from an 8192x8192 mesh under ulimit -v"
     grep -q "^--layout: an evaluation of the 8192x8192 mesh needs 13.6 GB of memory; this process can have [0-9.]* [KMG]*B (address-space limit, ulimit -v)$" \
