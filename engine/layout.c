@@ -8,6 +8,8 @@
  */
 #include "layout.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -32,11 +34,45 @@ typedef struct layout_in {
     int strategy_microbatch;
 } layout_in;
 
-/* Largest units per wafer side and wafers per side we accept; wafer_init
- * bounds the whole mesh. */
-#define LAYOUT_MAX_SIDE 65536
+/* The range of every number a layout gives, in SI, bounds included: what
+ * hardware of the kind wafertop models can be, with room around today's
+ * chips. A value outside is refused at its file:line:col (an absurd
+ * bandwidth gave an MFU of 5,665,805 % with exit 0; 1e-300 B/s, a flow that
+ * "makes no progress"). docs/MODEL.md, "Layout ranges", is this table. The
+ * mesh's sizes are wafer.h's (WAFER_MAX_SIDE, WAFER_MAX_UNITS). */
+typedef struct layout_range {
+    const char *key;  /* as messages name it */
+    int plain;        /* a plain number ("0.8"), else a quantity of kind */
+    qty_kind kind;
+    double min, max;
+    size_t field;     /* offsetof the layout_in double it fills */
+} layout_range;
 
-enum layout_sign { LAYOUT_POSITIVE, LAYOUT_NONNEGATIVE };
+enum {
+    LR_COMPUTE, LR_SRAM, LR_DRAM, LR_DRAM_BW, LR_EFFICIENCY,
+    LR_BW, LR_LAT, LR_OVERHEAD, LR_CHUNK_OVERHEAD, LR_IW_BW, LR_IW_LAT,
+    LR_STORE_BYTES, LR_STORE_BW_IN, LR_STORE_BW_OUT, LR_STORE_LAT,
+};
+
+#define LR(key, plain, kind, min, max, field) {key, plain, kind, min, max, offsetof(layout_in, field)}
+static const layout_range layout_ranges[] = {
+    [LR_COMPUTE] = LR("unit.compute", 0, QTY_FLOPS, 1e9, 1e18, compute),
+    [LR_SRAM] = LR("unit.sram", 0, QTY_BYTES, 1e3, 1e12, sram),
+    [LR_DRAM] = LR("unit.dram", 0, QTY_BYTES, 0, 1e14, dram),
+    [LR_DRAM_BW] = LR("unit.dram_bandwidth", 0, QTY_BANDWIDTH, 0, 1e15, dram_bw),
+    [LR_EFFICIENCY] = LR("unit.efficiency", 1, QTY_BYTES, 0.01, 1, efficiency),
+    [LR_BW] = LR("link.bandwidth", 0, QTY_BANDWIDTH, 1e6, 1e15, bw),
+    [LR_LAT] = LR("link.latency", 0, QTY_TIME, 0, 1, lat),
+    [LR_OVERHEAD] = LR("link.overhead", 0, QTY_TIME, 0, 1, overhead),
+    [LR_CHUNK_OVERHEAD] = LR("link.chunk_overhead", 0, QTY_TIME, 0, 1, chunk_overhead),
+    [LR_IW_BW] = LR("interwafer.bandwidth", 0, QTY_BANDWIDTH, 1e6, 1e18, iw_bw),
+    [LR_IW_LAT] = LR("interwafer.latency", 0, QTY_TIME, 0, 1, iw_lat),
+    [LR_STORE_BYTES] = LR("store.capacity", 0, QTY_BYTES, 1e6, 1e18, store_bytes),
+    [LR_STORE_BW_IN] = LR("store.bandwidth_in", 0, QTY_BANDWIDTH, 1e6, 1e15, store_bw_in),
+    [LR_STORE_BW_OUT] = LR("store.bandwidth_out", 0, QTY_BANDWIDTH, 1e6, 1e15, store_bw_out),
+    [LR_STORE_LAT] = LR("store.latency", 0, QTY_TIME, 0, 1, store_lat),
+};
+#undef LR
 
 /* The text of scalar v, or an error naming key. */
 static int layout_text(ydoc *d, yaml_node_t *v, const char *key, const char **out, wt_err *e)
@@ -50,21 +86,35 @@ static int layout_text(ydoc *d, yaml_node_t *v, const char *key, const char **ou
     return WT_OK;
 }
 
-/* Reads the quantity of kind k at v into *out, enforcing its sign. */
-static int layout_qty(ydoc *d, yaml_node_t *v, const char *key, qty_kind k, enum layout_sign sign,
-                      double *out, wt_err *e)
+/* A bound of r as the layout would write it: "1 MB/s", "0.01"; 0 bare. */
+static const char *layout_bound(const layout_range *r, double v, char *buf, size_t n)
+{
+    if (r->plain || v == 0)
+        qty_format_number(v, buf, n);
+    else
+        qty_format(v, r->kind, buf, n);
+    return buf;
+}
+
+/* Reads the number of row r at v into its layout_in field, within r's range. */
+static int layout_value(ydoc *d, yaml_node_t *v, const layout_range *r, layout_in *in, wt_err *e)
 {
     const char *s = NULL;
-    int rc = layout_text(d, v, key, &s, e);
+    int rc = layout_text(d, v, r->key, &s, e);
     if (rc)
         return rc;
+    double x;
     char why[200];
-    if (qty_parse(s, k, out, why, sizeof why) != 0)
-        return ydoc_fail(d, v, e, "%s: %s", key, why);
-    if (sign == LAYOUT_POSITIVE && !(*out > 0))
-        return ydoc_fail(d, v, e, "%s: must be greater than 0", key);
-    if (sign == LAYOUT_NONNEGATIVE && *out < 0)
-        return ydoc_fail(d, v, e, "%s: must not be negative", key);
+    if (r->plain && qty_number(s, &x) != 0)
+        return ydoc_fail(d, v, e, "%s: expected a plain number such as 0.8", r->key);
+    if (!r->plain && qty_parse(s, r->kind, &x, why, sizeof why) != 0)
+        return ydoc_fail(d, v, e, "%s: %s", r->key, why);
+    if (!(isfinite(x) && x >= r->min && x <= r->max)) {
+        char lo[48], hi[48];
+        return ydoc_fail(d, v, e, "%s: must be from %s to %s", r->key, layout_bound(r, r->min, lo, sizeof lo),
+                         layout_bound(r, r->max, hi, sizeof hi));
+    }
+    *(double *)((char *)in + r->field) = x;
     return WT_OK;
 }
 
@@ -95,7 +145,7 @@ static void layout_skip_blanks(const char **p)
 }
 
 /* Reads "WxH" (blanks around the x allowed) with both sides in
- * [1, LAYOUT_MAX_SIDE]. */
+ * [1, WAFER_MAX_SIDE]. */
 static int layout_dims(ydoc *d, yaml_node_t *v, const char *key, int *w, int *h, wt_err *e)
 {
     const char *s = NULL;
@@ -116,8 +166,8 @@ static int layout_dims(ydoc *d, yaml_node_t *v, const char *key, int *w, int *h,
     }
     if (!ok)
         return ydoc_fail(d, v, e, "%s: expected WxH with whole numbers, such as 16x16", key);
-    if (a < 1 || b < 1 || a > LAYOUT_MAX_SIDE || b > LAYOUT_MAX_SIDE)
-        return ydoc_fail(d, v, e, "%s: each side must be from 1 to %d", key, LAYOUT_MAX_SIDE);
+    if (a < 1 || b < 1 || a > WAFER_MAX_SIDE || b > WAFER_MAX_SIDE)
+        return ydoc_fail(d, v, e, "%s: each side must be from 1 to %d", key, WAFER_MAX_SIDE);
     *w = a;
     *h = b;
     return WT_OK;
@@ -202,79 +252,40 @@ static int on_wafers(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
     return layout_dims(d, v, "wafers", &in->wafers_x, &in->wafers_y, e);
 }
 
-static int on_compute(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "unit.compute", QTY_FLOPS, LAYOUT_POSITIVE,
-                      &((layout_in *)ctx)->compute, e);
-}
+/* The handler of a number of layout_ranges: ydoc hands a handler no key. */
+#define VALUE_HANDLER(fn, row)                                                                                \
+    static int fn(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)                                              \
+    {                                                                                                         \
+        return layout_value(d, v, &layout_ranges[row], ctx, e);                                               \
+    }
+VALUE_HANDLER(on_compute, LR_COMPUTE)
+VALUE_HANDLER(on_sram, LR_SRAM)
+VALUE_HANDLER(on_dram, LR_DRAM)
+VALUE_HANDLER(on_dram_bw, LR_DRAM_BW)
+VALUE_HANDLER(on_efficiency, LR_EFFICIENCY)
+VALUE_HANDLER(on_bw, LR_BW)
+VALUE_HANDLER(on_lat, LR_LAT)
+VALUE_HANDLER(on_overhead, LR_OVERHEAD)
+VALUE_HANDLER(on_chunk_overhead, LR_CHUNK_OVERHEAD)
+VALUE_HANDLER(on_store_bytes, LR_STORE_BYTES)
+VALUE_HANDLER(on_store_bw_in, LR_STORE_BW_IN)
+VALUE_HANDLER(on_store_bw_out, LR_STORE_BW_OUT)
+VALUE_HANDLER(on_store_lat, LR_STORE_LAT)
+#undef VALUE_HANDLER
 
-static int on_sram(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "unit.sram", QTY_BYTES, LAYOUT_POSITIVE, &((layout_in *)ctx)->sram, e);
-}
-
-static int on_dram(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "unit.dram", QTY_BYTES, LAYOUT_NONNEGATIVE, &((layout_in *)ctx)->dram,
-                      e);
-}
-
-static int on_dram_bw(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "unit.dram_bandwidth", QTY_BANDWIDTH, LAYOUT_NONNEGATIVE,
-                      &((layout_in *)ctx)->dram_bw, e);
-}
-
-static int on_efficiency(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    layout_in *in = ctx;
-    const char *s = NULL;
-    int rc = layout_text(d, v, "unit.efficiency", &s, e);
-    if (rc)
-        return rc;
-    if (qty_number(s, &in->efficiency) != 0)
-        return ydoc_fail(d, v, e, "unit.efficiency: expected a plain number such as 0.8");
-    if (!(in->efficiency > 0 && in->efficiency <= 1))
-        return ydoc_fail(d, v, e, "unit.efficiency: must be greater than 0 and at most 1");
-    return WT_OK;
-}
-
-static int on_bw(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "link.bandwidth", QTY_BANDWIDTH, LAYOUT_POSITIVE,
-                      &((layout_in *)ctx)->bw, e);
-}
-
-static int on_lat(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "link.latency", QTY_TIME, LAYOUT_NONNEGATIVE, &((layout_in *)ctx)->lat,
-                      e);
-}
-
-static int on_overhead(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "link.overhead", QTY_TIME, LAYOUT_NONNEGATIVE,
-                      &((layout_in *)ctx)->overhead, e);
-}
-
-static int on_chunk_overhead(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "link.chunk_overhead", QTY_TIME, LAYOUT_NONNEGATIVE,
-                      &((layout_in *)ctx)->chunk_overhead, e);
-}
-
+/* The inter-wafer figures default from the links' when absent. */
 static int on_iw_bw(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     layout_in *in = ctx;
     in->has_iw_bw = 1;
-    return layout_qty(d, v, "interwafer.bandwidth", QTY_BANDWIDTH, LAYOUT_POSITIVE, &in->iw_bw, e);
+    return layout_value(d, v, &layout_ranges[LR_IW_BW], in, e);
 }
 
 static int on_iw_lat(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     layout_in *in = ctx;
     in->has_iw_lat = 1;
-    return layout_qty(d, v, "interwafer.latency", QTY_TIME, LAYOUT_NONNEGATIVE, &in->iw_lat, e);
+    return layout_value(d, v, &layout_ranges[LR_IW_LAT], in, e);
 }
 
 static int on_fault_units(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
@@ -285,28 +296,6 @@ static int on_fault_units(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 static int on_fault_links(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     return layout_fault_list(d, v, "faults.links", 1, &((layout_in *)ctx)->fault_links, e);
-}
-
-static int on_store_bytes(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "store.capacity", QTY_BYTES, LAYOUT_POSITIVE, &((layout_in *)ctx)->store_bytes, e);
-}
-
-static int on_store_bw_in(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "store.bandwidth_in", QTY_BANDWIDTH, LAYOUT_POSITIVE, &((layout_in *)ctx)->store_bw_in,
-                      e);
-}
-
-static int on_store_bw_out(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "store.bandwidth_out", QTY_BANDWIDTH, LAYOUT_POSITIVE,
-                      &((layout_in *)ctx)->store_bw_out, e);
-}
-
-static int on_store_lat(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
-{
-    return layout_qty(d, v, "store.latency", QTY_TIME, LAYOUT_NONNEGATIVE, &((layout_in *)ctx)->store_lat, e);
 }
 
 /* "west,east": edges of the mesh, comma or blank separated. */

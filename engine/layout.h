@@ -20,6 +20,8 @@
  * no store (a store needs capacity, bandwidth_in, bandwidth_out and ports,
  * edges of the mesh; its latency defaults to 0), no recommended strategy
  * (commands then default to DP8,TATP16).
+ * Every number must be finite and within its row of the ranges' table in
+ * layout.c (docs/MODEL.md, "Layout ranges").
  * Every error is one line "file:line:col: message".
  */
 #ifndef WT_LAYOUT_H

@@ -6,6 +6,7 @@
  */
 #include "qty.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -277,14 +278,25 @@ int qty_number(const char *s, double *out)
     return 0;
 }
 
-/* Rounds x > 0 to three significant digits: x ~= *digits * 10^*e10 with
- * 100 <= *digits <= 999. */
+/* x * 10^-e for any finite x and e within the doubles' exponents: 10^-e
+ * alone may overflow (a subnormal x wants 10^326), so large powers go in two
+ * steps. */
+static double qty_unscale(double x, int e)
+{
+    if (e >= 0)
+        return x / qty_pow10(e);
+    if (-e > 300)
+        return x * qty_pow10(300) * qty_pow10(-e - 300);
+    return x * qty_pow10(-e);
+}
+
+/* Rounds finite x > 0 to three significant digits: x ~= *digits * 10^*e10
+ * with 100 <= *digits <= 999. */
 static void qty_round3(double x, long long *digits, int *e10)
 {
     int e = (int)floor(log10(x)) - 2;
     for (int tries = 0; tries < 3; tries++) {
-        double d = e >= 0 ? x / qty_pow10(e) : x * qty_pow10(-e);
-        long long r = llround(d);
+        long long r = llround(qty_unscale(x, e));
         if (r >= 1000) {
             e++; /* 999.6 rounds up into the next decade */
             continue;
@@ -351,46 +363,59 @@ static void qty_write_num(long long digits, int e10, char *out, size_t n)
     snprintf(out, n, "%s", tmp);
 }
 
-/* a in units of 10^p10, with one rounding. */
-static double qty_in_unit(double a, int p10)
+char *qty_format_number(double v, char *buf, size_t n)
 {
-    return p10 >= 0 ? a / qty_pow10(p10) : a * qty_pow10(-p10);
+    if (!buf || n == 0)
+        return buf;
+    if (isnan(v) || isinf(v) || v == 0) {
+        snprintf(buf, n, "%s", isnan(v) ? "nan" : isinf(v) ? (v < 0 ? "-inf" : "inf") : "0");
+        return buf;
+    }
+    long long digits;
+    int e10;
+    qty_round3(fabs(v), &digits, &e10);
+    char num[48];
+    qty_write_num(digits, e10, num, sizeof num);
+    snprintf(buf, n, "%s%s", v < 0 ? "-" : "", num);
+    return buf;
 }
 
+/* Total over the doubles: every finite v is rounded once, in SI, and
+ * written in a unit by moving the decimal exponent (every unit it writes is
+ * a power of ten), so no scaling can overflow; inf and nan are written in the
+ * SI unit. */
 char *qty_format(double v, qty_kind k, char *buf, size_t n)
 {
     if (!buf || n == 0)
         return buf;
     const qty_unit *t = qty_units(k);
+    if (isnan(v) || isinf(v)) {
+        snprintf(buf, n, "%s %s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf", t[0].name);
+        return buf;
+    }
     const qty_unit *base = &t[0];
     for (int i = 0; t[i].name; i++)
         if ((t[i].flags & QTY_FMT) && t[i].p10 < base->p10)
             base = &t[i];
-    if (isnan(v) || isinf(v) || v == 0) {
-        snprintf(buf, n, "%s %s", isnan(v) ? "nan" : isinf(v) ? (v < 0 ? "-inf" : "inf") : "0",
-                 base->name);
+    if (v == 0) {
+        snprintf(buf, n, "0 %s", base->name);
         return buf;
     }
 
-    double a = fabs(v);
+    long long digits;
+    int e10;
+    qty_round3(fabs(v), &digits, &e10);
+    /* the largest unit in which the rounded number is >= 1 */
     const qty_unit *best = base;
-    long long digits = 100;
-    int e10 = 0;
-    qty_round3(qty_in_unit(a / base->mul, base->p10), &digits, &e10);
     for (int i = 0; t[i].name; i++) {
-        if (!(t[i].flags & QTY_FMT) || t[i].p10 <= best->p10)
+        if (!(t[i].flags & QTY_FMT))
             continue;
-        long long dg;
-        int ee;
-        qty_round3(qty_in_unit(a / t[i].mul, t[i].p10), &dg, &ee);
-        if (ee >= -2) { /* rounded number >= 1 */
+        assert(t[i].mul == 1);
+        if (t[i].p10 > best->p10 && e10 - t[i].p10 >= -2)
             best = &t[i];
-            digits = dg;
-            e10 = ee;
-        }
     }
     char num[48];
-    qty_write_num(digits, e10, num, sizeof num);
+    qty_write_num(digits, e10 - best->p10, num, sizeof num);
     snprintf(buf, n, "%s%s %s", v < 0 ? "-" : "", num, best->name);
     return buf;
 }

@@ -27,6 +27,10 @@ int qty_parse(const char *s, qty_kind k, double *out, char *why, size_t n);
  * three significant digits ("2 TB/s", "440 MB", "1.5 us"). Returns buf. */
 char *qty_format(double v, qty_kind k, char *buf, size_t n);
 
+/* Writes v as a plain number with three significant digits ("0.01", "1",
+ * "1.23e-21"), independent of the C locale; "inf", "nan". Returns buf. */
+char *qty_format_number(double v, char *buf, size_t n);
+
 /* Parses s as a plain number without unit ("0.8", "1e-3", "-2"), the same
  * syntax as above and independent of the C locale (strtod is not: a program
  * that calls setlocale may read "0.8" as 0). Surrounding blanks are allowed.

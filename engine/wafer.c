@@ -10,7 +10,7 @@ int wafer_init(wafer *wf, int wafer_w, int wafer_h, int wafers_x, int wafers_y, 
     if (wafer_w <= 0 || wafer_h <= 0 || wafers_x <= 0 || wafers_y <= 0)
         return wt_fail(e, "mesh sizes must be positive");
     long long w = (long long)wafer_w * wafers_x, h = (long long)wafer_h * wafers_y;
-    if (w > 65536 || h > 65536 || w * h > (1LL << 26))
+    if (w > WAFER_MAX_SIDE || h > WAFER_MAX_SIDE || w * h > WAFER_MAX_UNITS)
         return wt_fail(e, "mesh of %lld x %lld units is larger than wafertop handles (64 Mi units)", w, h);
     wf->wafer_w = wafer_w;
     wf->wafer_h = wafer_h;

@@ -20,6 +20,12 @@
 enum wafer_dir { WAFER_E = 0, WAFER_W = 1, WAFER_N = 2, WAFER_S = 3 };
 #define WAFER_NDIR 4
 
+/* The largest mesh: units per side of the whole mesh (and of a wafer, and
+ * wafers per side), and units in all (64 Mi, 256 Mi link slots, so a link
+ * slot fits an int). */
+#define WAFER_MAX_SIDE 65536
+#define WAFER_MAX_UNITS (1L << 26)
+
 typedef struct wafer {
     char name[64];
     int w, h;               /* global mesh in units */
@@ -58,7 +64,8 @@ typedef struct wafer {
 } wafer;
 
 /* Allocates a healthy mesh of wafers_x x wafers_y wafers of wafer_w x wafer_h
- * units with the documented default hardware (see docs/MODEL.md). */
+ * units with the documented default hardware (see docs/MODEL.md). A mesh
+ * beyond WAFER_MAX_SIDE or WAFER_MAX_UNITS is WT_EINPUT. */
 int wafer_init(wafer *wf, int wafer_w, int wafer_h, int wafers_x, int wafers_y, wt_err *e);
 void wafer_free(wafer *wf);
 /* Deep copy; dst must not be initialised. */

@@ -2,7 +2,8 @@
  * ydoc.c - YAML files through the libyaml document API, every error located
  * as "file:line:col: message".
  *
- * The file is read into memory first so that, when libyaml gives up, we can
+ * The file is read into memory first (infile_read: a regular file of at
+ * most 1 MiB) so that, when libyaml gives up, we can
  * look at the offending line (a tab in the indentation deserves a clearer
  * message than "found character that cannot start any token") and turn a
  * byte offset into a line and column.
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "infile.h"
 
 /* Formats "path:line:col: message" into e; line0/col0 are libyaml's 0-based
  * marks. Returns WT_EINPUT. */
@@ -71,47 +74,6 @@ const char *ydoc_kind(const yaml_node_t *n)
     case YAML_MAPPING_NODE: return "a mapping";
     default: return "nothing";
     }
-}
-
-/* Reads the whole file at path into *buf (NUL-terminated, caller frees). */
-static int ydoc_read(const char *path, unsigned char **buf, size_t *len, wt_err *e)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return wt_fail(e, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    unsigned char *b = malloc(cap);
-    if (!b) {
-        fclose(f);
-        return wt_oom(e, "reading a YAML file");
-    }
-    for (;;) {
-        if (cap - n < 2) {
-            unsigned char *nb = cap > ((size_t)-1) / 2 ? NULL : realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return wt_oom(e, "reading a YAML file");
-            }
-            b = nb;
-            cap *= 2;
-        }
-        size_t got = fread(b + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(f);
-    int err = errno;
-    fclose(f);
-    if (bad) {
-        free(b);
-        return wt_fail(e, "%s: cannot read: %s", path, strerror(err));
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return WT_OK;
 }
 
 /* The start of 0-based line `line` in buf, or NULL past the end. Counts LF,
@@ -212,6 +174,38 @@ static int ydoc_expect_end(ydoc *d, yaml_parser_t *p, const unsigned char *buf, 
     return rc;
 }
 
+/* Walks the events of buf and refuses a list or mapping nested deeper than
+ * YDOC_MAX_DEPTH, at the first one too deep. libyaml's composer takes time
+ * quadratic in the depth (100,000 levels of "[" took over 30 s), and the
+ * events stop at the limit: this pass reads no further than the offending
+ * node. A syntax error is left to the document pass, which words it. */
+static int ydoc_check_depth(const ydoc *d, const unsigned char *buf, size_t len, wt_err *e)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        return wt_oom(e, "YAML parser");
+    yaml_parser_set_input_string(&p, buf, len);
+    int depth = 0, rc = WT_OK;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > YDOC_MAX_DEPTH)
+                rc = ydoc_fail_at(d, ev.start_mark.line, ev.start_mark.column, e,
+                                  "lists and mappings nested deeper than %d levels", YDOC_MAX_DEPTH);
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (rc || t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 int ydoc_load(ydoc *d, const char *path, wt_err *e)
 {
     memset(d, 0, sizeof *d);
@@ -219,9 +213,13 @@ int ydoc_load(ydoc *d, const char *path, wt_err *e)
 
     unsigned char *buf = NULL;
     size_t len = 0;
-    int rc = ydoc_read(path, &buf, &len, e);
-    if (rc)
+    int rc = infile_read(path, &buf, &len, e);
+    if (rc == WT_OK)
+        rc = ydoc_check_depth(d, buf, len, e);
+    if (rc) {
+        free(buf);
         return rc;
+    }
 
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {

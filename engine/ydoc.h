@@ -21,9 +21,15 @@ typedef struct ydoc {
     int loaded;
 } ydoc;
 
-/* Parses a whole file. A missing file, a tab in indentation, text that is not
- * YAML, an empty file or a root that is not a mapping are errors located in
- * the file. On success the caller frees with ydoc_free. */
+/* Lists and mappings nest at most this deep (the top-level mapping is level
+ * 1; the deepest stock file uses 3). */
+#define YDOC_MAX_DEPTH 64
+
+/* Parses a whole file, read through infile_read (a regular file of at most
+ * 1 MiB, else an error naming the path). A tab in indentation, text that is
+ * not YAML, nesting deeper than YDOC_MAX_DEPTH, an empty file or a root that
+ * is not a mapping are errors located in the file. On success the caller
+ * frees with ydoc_free. */
 int ydoc_load(ydoc *d, const char *path, wt_err *e);
 void ydoc_free(ydoc *d);
 yaml_node_t *ydoc_root(ydoc *d);

@@ -214,4 +214,54 @@ expect_bad1 "^$tmp/missing.yaml: cannot open" eval --layout "$tmp/missing.yaml" 
 printf 'layers: 2\nhidden: 64\nheads: 3\nvocab: 10\nseq: 8\nbatch: 2\n' >"$tmp/model.yaml"
 expect_bad1 "^$tmp/model.yaml:1:1: .*heads 3 do not divide hidden 64" eval --model "$tmp/model.yaml"
 
+# input files: regular files of at most 1 MiB, nested at most 64 levels deep,
+# refused at once (a FIFO blocked forever, /dev/zero read until memory ran out)
+expect_now() {
+    pattern=$1
+    shift
+    timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc (want 2 at once) from: $*"
+    grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "stderr is not one line for: $*: $(cat "$tmp/err")"
+}
+mkfifo "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO); give a YAML file$" eval --layout "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO)" eval --model "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO)" tune --scenario "$tmp/fifo.yaml"
+expect_now "^$tmp/fifo.yaml: not a regular file (a FIFO)" snapshot --theme "$tmp/fifo.yaml" --out "$tmp/x.png"
+expect_now "^/dev/zero: not a regular file (a character device); give a YAML file$" eval --layout /dev/zero
+expect_now "^/dev/zero: not a regular file (a character device)" eval --model /dev/zero
+expect_now "^$tmp: not a regular file (a directory)" eval --layout "$tmp"
+head -c 1048577 /dev/zero | tr '\0' '#' >"$tmp/big.yaml"
+expect_now "^$tmp/big.yaml: larger than 1 MiB (1048577 bytes)" eval --layout "$tmp/big.yaml"
+awk 'BEGIN { printf "name: "; for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' >"$tmp/deep.yaml"
+expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" eval --layout "$tmp/deep.yaml"
+expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" eval --model "$tmp/deep.yaml"
+expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" ui --scenario "$tmp/deep.yaml"
+
+# a layout's numbers lie in their physical ranges (an absurd bandwidth gave
+# an MFU of 5,665,805 % with exit 0)
+fix=tests/fixtures/layouts
+expect_bad1 "^$fix/bad-absurd-bw.yaml:10:14: link.bandwidth: must be from 1 MB/s to 1000 TB/s$" \
+    eval --layout $fix/bad-absurd-bw.yaml
+expect_bad1 "^$fix/bad-huge-compute.yaml:4:12: unit.compute: must be from 1 GFLOPS to 1000 PFLOPS$" \
+    eval --layout $fix/bad-huge-compute.yaml
+
+# memory: a run that cannot have what it needs is refused up front, exit 2,
+# with both figures (it exited 1, out of memory, part way). tune keeps a row
+# of 424 bytes per step: 1e9 steps need 424 GB, more than this machine has.
+expect_bad1 "^--steps 1000000000 needs 424 GB of memory; this process can have [0-9.]* [KMGT]*B (physical memory)$" \
+    tune --steps 1000000000
+# An 8192x8192 mesh needs 13.6 GB (48 B per link slot, 10 per unit) and
+# ulimit -v leaves 2 GB. A sanitizer build cannot start under ulimit -v (its
+# shadow memory is address space): test_sysmem checks the same in a child.
+if [ "$( (ulimit -v 2000000 && "$bin" --version >/dev/null 2>&1; echo $?) 2>/dev/null)" = 0 ]; then
+    (ulimit -v 2000000 && "$bin" eval --layout $fix/mesh-8192.yaml >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc")
+    [ "$(cat "$tmp/rc")" -eq 2 ] || fail "exit $(cat "$tmp/rc") (want 2) from an 8192x8192 mesh under ulimit -v"
+    grep -q "^--layout: an evaluation of the 8192x8192 mesh needs 13.6 GB of memory; this process can have [0-9.]* [KMG]*B (address-space limit, ulimit -v)$" \
+        "$tmp/err" || fail "8192x8192 under ulimit -v: $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "8192x8192 under ulimit -v: not one line: $(cat "$tmp/err")"
+fi
+
 finish e2e_cli

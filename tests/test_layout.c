@@ -12,7 +12,10 @@
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "layout.h"
 #include "sim.h"
@@ -248,6 +251,30 @@ static void test_multiwafer(void **state)
 }
 
 /* Only the required keys: the rest are the documented defaults. */
+/* A value at either bound of its range is the hardware it says. */
+static void test_range_bounds(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "range-bounds.yaml", &wf);
+    assert_true(wf.peak_flops == 1e18);
+    assert_true(wf.sram_bytes == 1e3);
+    assert_true(wf.dram_bytes == 1e14);
+    assert_true(wf.dram_bw == 1e15);
+    assert_true(wf.efficiency == 0.01);
+    assert_true(wf.link_bw == 1e6);
+    assert_true(wf.link_lat == 1);
+    assert_true(wf.link_overhead == 0);
+    assert_true(wf.chunk_overhead == 1);
+    assert_true(wf.iw_bw == 1e18);
+    assert_true(wf.iw_lat == 0);
+    assert_true(wf.store_bytes == 1e6);
+    assert_true(wf.store_bw_in == 1e6);
+    assert_true(wf.store_bw_out == 1e15);
+    assert_true(wf.store_lat == 1);
+    wafer_free(&wf);
+}
+
 static void test_defaults(void **state)
 {
     (void)state;
@@ -367,13 +394,30 @@ static const bad_case bad_cases[] = {
     {"bad-missing-unit.yaml",
      "5:9: unit.sram: missing unit, expected one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"},
     {"bad-not-number.yaml", "4:12: unit.compute: not a number"},
-    {"bad-zero-sram.yaml", "5:9: unit.sram: must be greater than 0"},
-    {"bad-zero-compute.yaml", "4:12: unit.compute: must be greater than 0"},
-    {"bad-negative-bw.yaml", "7:14: link.bandwidth: must be greater than 0"},
-    {"bad-negative-latency.yaml", "8:12: link.latency: must not be negative"},
-    {"bad-negative-dram.yaml", "6:9: unit.dram: must not be negative"},
-    {"bad-zero-iw.yaml", "9:25: interwafer.bandwidth: must be greater than 0"},
-    {"bad-efficiency.yaml", "6:15: unit.efficiency: must be greater than 0 and at most 1"},
+    {"bad-zero-sram.yaml", "5:9: unit.sram: must be from 1 KB to 1 TB"},
+    {"bad-zero-compute.yaml", "4:12: unit.compute: must be from 1 GFLOPS to 1000 PFLOPS"},
+    {"bad-negative-bw.yaml", "7:14: link.bandwidth: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-negative-latency.yaml", "8:12: link.latency: must be from 0 to 1 s"},
+    {"bad-negative-dram.yaml", "6:9: unit.dram: must be from 0 to 100 TB"},
+    {"bad-zero-iw.yaml", "9:25: interwafer.bandwidth: must be from 1 MB/s to 1000000 TB/s"},
+    {"bad-efficiency.yaml", "6:15: unit.efficiency: must be from 0.01 to 1"},
+    /* every number of the layout ranges' table, just outside its range */
+    {"bad-absurd-bw.yaml", "10:14: link.bandwidth: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-overflow-bw.yaml", "10:14: link.bandwidth: number out of range"},
+    {"bad-huge-compute.yaml", "4:12: unit.compute: must be from 1 GFLOPS to 1000 PFLOPS"},
+    {"bad-tiny-sram.yaml", "5:9: unit.sram: must be from 1 KB to 1 TB"},
+    {"bad-huge-dram.yaml", "6:9: unit.dram: must be from 0 to 100 TB"},
+    {"bad-huge-dram-bw.yaml", "7:19: unit.dram_bandwidth: must be from 0 to 1000 TB/s"},
+    {"bad-low-efficiency.yaml", "8:15: unit.efficiency: must be from 0.01 to 1"},
+    {"bad-slow-latency.yaml", "11:12: link.latency: must be from 0 to 1 s"},
+    {"bad-huge-overhead.yaml", "12:13: link.overhead: must be from 0 to 1 s"},
+    {"bad-huge-chunk-overhead.yaml", "13:19: link.chunk_overhead: must be from 0 to 1 s"},
+    {"bad-huge-iw-bw.yaml", "14:25: interwafer.bandwidth: must be from 1 MB/s to 1000000 TB/s"},
+    {"bad-slow-iw-latency.yaml", "14:42: interwafer.latency: must be from 0 to 1 s"},
+    {"bad-huge-store.yaml", "16:13: store.capacity: must be from 1 MB to 1000000 TB"},
+    {"bad-slow-store-in.yaml", "17:17: store.bandwidth_in: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-huge-store-out.yaml", "18:18: store.bandwidth_out: must be from 1 MB/s to 1000 TB/s"},
+    {"bad-slow-store-latency.yaml", "19:12: store.latency: must be from 0 to 1 s"},
     {"bad-efficiency-percent.yaml", "6:15: unit.efficiency: expected a plain number such as 0.8"},
     {"bad-name-long.yaml", "1:7: name: longer than 63 characters"},
     {"bad-name-empty.yaml", "1:7: name: must not be empty"},
@@ -438,7 +482,98 @@ static void test_missing_file(void **state)
     assert_int_equal(layout_load(FIX "no-such-layout.yaml", &wf, &e), WT_EINPUT);
     assert_string_equal(e.msg, FIX "no-such-layout.yaml: cannot open: No such file or directory");
     assert_int_equal(layout_load("tests/fixtures", &wf, &e), WT_EINPUT);
-    assert_string_equal(e.msg, "tests/fixtures: cannot read: Is a directory");
+    assert_string_equal(e.msg, "tests/fixtures: not a regular file (a directory); give a YAML file");
+}
+
+/* Writes text (len bytes) to a fresh file in dir named name; returns its path
+ * in path. */
+static void write_tmp(const char *dir, const char *name, const char *text, size_t len, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* "name: " then depth lists nested in one another: the root mapping is
+ * level 1, so the deepest list is level depth + 1. */
+static char *nested(int depth, size_t *len)
+{
+    *len = 6 + 2 * (size_t)depth + 1;
+    char *s = malloc(*len + 1);
+    assert_non_null(s);
+    memcpy(s, "name: ", 6);
+    memset(s + 6, '[', (size_t)depth);
+    memset(s + 6 + depth, ']', (size_t)depth);
+    s[*len - 1] = '\n';
+    s[*len] = '\0';
+    return s;
+}
+
+/* Input files: only regular files of at most 1 MiB, nesting at most
+ * YDOC_MAX_DEPTH levels, each refused at once with one line naming it. */
+static void test_input_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wt-layout-XXXXXX", path[256], want[400];
+    assert_non_null(mkdtemp(dir));
+    wafer wf;
+    wt_err e;
+
+    /* The issue's 100,000 levels (200 KB; over 30 s before): the 64th '['
+     * is level 65, at column 6 + 64. */
+    size_t len;
+    char *deep = nested(100000, &len);
+    write_tmp(dir, "deep.yaml", deep, len, path, sizeof path);
+    free(deep);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s:1:70: lists and mappings nested deeper than 64 levels", path);
+    assert_string_equal(e.msg, want);
+    /* 64 levels are read (and refused for what they are) */
+    deep = nested(63, &len);
+    write_tmp(dir, "deep63.yaml", deep, len, path, sizeof path);
+    free(deep);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s:1:7: name: expected a single value, found a list", path);
+    assert_string_equal(e.msg, want);
+    /* block nesting counts alike: line k + 1 opens level k + 1 */
+    char block[8192] = "name:\n";
+    for (int k = 1; k <= 70; k++)
+        snprintf(block + strlen(block), sizeof block - strlen(block), "%*sa:\n", k, "");
+    write_tmp(dir, "block.yaml", block, strlen(block), path, sizeof path);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s:65:65: lists and mappings nested deeper than 64 levels", path);
+    assert_string_equal(e.msg, want);
+
+    /* 1 MiB + 1 byte of comments: refused by its size, before it is read */
+    size_t big = ((size_t)1 << 20) + 1;
+    char *text = malloc(big);
+    assert_non_null(text);
+    memset(text, '#', big);
+    text[big - 1] = '\n';
+    write_tmp(dir, "big.yaml", text, big, path, sizeof path);
+    free(text);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want,
+             "%s: larger than 1 MiB (1048577 bytes); an input file holds at most 1048576 bytes", path);
+    assert_string_equal(e.msg, want);
+
+    /* a device would be read until memory runs out, a FIFO would block */
+    assert_int_equal(layout_load("/dev/zero", &wf, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "/dev/zero: not a regular file (a character device); give a YAML file");
+    snprintf(path, sizeof path, "%s/fifo.yaml", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(layout_load(path, &wf, &e), WT_EINPUT);
+    snprintf(want, sizeof want, "%s: not a regular file (a FIFO); give a YAML file", path);
+    assert_string_equal(e.msg, want);
+
+    const char *names[] = {"deep.yaml", "deep63.yaml", "block.yaml", "big.yaml", "fifo.yaml"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(rmdir(dir), 0);
 }
 
 /* The generic helpers, on a file of assorted values. */
@@ -610,11 +745,13 @@ int main(void)
         cmocka_unit_test(test_wsc_6x9),
         cmocka_unit_test(test_multiwafer),
         cmocka_unit_test(test_recommended_fit),
+        cmocka_unit_test(test_range_bounds),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_any_key_order),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_input_files),
         cmocka_unit_test(test_ydoc_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

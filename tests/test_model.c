@@ -329,6 +329,9 @@ static void test_load_missing_file(void **state)
     /* A bare name ending in .yaml is a file, not a preset. */
     assert_int_equal(model_load("no-such-model.yml", &m, &e), WT_EINPUT);
     assert_string_equal(e.msg, "no-such-model.yml: cannot open: No such file or directory");
+    /* only regular files: /dev/zero was read until memory ran out */
+    assert_int_equal(model_load("/dev/zero", &m, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "/dev/zero: not a regular file (a character device); give a YAML file");
 }
 
 /* ---- model_check ---------------------------------------------------------- */

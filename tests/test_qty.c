@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -261,11 +262,44 @@ static void test_format(void **state)
     check_format(-2e12, QTY_BANDWIDTH, "-2 TB/s");
     check_format(1e30, QTY_BYTES, "1e18 TB");
     check_format(1.23e-30, QTY_TIME, "1.23e-21 ns");
-    check_format(INFINITY, QTY_TIME, "inf ns");
-    check_format(NAN, QTY_BYTES, "nan B");
 
     char small[4];
     assert_string_equal(qty_format(2e12, QTY_BANDWIDTH, small, sizeof small), "2 T");
+}
+
+/* Every double has a text: inf and nan in the SI unit, values beyond every
+ * unit with an exponent (1e300 s overflowed in nanoseconds, and (int) of
+ * log10(inf) was undefined behaviour, which UBSan stops on). */
+static void test_format_total(void **state)
+{
+    (void)state;
+    check_format(INFINITY, QTY_TIME, "inf s");
+    check_format(-INFINITY, QTY_BANDWIDTH, "-inf B/s");
+    check_format(NAN, QTY_TIME, "nan s");
+    check_format(NAN, QTY_BYTES, "nan B");
+    check_format(INFINITY, QTY_FLOPS, "inf FLOPS");
+    check_format(INFINITY, QTY_TOKEN_RATE, "inf tokens/s");
+    check_format(1e300, QTY_TIME, "1e300 s");
+    check_format(-1e300, QTY_TIME, "-1e300 s");
+    check_format(DBL_MAX, QTY_BYTES, "1.8e296 TB"); /* 1.797...e308 */
+    check_format(1e300, QTY_FLOPS, "1e285 PFLOPS");
+    check_format(DBL_MIN, QTY_TIME, "2.23e-299 ns"); /* 2.225...e-308 */
+    check_format(4.9406564584124654e-324, QTY_TIME, "4.94e-315 ns"); /* the least subnormal */
+    check_format(1.5e17, QTY_TOKEN_RATE, "150000000 G tokens/s");
+
+    char small[4];
+    assert_string_equal(qty_format(INFINITY, QTY_TIME, small, sizeof small), "inf");
+
+    /* plain numbers, as the layout ranges' messages write their bounds */
+    char buf[48];
+    assert_string_equal(qty_format_number(0.01, buf, sizeof buf), "0.01");
+    assert_string_equal(qty_format_number(1, buf, sizeof buf), "1");
+    assert_string_equal(qty_format_number(-2.5, buf, sizeof buf), "-2.5");
+    assert_string_equal(qty_format_number(123456, buf, sizeof buf), "123000");
+    assert_string_equal(qty_format_number(1e30, buf, sizeof buf), "1e30");
+    assert_string_equal(qty_format_number(0, buf, sizeof buf), "0");
+    assert_string_equal(qty_format_number(-INFINITY, buf, sizeof buf), "-inf");
+    assert_string_equal(qty_format_number(NAN, buf, sizeof buf), "nan");
 }
 
 /* What qty_format writes, qty_parse reads back within its rounding. */
@@ -298,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_rejections),
         cmocka_unit_test(test_reason_is_optional_and_bounded),
         cmocka_unit_test(test_number),
+        cmocka_unit_test(test_format_total),
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_round_trip),
     };

@@ -291,6 +291,24 @@ static void test_no_scenario(void **state)
     free(sf);
 }
 
+/* A scenario is an input file: a device or a directory is refused before
+ * anything is read (/dev/zero was read until memory ran out). */
+static void test_not_a_file(void **state)
+{
+    (void)state;
+    scenario_file *sf = calloc(1, sizeof *sf);
+    assert_non_null(sf);
+    char *argv[] = {"--scenario", "/dev/zero"}, *dir[] = {"--scenario=tests/fixtures"};
+    int argc;
+    char **args;
+    wt_err e;
+    assert_int_equal(scenario_expand(2, argv, sf, &argc, &args, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "/dev/zero: not a regular file (a character device); give a YAML file");
+    assert_int_equal(scenario_expand(1, dir, sf, &argc, &args, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "tests/fixtures: not a regular file (a directory); give a YAML file");
+    free(sf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_old_priority),
         cmocka_unit_test(test_no_net),
         cmocka_unit_test(test_no_scenario),
+        cmocka_unit_test(test_not_a_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

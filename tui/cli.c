@@ -16,6 +16,7 @@
 #include "qty.h"
 #include "snapshot.h"
 #include "theme.h"
+#include "sysmem.h"
 
 /* A flag: its name, whether it takes a value, and which commands know it. */
 typedef struct flag_spec {
@@ -319,6 +320,14 @@ int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, 
     int rc = layout_load(path, wf, e); /* its errors carry file:line:col */
     if (rc != WT_OK)
         return rc;
+    /* Up front: a mesh too large for this machine failed part way, out of
+     * memory, after seconds of work. */
+    char what[80];
+    snprintf(what, sizeof what, "an evaluation of the %dx%d mesh", wf->w, wf->h);
+    if ((rc = sysmem_check(sysmem_eval_bytes(wf), what, &why)) != WT_OK) {
+        rc = flag_error(e, "layout", &why);
+        goto fail;
+    }
     rc = model_load(o->model, m, &why);
     if (rc != WT_OK) {
         /* errors inside a model file start with its path (file:line:col) */

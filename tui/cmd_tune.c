@@ -12,6 +12,7 @@
 #include "out.h"
 #include "scenario.h"
 #include "session.h"
+#include "sysmem.h"
 #include "wtlua.h"
 
 /* Hot links a policy's on_hot_link sees per step, hottest first. */
@@ -163,6 +164,11 @@ int cmd_tune(int argc, char **argv, const char *root)
     int rc = sf ? scenario_expand(argc, argv, sf, &nargs, &args, &e) : wt_oom(&e, "scenario");
     if (rc == WT_OK)
         rc = cli_parse(nargs, args ? args : argv, CLI_TUNE | CLI_FORMAT, root, &o, &e);
+    if (rc == WT_OK && o.steps) { /* every step keeps its row: refuse what cannot be kept */
+        char what[40];
+        snprintf(what, sizeof what, "--steps %d", o.steps);
+        rc = sysmem_check((double)o.steps * sizeof(tune_row), what, &e);
+    }
     if (rc == WT_OK && o.help) {
         char help[CLI_HELP_MAX];
         printf("usage: wafertop tune [--policy NAME|FILE] [--steps N] [--seed S --jitter X --straggler P]\n"
