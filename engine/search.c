@@ -267,7 +267,9 @@ static void offer(kept *top, int *ntop, int k, sim_result *r, size_t core, int v
     if (*ntop == k)
         sim_free(&top[--*ntop].r);
     memmove(&top[pos + 1], &top[pos], (size_t)(*ntop - pos) * sizeof *top);
-    top[pos] = (kept){*r, core, variant};
+    top[pos].r = *r; /* field by field: a compound literal would put a sim_result on the stack */
+    top[pos].core = core;
+    top[pos].variant = variant;
     (*ntop)++;
 }
 
@@ -576,7 +578,9 @@ static int take_geometry(level2_state *s, queue *q, const order *o, const kept *
         s->cap_geom = cap;
     }
     int brc[64];
-    wt_err err[64];
+    wt_err *err = malloc((size_t)n * sizeof *err); /* 2 KB each: not on the stack */
+    if (!err)
+        return wt_oom(e, "search geometries");
     geom_batch b = {s, want, s->geom + s->ngeom, brc, err};
     par_for(jobs, (size_t)n, geom_one, &b);
     for (int i = 0; i < n; i++) {
@@ -586,6 +590,7 @@ static int take_geometry(level2_state *s, queue *q, const order *o, const kept *
         }
         s->geo[geo_of(s, &want[i])] = (int)s->ngeom++;
     }
+    free(err);
     return rc;
 }
 
@@ -727,6 +732,10 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
         level2_progress(o, bins, fresh, !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY);
     }
     r->pruned_bound = (long long)total - r->evaluated;
+    if (ntop > 0 && !(r->top = malloc((size_t)ntop * sizeof *r->top))) {
+        rc = wt_oom(e, "search top");
+        goto out;
+    }
     r->ntop = ntop;
     for (int i = 0; i < ntop; i++)
         r->top[i] = top[i].r;
@@ -904,20 +913,25 @@ static void run_baseline(search_run_state *st, search_baseline *b, const char *n
     wt_err e;
     search_run_state sst = *st;
     sst.o = &o;
-    if (run_levels(&sst, &sub, &e) == WT_OK) {
+    if (run_levels(&sst, &sub, &e) != WT_OK) {
+        snprintf(b->why, sizeof b->why, "%.250s", e.msg);
+    } else if (sub.ntop == 0) { /* an answer, not an error: nothing of its own fits */
+        snprintf(b->why, sizeof b->why, "%.250s", sub.nofit);
+    } else {
         b->ok = 1;
         b->r = sub.top[0];
         b->speedup = b->r.step_time_s / best_step;
-        return;
+        sub.ntop = 0; /* b owns it now */
     }
-    snprintf(b->why, sizeof b->why, "%.250s", e.msg);
     search_free(&sub);
 }
 
-static void run_baselines(search_run_state *st, search_result *r)
+static int run_baselines(search_run_state *st, search_result *r, wt_err *e)
 {
     const search_opts *o = st->o;
     double best = r->top[0].step_time_s;
+    if (!(r->baselines = calloc(3, sizeof *r->baselines)))
+        return wt_oom(e, "search baselines");
     search_space ring_linear = {.placements = 1u << PLACE_LINEAR, .collectives = 1u << COLL_RING,
                                 .chunks = 1u, .allow_idle = 1};
     search_space meg = ring_linear, ds = ring_linear, notatp = o->space;
@@ -936,6 +950,7 @@ static void run_baselines(search_run_state *st, search_result *r)
         snprintf(r->baselines[2].note, sizeof r->baselines[2].note, "idle units allowed");
     }
     r->nbaselines = 3;
+    return WT_OK;
 }
 
 int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e)
@@ -955,7 +970,7 @@ int search_run(const wafer *wf, const model *m, const search_opts *opts, search_
     if (rc == WT_OK)
         rc = run_levels(&st, r, e);
     if (rc == WT_OK && o.baselines && r->ntop > 0)
-        run_baselines(&st, r);
+        rc = run_baselines(&st, r, e);
     for (int t = 0; t < st.jobs; t++)
         sim_ctx_free(st.ctx[t]);
     if (rc != WT_OK) {
@@ -975,6 +990,10 @@ void search_free(search_result *r)
     for (int i = 0; i < r->nbaselines; i++)
         if (r->baselines[i].ok)
             sim_free(&r->baselines[i].r);
+    free(r->top);
+    free(r->baselines);
+    r->top = NULL;
+    r->baselines = NULL;
     r->ntop = r->nbaselines = 0;
 }
 

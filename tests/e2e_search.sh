@@ -45,6 +45,17 @@ expect_bad "^--top: '0' is not a positive whole number" search $small --top 0
 expect_bad "^search chooses the strategy" search $small --strategy TP4
 expect_bad "the search space is empty" search $small --fix tp=3
 
+# no large structure on the stack: the whole search (the default layout, its
+# baselines) runs under the issue's 4 MB stack limit and under 512 KB; it
+# needed 3.8 MB when the result lived on the stack twice
+for kb in 4096 512; do
+    (ulimit -s $kb && exec "$bin" search --quiet --top 1 --format csv) >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "search under ulimit -s $kb: exit $rc: $(cat "$tmp/err")"
+    [ "$(grep -c '^top,1,' "$tmp/out")" -eq 1 ] && grep -q '^megatron-tp,0,' "$tmp/out" ||
+        fail "search under ulimit -s $kb printed: $(cat "$tmp/out")"
+done
+
 # nothing fits: an answer in every format, one line on stderr, exit 3
 nofit() {
     "$bin" search --layout dojo-tile --model gopher-280b --quiet "$@" >"$tmp/out" 2>"$tmp/err"
