@@ -859,6 +859,16 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     return rc;
 }
 
+/* The DP that fills `units` replicas' worth of the machine as a framework
+ * does: the most that divides the batch (the micro-batch is searched). */
+static int fill_dp(int units, int batch)
+{
+    int dp = units > 1 ? units : 1;
+    while (dp > 1 && batch % dp)
+        dp--;
+    return dp;
+}
+
 /* The megatron-tp baseline: TP as large as the heads allow (a divisor of
  * heads, kv_heads and ffn that splits the sequence), DP over the rest. */
 static void megatron_dims(const wafer *wf, const model *m, search_space *sp)
@@ -867,31 +877,31 @@ static void megatron_dims(const wafer *wf, const model *m, search_space *sp)
     for (int t = 1; t <= m->heads && t <= live; t++)
         if (m->heads % t == 0 && m->kv_heads % t == 0 && m->ffn % t == 0 && m->seq % t == 0)
             tp = t;
-    int dp = live / tp;
-    while (dp > 1 && m->batch % dp)
-        dp--;
-    sp->dp = dp;
+    sp->dp = fill_dp(live / tp, m->batch);
     sp->tp = tp;
 }
 
-/* The deepspeed-3d baseline: (8, 8, 1, 4, 1), DP halved first, then PP,
- * then TP, until it fits the units, the model and the batch. */
+/* The deepspeed-3d baseline, sized as DeepSpeed's 3-D parallelism sizes
+ * itself on a cluster: TP 8 (a node's GPUs), PP 4, DP filling the units
+ * left. Shrunk only where that does not fit: DP to divide the batch, then
+ * PP halved (to the layers, or while TP x PP exceeds the units), then TP
+ * halved (to divide heads, kv_heads, ffn and the sequence). So it grows
+ * with the machine as megatron-tp does. lua/strategies/deepspeed3d.lua
+ * sizes it the same way. */
 static void deepspeed_dims(const wafer *wf, const model *m, search_space *sp)
 {
-    int live = wafer_live_units(wf), dp = 8, tp = 8, pp = 4;
+    int live = wafer_live_units(wf), tp = 8, pp = 4;
     for (;;) {
-        int fits = dp * tp * pp <= live && m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 &&
-                   m->seq % tp == 0 && pp <= m->layers && m->batch % dp == 0;
-        if (fits || (dp == 1 && pp == 1 && tp == 1))
+        int tp_fits = m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 && m->seq % tp == 0;
+        int pp_fits = pp <= m->layers;
+        if ((tp_fits && pp_fits && tp * pp <= live) || tp * pp == 1)
             break;
-        if (dp > 1)
-            dp /= 2;
-        else if (pp > 1)
+        if (!pp_fits || (tp_fits && pp > 1))
             pp /= 2;
         else
             tp /= 2;
     }
-    sp->dp = dp;
+    sp->dp = fill_dp(live / (tp * pp), m->batch);
     sp->tp = tp;
     sp->pp = pp;
 }

@@ -72,7 +72,8 @@ typedef struct search_opts {
 /* The baselines, each the best of its own options (checkpointing, memory
  * switches, micro-batch) that fits, leaving units idle where it must:
  * megatron-tp (TP as large as the heads allow, DP over the rest, linear,
- * ring), deepspeed-3d ((8,8,1,4,1) halved until it fits, linear, ring),
+ * ring), deepspeed-3d (TP 8, PP 4, DP over the rest; PP then TP halved
+ * where they do not fit the model or the units; linear, ring),
  * best-no-tatp (the search's own space without TATP; when nothing there
  * fills the units, with idle units allowed, as its note says). */
 typedef struct search_baseline {

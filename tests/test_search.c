@@ -525,6 +525,45 @@ static void test_baselines(void **state)
     wafer_free(&wf);
 }
 
+/* deepspeed-3d grows with the machine as megatron-tp does: TP 8 x PP 4 with
+ * DP filling the rest, on the default layout's 256 units and on the 4,096 of
+ * multiwafer-4x4 (it stayed at 256 there, and its speed-up was 16x what the
+ * machine allowed). The top is fixed to the baseline's shape to be quick. */
+static void test_deepspeed_fills_the_machine(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *layout, *fix;
+        int live, dp;
+    } cases[] = {
+        {"layouts/default.yaml", "dp=8,tp=8,pp=4", 256, 8},
+        {"layouts/multiwafer-4x4.yaml", "dp=128,tp=8,pp=4", 4096, 128},
+    };
+    model m;
+    wt_err e;
+    if (model_load("tests/fixtures/models/policy-small.yaml", &m, &e) != WT_OK) /* 16 heads, 4 layers, batch 256 */
+        fail_msg("%s", e.msg);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        wafer wf;
+        load_fixture(cases[k].layout, &wf);
+        assert_int_equal(wafer_live_units(&wf), cases[k].live);
+        search_opts o = {.top_k = 1, .jobs = 2, .baselines = 1};
+        assert_int_equal(search_parse_fix(cases[k].fix, &o.space, &e), WT_OK);
+        search_result r;
+        run(&wf, &m, &o, &r);
+        const search_baseline *meg = &r.baselines[0], *ds = &r.baselines[1];
+        assert_true(meg->ok && ds->ok);
+        const strategy *d = &ds->r.s, *t = &meg->r.s;
+        print_message("%s: deepspeed-3d DP%d,TP%d,PP%d, megatron-tp DP%d,TP%d\n", cases[k].layout, d->dp, d->tp,
+                      d->pp, t->dp, t->tp);
+        assert_true(d->dp == cases[k].dp && d->tp == 8 && d->sp == 1 && d->pp == 4 && d->tatp == 1);
+        assert_int_equal(d->dp * d->tp * d->pp, cases[k].live);
+        assert_int_equal(t->dp * t->tp, cases[k].live);
+        search_free(&r);
+        wafer_free(&wf);
+    }
+}
+
 /* Every thread's evaluations and the baselines are timed with the search's
  * network model. */
 static void test_net_model(void **state)
@@ -729,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),
+        cmocka_unit_test(test_deepspeed_fills_the_machine),
         cmocka_unit_test(test_net_model),
         cmocka_unit_test(test_cores_in_order),
         cmocka_unit_test(test_idle_grids_left_out),
