@@ -254,9 +254,23 @@ static int better(double step, size_t core, int variant, const kept *k)
     return variant < k->variant;
 }
 
-/* Offers a result to the top K (taking it, or freeing it). */
+/* Offers a result to the top K of distinct strategies (taking it, or
+ * freeing it): of one strategy's variants (search_same_strategy), the first
+ * in the order stays, whichever comes first. */
 static void offer(kept *top, int *ntop, int k, sim_result *r, size_t core, int variant)
 {
+    for (int i = 0; i < *ntop; i++) {
+        if (!search_same_strategy(&top[i].r, r))
+            continue;
+        if (!better(r->step_time_s, core, variant, &top[i])) {
+            sim_free(r);
+            return;
+        }
+        sim_free(&top[i].r);
+        memmove(&top[i], &top[i + 1], (size_t)(*ntop - i - 1) * sizeof *top);
+        (*ntop)--;
+        break;
+    }
     int pos = *ntop;
     while (pos > 0 && better(r->step_time_s, core, variant, &top[pos - 1]))
         pos--;

@@ -32,6 +32,18 @@ grep '^top' "$tmp/one" | cmp -s - "$tmp/all" || fail "pruned and exhaustive top 
 [ "$("$bin" search $small --objective tokens_per_s --format csv --top 1 | grep '^top')" = "$(head -1 "$tmp/all")" ] \
     || fail "tokens_per_s and step_time disagree on the best"
 
+# the top list shows distinct strategies: read as the same with zero off and
+# 2d or hier as the ring, no two rows of the top 10 are alike, figures and
+# all (DP1,TATP5x5 on tiles came with ring, bidir, 2d and hier, and again
+# with zero, which does nothing at DP 1); and the ring's row is the one kept
+"$bin" search $small --top 10 --format csv 2>/dev/null | grep '^top' >"$tmp/ten"
+[ "$(wc -l <"$tmp/ten")" -eq 10 ] || fail "search --top 10 rows: $(cat "$tmp/ten")"
+sed -e 's/^top,[0-9]*,//' -e 's/,\(2d\|hier\),/,ring,/' -e 's/"zero,/"/' -e 's/"zero"/"none"/' "$tmp/ten" |
+    sort | uniq -d >"$tmp/repeats"
+[ ! -s "$tmp/repeats" ] || fail "search's top 10 repeats a strategy: $(cat "$tmp/repeats")"
+head -1 "$tmp/ten" | grep -q '^top,1,"DP1,TATP5x5",tiles,ring,none,"act_int8",' ||
+    fail "search's best is not the ring's row: $(head -1 "$tmp/ten")"
+
 # narrowing
 expect_ok search $small --allow-idle --fix tatp=1 --only placement=linear,collective=ring --format csv --top 1
 grep '^top' "$tmp/out" | grep -q ',linear,ring,' || fail "--only placement=linear,collective=ring"
