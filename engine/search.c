@@ -873,8 +873,9 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     return rc;
 }
 
-/* The DP that fills `units` replicas' worth of the machine as a framework
- * does: the most that divides the batch (the micro-batch is searched). */
+/* DP over the units a replica leaves, as a framework fills a machine: the
+ * most, at most `units`, that divides the batch (the micro-batch is
+ * searched). */
 static int fill_dp(int units, int batch)
 {
     int dp = units > 1 ? units : 1;
