@@ -254,9 +254,23 @@ static int better(double step, size_t core, int variant, const kept *k)
     return variant < k->variant;
 }
 
-/* Offers a result to the top K (taking it, or freeing it). */
+/* Offers a result to the top K of distinct strategies (taking it, or
+ * freeing it): of one strategy's variants (search_same_strategy), the first
+ * in the order stays, whichever comes first. */
 static void offer(kept *top, int *ntop, int k, sim_result *r, size_t core, int variant)
 {
+    for (int i = 0; i < *ntop; i++) {
+        if (!search_same_strategy(&top[i].r, r))
+            continue;
+        if (!better(r->step_time_s, core, variant, &top[i])) {
+            sim_free(r);
+            return;
+        }
+        sim_free(&top[i].r);
+        memmove(&top[i], &top[i + 1], (size_t)(*ntop - i - 1) * sizeof *top);
+        (*ntop)--;
+        break;
+    }
     int pos = *ntop;
     while (pos > 0 && better(r->step_time_s, core, variant, &top[pos - 1]))
         pos--;
@@ -267,7 +281,9 @@ static void offer(kept *top, int *ntop, int k, sim_result *r, size_t core, int v
     if (*ntop == k)
         sim_free(&top[--*ntop].r);
     memmove(&top[pos + 1], &top[pos], (size_t)(*ntop - pos) * sizeof *top);
-    top[pos] = (kept){*r, core, variant};
+    top[pos].r = *r; /* field by field: a compound literal would put a sim_result on the stack */
+    top[pos].core = core;
+    top[pos].variant = variant;
     (*ntop)++;
 }
 
@@ -576,7 +592,9 @@ static int take_geometry(level2_state *s, queue *q, const order *o, const kept *
         s->cap_geom = cap;
     }
     int brc[64];
-    wt_err err[64];
+    wt_err *err = malloc((size_t)n * sizeof *err); /* 2 KB each: not on the stack */
+    if (!err)
+        return wt_oom(e, "search geometries");
     geom_batch b = {s, want, s->geom + s->ngeom, brc, err};
     par_for(jobs, (size_t)n, geom_one, &b);
     for (int i = 0; i < n; i++) {
@@ -586,6 +604,7 @@ static int take_geometry(level2_state *s, queue *q, const order *o, const kept *
         }
         s->geo[geo_of(s, &want[i])] = (int)s->ngeom++;
     }
+    free(err);
     return rc;
 }
 
@@ -727,6 +746,10 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
         level2_progress(o, bins, fresh, !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY);
     }
     r->pruned_bound = (long long)total - r->evaluated;
+    if (ntop > 0 && !(r->top = malloc((size_t)ntop * sizeof *r->top))) {
+        rc = wt_oom(e, "search top");
+        goto out;
+    }
     r->ntop = ntop;
     for (int i = 0; i < ntop; i++)
         r->top[i] = top[i].r;
@@ -850,6 +873,17 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     return rc;
 }
 
+/* DP over the units a replica leaves, as a framework fills a machine: the
+ * most, at most `units`, that divides the batch (the micro-batch is
+ * searched). */
+static int fill_dp(int units, int batch)
+{
+    int dp = units > 1 ? units : 1;
+    while (dp > 1 && batch % dp)
+        dp--;
+    return dp;
+}
+
 /* The megatron-tp baseline: TP as large as the heads allow (a divisor of
  * heads, kv_heads and ffn that splits the sequence), DP over the rest. */
 static void megatron_dims(const wafer *wf, const model *m, search_space *sp)
@@ -858,31 +892,31 @@ static void megatron_dims(const wafer *wf, const model *m, search_space *sp)
     for (int t = 1; t <= m->heads && t <= live; t++)
         if (m->heads % t == 0 && m->kv_heads % t == 0 && m->ffn % t == 0 && m->seq % t == 0)
             tp = t;
-    int dp = live / tp;
-    while (dp > 1 && m->batch % dp)
-        dp--;
-    sp->dp = dp;
+    sp->dp = fill_dp(live / tp, m->batch);
     sp->tp = tp;
 }
 
-/* The deepspeed-3d baseline: (8, 8, 1, 4, 1), DP halved first, then PP,
- * then TP, until it fits the units, the model and the batch. */
+/* The deepspeed-3d baseline, sized as DeepSpeed's 3-D parallelism sizes
+ * itself on a cluster: TP 8 (a node's GPUs), PP 4, DP filling the units
+ * left. Shrunk only where that does not fit: DP to divide the batch, then
+ * PP halved (to the layers, or while TP x PP exceeds the units), then TP
+ * halved (to divide heads, kv_heads, ffn and the sequence). So it grows
+ * with the machine as megatron-tp does. lua/strategies/deepspeed3d.lua
+ * sizes it the same way. */
 static void deepspeed_dims(const wafer *wf, const model *m, search_space *sp)
 {
-    int live = wafer_live_units(wf), dp = 8, tp = 8, pp = 4;
+    int live = wafer_live_units(wf), tp = 8, pp = 4;
     for (;;) {
-        int fits = dp * tp * pp <= live && m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 &&
-                   m->seq % tp == 0 && pp <= m->layers && m->batch % dp == 0;
-        if (fits || (dp == 1 && pp == 1 && tp == 1))
+        int tp_fits = m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 && m->seq % tp == 0;
+        int pp_fits = pp <= m->layers;
+        if ((tp_fits && pp_fits && tp * pp <= live) || tp * pp == 1)
             break;
-        if (dp > 1)
-            dp /= 2;
-        else if (pp > 1)
+        if (!pp_fits || (tp_fits && pp > 1))
             pp /= 2;
         else
             tp /= 2;
     }
-    sp->dp = dp;
+    sp->dp = fill_dp(live / (tp * pp), m->batch);
     sp->tp = tp;
     sp->pp = pp;
 }
@@ -904,20 +938,25 @@ static void run_baseline(search_run_state *st, search_baseline *b, const char *n
     wt_err e;
     search_run_state sst = *st;
     sst.o = &o;
-    if (run_levels(&sst, &sub, &e) == WT_OK) {
+    if (run_levels(&sst, &sub, &e) != WT_OK) {
+        snprintf(b->why, sizeof b->why, "%.250s", e.msg);
+    } else if (sub.ntop == 0) { /* an answer, not an error: nothing of its own fits */
+        snprintf(b->why, sizeof b->why, "%.250s", sub.nofit);
+    } else {
         b->ok = 1;
         b->r = sub.top[0];
         b->speedup = b->r.step_time_s / best_step;
-        return;
+        sub.ntop = 0; /* b owns it now */
     }
-    snprintf(b->why, sizeof b->why, "%.250s", e.msg);
     search_free(&sub);
 }
 
-static void run_baselines(search_run_state *st, search_result *r)
+static int run_baselines(search_run_state *st, search_result *r, wt_err *e)
 {
     const search_opts *o = st->o;
     double best = r->top[0].step_time_s;
+    if (!(r->baselines = calloc(3, sizeof *r->baselines)))
+        return wt_oom(e, "search baselines");
     search_space ring_linear = {.placements = 1u << PLACE_LINEAR, .collectives = 1u << COLL_RING,
                                 .chunks = 1u, .allow_idle = 1};
     search_space meg = ring_linear, ds = ring_linear, notatp = o->space;
@@ -936,6 +975,7 @@ static void run_baselines(search_run_state *st, search_result *r)
         snprintf(r->baselines[2].note, sizeof r->baselines[2].note, "idle units allowed");
     }
     r->nbaselines = 3;
+    return WT_OK;
 }
 
 int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e)
@@ -955,7 +995,7 @@ int search_run(const wafer *wf, const model *m, const search_opts *opts, search_
     if (rc == WT_OK)
         rc = run_levels(&st, r, e);
     if (rc == WT_OK && o.baselines && r->ntop > 0)
-        run_baselines(&st, r);
+        rc = run_baselines(&st, r, e);
     for (int t = 0; t < st.jobs; t++)
         sim_ctx_free(st.ctx[t]);
     if (rc != WT_OK) {
@@ -975,6 +1015,10 @@ void search_free(search_result *r)
     for (int i = 0; i < r->nbaselines; i++)
         if (r->baselines[i].ok)
             sim_free(&r->baselines[i].r);
+    free(r->top);
+    free(r->baselines);
+    r->top = NULL;
+    r->baselines = NULL;
     r->ntop = r->nbaselines = 0;
 }
 

@@ -72,7 +72,8 @@ typedef struct search_opts {
 /* The baselines, each the best of its own options (checkpointing, memory
  * switches, micro-batch) that fits, leaving units idle where it must:
  * megatron-tp (TP as large as the heads allow, DP over the rest, linear,
- * ring), deepspeed-3d ((8,8,1,4,1) halved until it fits, linear, ring),
+ * ring), deepspeed-3d (TP 8, PP 4, DP over the rest; PP then TP halved
+ * where they do not fit the model or the units; linear, ring),
  * best-no-tatp (the search's own space without TATP; when nothing there
  * fills the units, with idle units allowed, as its note says). */
 typedef struct search_baseline {
@@ -84,15 +85,17 @@ typedef struct search_baseline {
     char note[32];              /* e.g. "idle units allowed" */
 } search_baseline;
 
+/* A search's answer. Small: the results live on the heap (a sim_result is
+ * tens of KB, and the program must run under a small stack limit). */
 typedef struct search_result {
     long long candidates, pruned_memory, pruned_bound, evaluated;
     long long invalid;          /* evaluated but refused (tiles that do not fit, ...) */
     double elapsed_s;
     int ntop;                   /* 0 when nothing fits: nofit says why */
     char nofit[512];            /* when ntop is 0: the smallest footprint and what would fit, else "" */
-    sim_result top[SEARCH_MAX_TOP]; /* best first, owned */
+    sim_result *top;            /* ntop, best first, allocated and owned; NULL when ntop is 0 */
     int nbaselines;
-    search_baseline baselines[3];
+    search_baseline *baselines; /* nbaselines, allocated and owned; NULL when 0 */
 } search_result;
 
 /* "dp=8,pp=1,grid=4x4,microbatch=2" into sp. Errors name the key. */

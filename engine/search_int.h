@@ -46,6 +46,13 @@ int search_variants(const search_space *sp, place_kind *pl, coll_algo *co, int m
 void search_core_strategy(const search_core *c, place_kind pl, coll_algo co, strategy *s);
 void search_core_model(const search_core *c, const model *m, model *out);
 
+/* Whether evaluations a and b of the search's candidates are one strategy:
+ * they differ at most in options that do not act on them (zero without
+ * DP x SP, a chunk with nothing to split, an algorithm none of whose own
+ * passes the step uses: search_distinct.c), so every figure is the same.
+ * The top list keeps one of each. */
+int search_same_strategy(const sim_result *a, const sim_result *b);
+
 /* What one routed evaluation of a signature tells about its siblings
  * (search_routed.c): per phase, its ops and the seconds its passes but the
  * store's take at their busiest links. */

@@ -32,6 +32,26 @@ grep '^top' "$tmp/one" | cmp -s - "$tmp/all" || fail "pruned and exhaustive top 
 [ "$("$bin" search $small --objective tokens_per_s --format csv --top 1 | grep '^top')" = "$(head -1 "$tmp/all")" ] \
     || fail "tokens_per_s and step_time disagree on the best"
 
+# the top list shows distinct strategies: read as the same with zero off and
+# 2d or hier as the ring, no two rows of the top 10 are alike, figures and
+# all (DP1,TATP5x5 on tiles came with ring, bidir, 2d and hier, and again
+# with zero, which does nothing at DP 1); and the ring's row is the one kept
+"$bin" search $small --top 10 --format csv 2>/dev/null | grep '^top' >"$tmp/ten"
+[ "$(wc -l <"$tmp/ten")" -eq 10 ] || fail "search --top 10 rows: $(cat "$tmp/ten")"
+python3 -c '
+import csv, sys
+seen = set()
+for row in csv.reader(open(sys.argv[1])):
+    row[4] = "ring" if row[4] in ("2d", "hier") else row[4]
+    row[6] = ",".join(m for m in row[6].split(",") if m != "zero") or "none"
+    key = tuple(row[2:])
+    if key in seen:
+        print(",".join(row))
+    seen.add(key)' "$tmp/ten" >"$tmp/repeats"
+[ ! -s "$tmp/repeats" ] || fail "search's top 10 repeats a strategy: $(cat "$tmp/repeats")"
+head -1 "$tmp/ten" | grep -q '^top,1,"DP1,TATP5x5",tiles,ring,none,act_int8,' ||
+    fail "search's best is not the ring's row: $(head -1 "$tmp/ten")"
+
 # narrowing
 expect_ok search $small --allow-idle --fix tatp=1 --only placement=linear,collective=ring --format csv --top 1
 grep '^top' "$tmp/out" | grep -q ',linear,ring,' || fail "--only placement=linear,collective=ring"
@@ -44,6 +64,17 @@ expect_bad "^--objective: 'fast'" search $small --objective fast
 expect_bad "^--top: '0' is not a positive whole number" search $small --top 0
 expect_bad "^search chooses the strategy" search $small --strategy TP4
 expect_bad "the search space is empty" search $small --fix tp=3
+
+# no large structure on the stack: the whole search (the default layout, its
+# baselines) runs under the issue's 4 MB stack limit and under 512 KB; it
+# needed 3.8 MB when the result lived on the stack twice
+for kb in 4096 512; do
+    (ulimit -s $kb && exec "$bin" search --quiet --top 1 --format csv) >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "search under ulimit -s $kb: exit $rc: $(cat "$tmp/err")"
+    [ "$(grep -c '^top,1,' "$tmp/out")" -eq 1 ] && grep -q '^megatron-tp,0,' "$tmp/out" ||
+        fail "search under ulimit -s $kb printed: $(cat "$tmp/out")"
+done
 
 # nothing fits: an answer in every format, one line on stderr, exit 3
 nofit() {

@@ -16,6 +16,7 @@
 
 #include "layout.h"
 #include "net.h"
+#include "report.h"
 #include "search.h"
 #include "search_int.h"
 
@@ -29,15 +30,21 @@ static int rand_int(int lo, int hi)
     return lo + (int)(rng % (uint64_t)(hi - lo + 1));
 }
 
-/* A small wafer whose SRAM is set so that some candidates do not fit. */
-static void small_wafer(wafer *wf, int w, int h, double sram)
+/* wafers_x small wafers of w x h in a row, whose SRAM is set so that some
+ * candidates do not fit. */
+static void small_wafers(wafer *wf, int w, int h, int wafers_x, double sram)
 {
-    assert_int_equal(wafer_init(wf, w, h, 1, 1, NULL), WT_OK);
+    assert_int_equal(wafer_init(wf, w, h, wafers_x, 1, NULL), WT_OK);
     wf->peak_flops = 1e12;
     wf->link_bw = 1e9;
     wf->link_lat = 1e-8;
     wf->link_overhead = 2e-7;
     wf->sram_bytes = sram;
+}
+
+static void small_wafer(wafer *wf, int w, int h, double sram)
+{
+    small_wafers(wf, w, h, 1, sram);
 }
 
 static model small_model(int layers, int hidden, int heads, int seq, int batch)
@@ -95,6 +102,9 @@ static void pruned_is_exhaustive(const wafer *wf, const model *m, search_opts o,
     print_message("%dx%d: %lld candidates, %lld fit, %lld evaluated pruned vs %lld exhaustive\n", wf->w, wf->h,
                   full->candidates, full->candidates - full->pruned_memory, pruned.evaluated, full->evaluated);
     assert_same_top(&pruned, full);
+    for (int i = 0; i < full->ntop; i++) /* distinct strategies: no variant of one in an inert option */
+        for (int j = 0; j < i; j++)
+            assert_false(search_same_strategy(&full->top[i], &full->top[j]));
     assert_int_equal(pruned.candidates, full->candidates);
     assert_int_equal(pruned.pruned_memory, full->pruned_memory);
     assert_int_equal(full->pruned_bound, 0);
@@ -153,6 +163,97 @@ static void check_one(void *ud, const strategy *s, const model *m, int fits, dou
     sim_free(&r);
 }
 
+/* Every figure of a and b but their strategies' (the top, the memory,
+ * every phase) is the same, to the bit. */
+static int same_figures(const sim_result *a, const sim_result *b)
+{
+    if (a->nphases != b->nphases)
+        return 0;
+    const report_section sections[] = {REPORT_TOP, REPORT_MEMORY, REPORT_PHASE};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < report_nfields(sections[k]); i++)
+            for (int p = 0; p < (sections[k] == REPORT_PHASE ? a->nphases : 1); p++) {
+                report_value x, y;
+                report_get(a, sections[k], i, p, &x);
+                report_get(b, sections[k], i, p, &y);
+                if (x.kind != y.kind || (x.kind == REPORT_STR ? strcmp(x.str, y.str) != 0 : x.num != y.num))
+                    return 0;
+            }
+    return 1;
+}
+
+/* The options search_same_strategy may find inert, each set to its first
+ * value: zero off, unchunked, the ring. */
+enum { INERT_ZERO, INERT_CHUNK, INERT_RING, NINERT };
+
+typedef struct inert_check {
+    sim_ctx *ctx;
+    long same[NINERT], apart[NINERT]; /* variants called one strategy with it, and not */
+} inert_check;
+
+static void check_inert(void *ud, const strategy *s, const model *m, int fits, double bound)
+{
+    (void)fits;
+    (void)bound;
+    inert_check *c = ud;
+    sim_result r;
+    if (sim_eval_ctx(c->ctx, &r, m, s, NULL) != WT_OK)
+        return;
+    for (int k = 0; k < NINERT; k++) {
+        strategy v = *s;
+        if (k == INERT_ZERO)
+            v.mem &= ~MEM_ZERO;
+        else if (k == INERT_CHUNK)
+            v.chunk = 0;
+        else
+            v.collective = COLL_RING;
+        if (v.mem == s->mem && v.chunk == s->chunk && v.collective == s->collective)
+            continue;
+        sim_result w;
+        assert_int_equal(sim_eval_ctx(c->ctx, &w, m, &v, NULL), WT_OK);
+        if (search_same_strategy(&r, &w)) {
+            if (!same_figures(&r, &w)) {
+                char id[160];
+                identity(&r, id, sizeof id);
+                fail_msg("%s: called one strategy with its variant %d, but the figures differ", id, k);
+            }
+            c->same[k]++;
+        } else {
+            c->apart[k]++;
+        }
+        assert_int_equal(search_same_strategy(&w, &r), search_same_strategy(&r, &w));
+        sim_free(&w);
+    }
+    sim_free(&r);
+}
+
+/* search_same_strategy against the figures, over every candidate of small
+ * spaces on one wafer and on two (whose spanning groups run hier whatever
+ * the algorithm): a candidate and its variant with an option the rules
+ * find inert have every figure the same; each rule both joins and keeps
+ * apart some. */
+static void test_same_strategy_same_figures(void **state)
+{
+    (void)state;
+    const int meshes[2][3] = {{4, 2, 1}, {2, 2, 2}}; /* w, h of a wafer, wafers in x */
+    for (int k = 0; k < 2; k++) {
+        wafer wf;
+        small_wafers(&wf, meshes[k][0], meshes[k][1], meshes[k][2], 1e9);
+        model m = small_model(4, 64, 4, 48, 24);
+        search_space sp = {.checkpoints = 1u << RECOMPUTE_NONE, .mems = 1u | (1u << MEM_ZERO), .chunks = 1u | 4u};
+        inert_check c = {0};
+        assert_int_equal(sim_ctx_new(&c.ctx, &wf, NULL), WT_OK);
+        assert_int_equal(search_each(&wf, &m, &sp, check_inert, &c, NULL), WT_OK);
+        for (int i = 0; i < NINERT; i++) {
+            print_message("%dx%d x%d, rule %d: %ld variants one strategy, %ld apart\n", meshes[k][0],
+                          meshes[k][1], meshes[k][2], i, c.same[i], c.apart[i]);
+            assert_true(c.same[i] > 0 && c.apart[i] > 0);
+        }
+        sim_ctx_free(c.ctx);
+        wafer_free(&wf);
+    }
+}
+
 /* The bound is never above the fine result, over every candidate: every
  * row of the collective table the search tries, as many candidates each. */
 static void test_bound_below_fine(void **state)
@@ -192,12 +293,7 @@ static void test_bound_per_algorithm(void **state)
     model m = small_model(4, 64, 4, 48, 48);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         wafer wf;
-        assert_int_equal(wafer_init(&wf, cases[k].w, cases[k].h, cases[k].wafers_x, 1, NULL), WT_OK);
-        wf.peak_flops = 1e12;
-        wf.link_bw = 1e9;
-        wf.link_lat = 1e-8;
-        wf.link_overhead = 2e-7;
-        wf.sram_bytes = 1e9;
+        small_wafers(&wf, cases[k].w, cases[k].h, cases[k].wafers_x, 1e9);
         sim_ctx *ctx;
         assert_int_equal(sim_ctx_new(&ctx, &wf, NULL), WT_OK);
         strategy s;
@@ -525,6 +621,81 @@ static void test_baselines(void **state)
     wafer_free(&wf);
 }
 
+/* The issue's top list: on dojo-tile, search-small's best, DP1,TATP5x5 on
+ * tiles, came four times (ring, bidir, 2d and hier: 2d on its rows and
+ * columns, lines, and hier, whose windows split nothing, ran the ring) and
+ * again with zero (DP 1: nothing to shard), ten rows of two strategies. Now
+ * each strategy comes once, the pruned top equals the exhaustive one, and
+ * the ring's row stands for its inert variants. */
+static void test_top_is_distinct(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_fixture("layouts/dojo-tile.yaml", &wf);
+    model m;
+    wt_err e;
+    if (model_load("tests/fixtures/models/search-small.yaml", &m, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    search_opts o = {.top_k = 10, .jobs = 2};
+    search_result full;
+    pruned_is_exhaustive(&wf, &m, o, &full);
+    assert_int_equal(full.ntop, 10);
+    const strategy *best = &full.top[0].s;
+    assert_true(best->dp == 1 && best->tatp == 25 && best->tatp_w == 5 && best->placement == PLACE_TILES);
+    assert_true(best->collective == COLL_RING && !(best->mem & MEM_ZERO));
+    for (int i = 1; i < full.ntop; i++) {
+        const strategy *s = &full.top[i].s;
+        if (s->dp == 1 && s->sp == 1) /* zero would not act: the row without it stands */
+            assert_false(s->mem & MEM_ZERO);
+        if (s->collective == COLL_2D || s->collective == COLL_HIER) { /* only where its own passes run */
+            char id[160];
+            identity(&full.top[i], id, sizeof id);
+            fail_msg("rank %d: %s", i + 1, id);
+        }
+    }
+    search_free(&full);
+    wafer_free(&wf);
+}
+
+/* deepspeed-3d grows with the machine as megatron-tp does: TP 8 x PP 4 with
+ * DP filling the rest, on the default layout's 256 units and on the 4,096 of
+ * multiwafer-4x4 (it stayed at 256 there, and its speed-up was 16x what the
+ * machine allowed). The top is fixed to the baseline's shape to be quick. */
+static void test_deepspeed_fills_the_machine(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *layout, *fix;
+        int live, dp;
+    } cases[] = {
+        {"layouts/default.yaml", "dp=8,tp=8,pp=4", 256, 8},
+        {"layouts/multiwafer-4x4.yaml", "dp=128,tp=8,pp=4", 4096, 128},
+    };
+    model m;
+    wt_err e;
+    if (model_load("tests/fixtures/models/policy-small.yaml", &m, &e) != WT_OK) /* 16 heads, 4 layers, batch 256 */
+        fail_msg("%s", e.msg);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        wafer wf;
+        load_fixture(cases[k].layout, &wf);
+        assert_int_equal(wafer_live_units(&wf), cases[k].live);
+        search_opts o = {.top_k = 1, .jobs = 2, .baselines = 1};
+        assert_int_equal(search_parse_fix(cases[k].fix, &o.space, &e), WT_OK);
+        search_result r;
+        run(&wf, &m, &o, &r);
+        const search_baseline *meg = &r.baselines[0], *ds = &r.baselines[1];
+        assert_true(meg->ok && ds->ok);
+        const strategy *d = &ds->r.s, *t = &meg->r.s;
+        print_message("%s: deepspeed-3d DP%d,TP%d,PP%d, megatron-tp DP%d,TP%d\n", cases[k].layout, d->dp, d->tp,
+                      d->pp, t->dp, t->tp);
+        assert_true(d->dp == cases[k].dp && d->tp == 8 && d->sp == 1 && d->pp == 4 && d->tatp == 1);
+        assert_int_equal(d->dp * d->tp * d->pp, cases[k].live);
+        assert_int_equal(t->dp * t->tp, cases[k].live);
+        search_free(&r);
+        wafer_free(&wf);
+    }
+}
+
 /* Every thread's evaluations and the baselines are timed with the search's
  * network model. */
 static void test_net_model(void **state)
@@ -721,6 +892,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pruned_equals_exhaustive),
         cmocka_unit_test(test_bound_below_fine),
+        cmocka_unit_test(test_same_strategy_same_figures),
         cmocka_unit_test(test_bound_per_algorithm),
         cmocka_unit_test(test_routed_bound_below_fine),
         cmocka_unit_test(test_geom_bound_below_fine),
@@ -729,6 +901,8 @@ int main(void)
         cmocka_unit_test(test_variants_from_the_tables),
         cmocka_unit_test(test_jobs_do_not_matter),
         cmocka_unit_test(test_baselines),
+        cmocka_unit_test(test_deepspeed_fills_the_machine),
+        cmocka_unit_test(test_top_is_distinct),
         cmocka_unit_test(test_net_model),
         cmocka_unit_test(test_cores_in_order),
         cmocka_unit_test(test_idle_grids_left_out),
