@@ -8,6 +8,7 @@
  * status line and the output pane may answer; a command that ends the
  * screen (:quit) ends the input.
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,15 +26,33 @@ static int writes_file(const char *line)
     return !strncmp(line, "save", 4) || !strncmp(line, "export", 6);
 }
 
+static char dir[64];
+
+/* Removes the scratch directory and the files the commands left in it (no
+ * directories: a '/' never reaches a command that writes). */
+static void remove_dir(void)
+{
+    DIR *d = opendir(dir);
+    char path[400];
+    for (struct dirent *f; d && (f = readdir(d));)
+        if (strcmp(f->d_name, ".") && strcmp(f->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 /* A scratch directory, made once, where the commands run. */
 static const char *scratch_dir(void)
 {
-    static char dir[64];
     if (!dir[0]) {
         const char *tmp = getenv("TMPDIR");
         snprintf(dir, sizeof dir, "%.40s/wt-fuzz-ui-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(dir))
             fuzz_die("cannot make a scratch directory %s", dir);
+        atexit(remove_dir);
     }
     return dir;
 }
