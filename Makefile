@@ -3,6 +3,7 @@
 #   make          build ./wafertop
 #   make deps     install the missing Debian packages (as root), else say how
 #   make test     deps, build, every test, then every test again under ASan+UBSan
+#   make fuzz     deps, the libFuzzer targets (clang), each run for FUZZ_S seconds
 #   make run      deps, build, open the live screen on layouts/default.yaml
 #   make bench    print the performance figures of docs/ARCHITECTURE.md, "Speed"
 #   make install  the binary to $(PREFIX)/bin, layouts and scripts to $(PREFIX)/share/wafertop
@@ -14,7 +15,9 @@ BIN      ?= wafertop
 OPT      ?= -O2 -g
 EXTRA    ?=
 PKGS      = ncursesw yaml-0.1 lua5.4 cmocka libpng
-APT_PKGS  = libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev libpng-dev pkg-config tmux python3
+APT_PKGS  = gcc libc6-dev make libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev libpng-dev pkg-config tmux python3
+# What `make fuzz` needs besides: clang and its runtimes (libFuzzer's among them).
+FUZZ_PKGS = clang libclang-rt-dev
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX   ?= /usr/local
@@ -45,12 +48,17 @@ LUA_OBJ    = $(LUA_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ    = $(TUI_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ   = $(BUILD)/tui/main.o
 TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# tests/fuzz/fuzz_NAME.c: one fuzz target each, with its corpus in tests/fuzz/corpus/NAME
+FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+REPLAY_BIN = $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+FUZZ_BIN   = $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_S    ?= 10
 ENGINE_LIB = $(BUILD)/libwtengine.a
 LUA_LIB    = $(BUILD)/libwtlua.a
 TUI_LIB    = $(BUILD)/libwttui.a
 LIBS       = $(TUI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 
-.PHONY: all deps test check run bench install clean FORCE
+.PHONY: all deps test check run bench fuzz fuzz-run install clean FORCE
 # Keep objects that only feed a test binary, so a rebuild stays incremental.
 .SECONDARY:
 
@@ -95,25 +103,53 @@ $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itui $(CMOCKA_CF) $(PNG_CF) -c $< -o $@
 
+# As root, whatever is missing of both lists is installed; otherwise only a
+# missing build or test package fails (make fuzz then says what it lacks).
 deps:
-	@missing=""; \
-	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	@missing=""; fuzz=""; \
+	command -v cc >/dev/null 2>&1 || missing="cc"; \
+	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
 	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
-	if [ -z "$$missing" ]; then exit 0; fi; \
-	echo "missing:$$missing"; \
+	command -v clang >/dev/null 2>&1 && \
+	    [ -e "$$(clang -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a" ] || fuzz="clang libFuzzer"; \
+	if [ -z "$$missing$$fuzz" ]; then exit 0; fi; \
+	echo "missing:$$missing $$fuzz"; \
 	if [ "$$(id -u)" = 0 ]; then \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PKGS); \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PKGS) $(FUZZ_PKGS); \
+	elif [ -n "$$missing" ]; then \
+	    echo "run as root: apt-get install -y $(APT_PKGS) $(FUZZ_PKGS)"; exit 1; \
 	else \
-	    echo "run as root: apt-get install -y $(APT_PKGS)"; exit 1; \
+	    echo "make fuzz needs, as root: apt-get install -y $(FUZZ_PKGS)"; \
 	fi
 
-# Every test binary, then the end-to-end command tests against $(BIN).
-check: $(BIN) $(TEST_BIN)
+# The fuzz targets without libFuzzer: replay.c feeds each its corpus.
+$(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itui -c $< -o $@
+
+FUZZ_OBJ = $(BUILD)/tests/fuzz/harness.o
+
+$(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(FUZZ_OBJ) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(EXTRA) -o $@ $(filter %.o,$^) $(LIBS) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
+
+# With libFuzzer (built by `make fuzz`, whose EXTRA instruments every object).
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJ) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(EXTRA) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(LIBS) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
+
+# Every test binary, the end-to-end command tests against $(BIN), then every
+# fuzz target on its corpus (the log shown when one fails).
+check: $(BIN) $(TEST_BIN) $(REPLAY_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; ./$$t; done
 	@set -e; for s in tests/e2e_*.sh; do [ -e "$$s" ] || continue; echo "== $$s"; sh $$s ./$(BIN); done
+	@set -e; for n in $(FUZZ_NAMES); do \
+	    log=$(BUILD)/fuzz/replay_$$n.log; \
+	    ./$(BUILD)/fuzz/replay_$$n tests/fuzz/corpus/$$n/* >$$log 2>&1 || { cat $$log; exit 1; }; \
+	    tail -n 1 $$log; done
 
 test: deps
 	$(MAKE) check
@@ -138,6 +174,23 @@ bench: deps
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)
+
+# Each fuzz target under libFuzzer, ASan and UBSan for FUZZ_S seconds, from
+# its corpus; what it finds new goes to build/libfuzzer/corpus/NAME, a crash
+# to build/libfuzzer/findings/NAME-* (and the run fails).
+FUZZ_DIR = build/libfuzzer
+fuzz: deps
+	$(MAKE) CC=clang BUILD=$(FUZZ_DIR) OPT="-O1 -g" EXTRA="-fsanitize=fuzzer-no-link $(SAN)" fuzz-run
+
+fuzz-run: $(FUZZ_BIN)
+	@set -e; mkdir -p $(BUILD)/findings; for n in $(FUZZ_NAMES); do \
+	    mkdir -p $(BUILD)/corpus/$$n; echo "== fuzz_$$n for $(FUZZ_S) s"; log=$(BUILD)/fuzz_$$n.log; \
+	    ./$(BUILD)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_S) -timeout=30 -print_final_stats=1 \
+	        -artifact_prefix=$(CURDIR)/$(BUILD)/findings/$$n- \
+	        $(CURDIR)/$(BUILD)/corpus/$$n $(CURDIR)/tests/fuzz/corpus/$$n >$$log 2>&1 || \
+	        { tail -n 40 $$log; echo "fuzz_$$n: a finding (its input in $(BUILD)/findings)"; exit 1; }; \
+	    grep -aE '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec)' $$log; \
+	done
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -33,9 +33,10 @@ done <"$tmp/man"
 # --- every command line of README.md runs, and either succeeds on a
 # scenario that fits or ends as its comment says ("exit N"; "DOES NOT FIT"
 # for an evaluation that shows it). The lines are those of its ```sh blocks
-# that start with `wafertop` or `make` (a line of several is split at each
-# `wafertop`); the files they name as the user's own are made here, and
-# what they write (`--out FILE`) goes there too.
+# that start with `wafertop` or `make`, or with `sh .ci/bootstrap && make`
+# (a line of several is split at each `wafertop`); the files they name as
+# the user's own are made here, and what they write (`--out FILE`) goes
+# there too.
 # `make test` is this run; `make bench` prints timings (its parts run in
 # e2e_ui.sh); `make run` opens the screen on the Makefile's RUN_SCENARIO,
 # checked here through eval.
@@ -80,7 +81,7 @@ fits() {
 }
 
 awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' README.md |
-    sed 's/   *wafertop /\n&/g' | sed 's/^ *//' | grep -E '^(wafertop|make)( |$)' >"$tmp/lines"
+    sed 's/   *wafertop /\n&/g' | sed 's/^ *//; s|^sh \.ci/bootstrap && ||' | grep -E '^(wafertop|make)( |$)' >"$tmp/lines"
 [ "$(wc -l <"$tmp/lines")" -ge 40 ] || fail "README: only $(wc -l <"$tmp/lines") command lines found"
 while IFS= read -r line; do
     cmd=$(printf '%s' "$line" | sed 's/ *#.*//')
