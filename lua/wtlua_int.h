@@ -14,6 +14,8 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "wtlua.h"
 
@@ -22,10 +24,10 @@
 struct wtlua {
     lua_State *L;
     wtlua_opts opts;
-    size_t used;                  /* bytes the allocator holds */
-    long long steps;              /* instructions counted in this call, in hook periods */
-    long long max_steps;
-    int over_budget;              /* the budget ran out: every hook from now on raises */
+    size_t used;                  /* bytes the allocator holds, and C memory results hold (wtlua_hold) */
+    double spent;                 /* instructions charged in this call from C */
+    double deadline;              /* when its run time is over, wtlua_now() seconds */
+    int over;                     /* why the budget ran out (wtlua_budget.c), 0 while it holds */
     char dirs[WTLUA_MAX_DIRS][1024];
     int ndirs;
 };
@@ -47,6 +49,38 @@ typedef struct wtlua_registry {
     const char *dir;
 } wtlua_registry;
 extern const wtlua_registry wtlua_registries[WTLUA_NKINDS];
+
+/* The budget (wtlua_budget.c). Start and end bracket every call from C;
+ * wtlua_charge adds cost instructions of C work and raises the budget's
+ * error when it no longer holds (spent, run time over, or a signal). */
+void wtlua_budget_start(wtlua *W);
+void wtlua_budget_end(wtlua *W);
+void wtlua_charge(lua_State *L, double cost);
+/* A monotonic clock, in seconds. */
+double wtlua_now(void);
+/* In the sandbox: xpcall, setmetatable, string.rep, table.move and the
+ * pattern functions replaced by charged versions of themselves. */
+void wtlua_open_guards(lua_State *L);
+/* string.find, match, gmatch and gsub, each charged its bound
+ * (wtlua_pattern.c); NULL-terminated. */
+extern const luaL_Reg wtlua_pattern_fns[];
+/* Calls the function in upvalue 1 with this call's arguments and returns
+ * what it returns: the guards' tail. */
+int wtlua_call_upvalue(lua_State *L);
+
+/* A thread that sets stop once the call's run time is over or a signal
+ * came, for C code that reads a stop flag (a search). Between start and
+ * end; end raises the budget's error when it stopped the work. */
+typedef struct wtlua_watch {
+    wtlua *W;
+    atomic_int stop;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int running, done;
+} wtlua_watch;
+int wtlua_watch_start(wtlua *W, wtlua_watch *w);
+void wtlua_watch_end(lua_State *L, wtlua_watch *w);
 
 /* The wtlua that owns a Lua state. */
 wtlua *wtlua_of(lua_State *L);

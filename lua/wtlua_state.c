@@ -12,8 +12,6 @@
 
 #include "wtlua_int.h"
 
-/* The budget hook fires every HOOK_PERIOD instructions. */
-#define HOOK_PERIOD 1000
 /* The collector's pause, in percent (see wtlua_new). */
 #define WTLUA_GC_PAUSE 150
 
@@ -41,36 +39,6 @@ static void *cap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
-/* Counts instructions. Once the budget is spent it raises at every
- * instruction, so a script that catches the error with pcall is stopped by
- * its very next one. */
-static void budget_hook(lua_State *L, lua_Debug *ar)
-{
-    wtlua *W = wtlua_of(L);
-    if (!W->over_budget && ++W->steps <= W->max_steps)
-        return;
-    if (!W->over_budget) {
-        W->over_budget = 1;
-        lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
-    }
-    /* the function running when the hook fired, which is where the time went */
-    char where[300] = "";
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
-        snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
-    char msg[96];
-    snprintf(msg, sizeof msg, "instruction budget of %.0f exceeded (--lua-budget)", W->opts.budget);
-    lua_pushfstring(L, "%s%s", where, msg);
-    lua_error(L);
-}
-
-static void reset_budget(wtlua *W)
-{
-    W->steps = 0;
-    W->over_budget = 0;
-    W->max_steps = (long long)(W->opts.budget / HOOK_PERIOD) + 1;
-    lua_sethook(W->L, budget_hook, LUA_MASKCOUNT, HOOK_PERIOD);
-}
-
 /* Adds a traceback to the error message (lua.c's msghandler). */
 static int msghandler(lua_State *L)
 {
@@ -90,9 +58,9 @@ int wtlua_pcall(wtlua *W, int nargs, int nresults, wt_err *e)
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, msghandler);
     lua_insert(L, base);
-    reset_budget(W);
+    wtlua_budget_start(W);
     int status = lua_pcall(L, nargs, nresults, base);
-    lua_sethook(L, NULL, 0, 0);
+    wtlua_budget_end(W);
     lua_remove(L, base);
     if (status == LUA_OK)
         return WT_OK;
@@ -384,6 +352,8 @@ static int setup(lua_State *L)
     else
         open_safe_libs(L);
     install_searcher(L, !W->opts.unsafe);
+    if (!W->opts.unsafe)
+        wtlua_open_guards(L);
     lua_pushcfunction(L, wtlua_print);
     lua_setglobal(L, "print");
     wtlua_open_types(L);
