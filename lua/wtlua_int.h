@@ -82,6 +82,25 @@ typedef struct wtlua_watch {
 int wtlua_watch_start(wtlua *W, wtlua_watch *w);
 void wtlua_watch_end(lua_State *L, wtlua_watch *w);
 
+/* C memory a userdata holds for a script (a result's arrays, a layout's
+ * wafer), counted against the memory cap beside Lua's own: hold raises
+ * "memory cap ... exceeded" when it does not fit after a full collection;
+ * the userdata's __gc releases what it held. */
+void wtlua_hold(lua_State *L, size_t bytes);
+void wtlua_release(lua_State *L, size_t bytes);
+/* Raises as wtlua_hold does when bytes would not fit, holding nothing: the
+ * check before a call makes a result that large. */
+void wtlua_room(lua_State *L, size_t bytes);
+
+/* Files a script names (wtlua_files.c): check_file raises, naming the
+ * path, unless it is a regular file no larger than the memory cap leaves,
+ * and returns 1; a path that does not exist returns 0 (the loader says so,
+ * or the name is a preset's); file_error
+ * raises a loader's error without the file's contents (its first line,
+ * quoted spans masked). */
+int wtlua_check_file(lua_State *L, const char *path);
+int wtlua_file_error(lua_State *L, const wt_err *e);
+
 /* The wtlua that owns a Lua state. */
 wtlua *wtlua_of(lua_State *L);
 
@@ -109,6 +128,7 @@ void wtlua_open_types(lua_State *L);
 typedef struct wtlua_layout {
     wafer wf;
     int loaded;
+    size_t held; /* bytes of wf counted against the memory cap (wtlua_hold) */
 } wtlua_layout;
 
 /* Pushes a new layout userdata loaded from a stock name or a path; raises a
@@ -125,8 +145,16 @@ wtlua_layout *wtlua_to_layout(lua_State *L, int idx);
  * layout userdata whose wafer the result borrows, kept alive with it, or 0
  * when the wafer belongs to C. */
 sim_result *wtlua_new_result(lua_State *L, int layout_idx);
-/* The same, taking r (moved: r is zeroed). The caller frees r when this
- * raises. */
+/* Counts the C memory of the filled owned result at idx against the
+ * memory cap (wtlua_hold): raises when it does not fit. */
+void wtlua_hold_result(lua_State *L, int idx);
+/* The same for a result made after room bytes were held for it: it holds
+ * what it takes instead, without raising. */
+void wtlua_held_result(lua_State *L, int idx, size_t room);
+/* The C memory r's arrays take, in bytes. */
+size_t wtlua_result_bytes(const sim_result *r);
+/* The same as wtlua_new_result, taking r (moved: r is zeroed) and counting
+ * it. The caller frees r when this raises before moving it. */
 void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx);
 /* Pushes a result userdata that borrows r, for a policy's hooks: the caller
  * makes it a to-be-closed variable, whose closing turns it off ("this result

@@ -43,6 +43,7 @@ int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx)
     wt_err e;
     if (sim_copy(wtlua_new_result(L, owner_idx), r, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
+    wtlua_hold_result(L, -1);
     return 1;
 }
 
@@ -103,16 +104,23 @@ static int done(lua_State *L, int rc, const wt_err *e)
 }
 
 /* s:step() -> the step's result (a copy that keeps the session alive). Its
- * userdata comes first: Lua running out of memory for it after the step
- * would report a step that was taken as refused. */
+ * userdata and its room under the memory cap come first: Lua running out
+ * of memory for it after the step would report a step that was taken as
+ * refused. The room is the last step's size (or the link arrays' before
+ * the first); the copy then holds what it takes. */
 static int s_step(lua_State *L)
 {
     session *S = check_session(L, 1);
     sim_result *copy = wtlua_new_result(L, 1);
+    size_t room = S->evaluated ? wtlua_result_bytes(&S->res) : 2 * wafer_nlinks(&S->wf) * sizeof(double);
+    wtlua_hold(L, room);
     const sim_result *r;
     wt_err e;
-    if (session_step(S, &r, &e) != WT_OK || sim_copy(copy, r, &e) != WT_OK)
+    if (session_step(S, &r, &e) != WT_OK || sim_copy(copy, r, &e) != WT_OK) {
+        wtlua_release(L, room);
         return luaL_error(L, "%s", e.msg);
+    }
+    wtlua_held_result(L, -1, room);
     return 1;
 }
 

@@ -39,6 +39,29 @@ static void *cap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+void wtlua_hold(lua_State *L, size_t bytes)
+{
+    wtlua *W = wtlua_of(L);
+    if (W->used + bytes > W->opts.mem_cap)
+        lua_gc(L, LUA_GCCOLLECT); /* dead results give theirs back */
+    if (W->used + bytes > W->opts.mem_cap)
+        luaL_error(L, "memory cap of %d MiB exceeded (--lua-mem): this needs %d MiB more", (int)(W->opts.mem_cap >> 20),
+                   (int)((W->used + bytes - W->opts.mem_cap + (1 << 20) - 1) >> 20));
+    W->used += bytes;
+    lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10)); /* the collector paces itself by what it holds */
+}
+
+void wtlua_room(lua_State *L, size_t bytes)
+{
+    wtlua_hold(L, bytes);
+    wtlua_release(L, bytes);
+}
+
+void wtlua_release(lua_State *L, size_t bytes)
+{
+    wtlua_of(L)->used -= bytes;
+}
+
 /* Adds a traceback to the error message (lua.c's msghandler). */
 static int msghandler(lua_State *L)
 {
