@@ -5,7 +5,7 @@
  * The budget is N instructions (--lua-budget). What spends it:
  *   - the VM's instructions, counted by a count hook every HOOK_PERIOD;
  *   - the work a C function does for a script in one call (pattern
- *     matching, string.rep, table.move), charged before it runs from a
+ *     matching, string.rep, table.move, table.sort), charged before it runs from a
  *     bound on that work (wtlua_pattern.c), so a call that cannot afford it
  *     raises instead of running;
  *   - wall-clock time: the call may last N / WTLUA_STEPS_PER_S seconds in
@@ -18,7 +18,7 @@
  * __gc, and xpcall calls its handler after the protected call returned,
  * where the hook runs.
  */
-#include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -232,6 +232,17 @@ static int guarded_move(lua_State *L)
     return wtlua_call_upvalue(L);
 }
 
+/* table.sort(t [, comp]): its comparisons, n log2 n, charged before (the
+ * hook counts a comparator's own instructions; sorting 4e6 numbers takes
+ * seconds in C). */
+static int guarded_sort(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    double n = (double)luaL_len(L, 1);
+    wtlua_charge(L, n > 1 ? n * log2(n) : 0);
+    return wtlua_call_upvalue(L);
+}
+
 /* Replaces field name of the table on top by fn with the original as its
  * upvalue. */
 static void guard(lua_State *L, const char *name, lua_CFunction fn)
@@ -254,5 +265,6 @@ void wtlua_open_guards(lua_State *L)
     lua_pop(L, 1);
     lua_getglobal(L, "table");
     guard(L, "move", guarded_move);
+    guard(L, "sort", guarded_sort);
     lua_pop(L, 1);
 }
