@@ -40,7 +40,7 @@ typedef struct wtlua_opts {
     size_t mem_cap;        /* bytes the state may hold (default 256 MiB when 0) */
     /* When not NULL and set (by a signal handler), a running script stops
      * with "interrupted by a signal" within HOOK_PERIOD instructions, a
-     * search within a hundredth of a second. */
+     * search within a fraction of a second. */
     const volatile sig_atomic_t *interrupt;
     wtlua_out_fn out;      /* default: stdout */
     void *out_ud;
