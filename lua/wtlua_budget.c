@@ -260,8 +260,7 @@ void wtlua_open_guards(lua_State *L)
     lua_pop(L, 1);
     lua_getglobal(L, "string");
     guard(L, "rep", guarded_rep);
-    for (int i = 0; wtlua_pattern_fns[i].name; i++)
-        guard(L, wtlua_pattern_fns[i].name, wtlua_pattern_fns[i].func);
+    wtlua_open_patterns(L);
     lua_pop(L, 1);
     lua_getglobal(L, "table");
     guard(L, "move", guarded_move);

@@ -61,9 +61,9 @@ double wtlua_now(void);
 /* In the sandbox: xpcall, setmetatable, string.rep, table.move and the
  * pattern functions replaced by charged versions of themselves. */
 void wtlua_open_guards(lua_State *L);
-/* string.find, match, gmatch and gsub, each charged its bound
- * (wtlua_pattern.c); NULL-terminated. */
-extern const luaL_Reg wtlua_pattern_fns[];
+/* Replaces find, match, gmatch and gsub of the string table on top by
+ * versions charged a bound on their matching (wtlua_pattern.c). */
+void wtlua_open_patterns(lua_State *L);
 /* Calls the function in upvalue 1 with this call's arguments and returns
  * what it returns: the guards' tail. */
 int wtlua_call_upvalue(lua_State *L);

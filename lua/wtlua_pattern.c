@@ -21,8 +21,9 @@
  * Items are walked from the last, each over s from the end of the subject,
  * with suffix sums of the item after it: O(items x subject) time and 16
  * bytes of scratch per subject byte, inside the memory cap. A call is
- * charged the sum over its starts (one when anchored); the matcher's steps
- * count as instructions. Plain finds are charged (subject x pattern).
+ * charged the sum over the starts it tries (one when anchored; find and
+ * match stop at the first that matches); the matcher's steps count as
+ * instructions. A plain find is charged its pattern's length per start.
  */
 #include <ctype.h>
 #include <math.h>
@@ -159,21 +160,34 @@ static int item_has(const pat_item *t, int c)
     return !in;
 }
 
-/* The steps of matching pattern [p, p + lp) in subject s[0..n) from every
- * start in [lo, n] (from lo alone when anchored), as above; scratch in
- * userdata popped before returning. HUGE_VAL when above BOUND_MAX. */
-static double pattern_bound(lua_State *L, const char *s, size_t n, size_t lo, const char *p, size_t lp,
-                            int anchored)
+/* What each start of a match costs at most: the starts are lo .. n. */
+typedef struct pat_cost {
+    const double *sum; /* sum[j]: the starts lo + j .. n together (sum[n - lo + 1] = 0); NULL: each costs `each` */
+    double each;
+    size_t lo, n;
+} pat_cost;
+
+/* The bound of starts lo + a .. lo + b - 1 together; HUGE_VAL when above
+ * BOUND_MAX. */
+static double cost_of(const pat_cost *c, size_t a, size_t b)
+{
+    if (b <= a)
+        return 0;
+    double v = c->sum ? c->sum[a] - c->sum[b] : c->each * (double)(b - a);
+    return v <= BOUND_MAX ? v : HUGE_VAL;
+}
+
+/* Fills c for pattern [p, p + lp) in subject s[0..n) from lo <= n, as
+ * above; its scratch is userdata left on the stack. */
+static void pattern_costs(lua_State *L, const char *s, size_t n, size_t lo, const char *p, size_t lp, pat_cost *c)
 {
     pat_item *it = lua_newuserdatauv(L, (lp + 1) * sizeof *it, 0);
     int k = parse_items(L, p, p + lp, it), simple = 1;
     for (int i = 0; i < k; i++)
         simple &= !it[i].quant && it[i].kind != 'b' && it[i].kind != 'r';
-    double starts = anchored ? 1 : (double)(n - lo + 1);
-    if (simple) { /* no choices: each start walks the pattern once */
-        lua_pop(L, 1);
-        return starts * (double)(lp + 1);
-    }
+    *c = (pat_cost){NULL, (double)(lp + 1), lo, n};
+    if (simple) /* no choices: each start walks the pattern once */
+        return;
     /* next[j]: the sum of cnt(i+1, lo + j'..n) over j' >= j; next[m - 1] = 0 */
     size_t m = n - lo + 2;
     double *next = lua_newuserdatauv(L, 2 * m * sizeof(double), 0), *cur = next + m;
@@ -187,34 +201,30 @@ static double pattern_bound(lua_State *L, const char *s, size_t n, size_t lo, co
         cur[m - 1] = 0;
         for (size_t j = m - 1; j-- > 0;) {
             size_t at = lo + j;
-            double after = next[j] - next[j + 1], c;
+            double after = next[j] - next[j + 1], v;
             peak = after > peak ? after : peak;
             int has = at < n && t->kind == 'c' && item_has(t, (unsigned char)s[at]);
             run = has ? run + 1 : 0;
             switch (t->kind == 'c' ? t->quant : t->kind) {
-            case 0: c = w + (has ? next[j + 1] - next[j + 2] : 0); break;
-            case '?': c = w + (has ? next[j + 1] - next[j + 2] : 0) + after; break;
+            case 0: v = w + (has ? next[j + 1] - next[j + 2] : 0); break;
+            case '?': v = w + (has ? next[j + 1] - next[j + 2] : 0) + after; break;
             case '*':
-            case '-': c = w * (double)(1 + run) + next[j] - next[j + run + 1]; break;
-            case '+': c = run ? w * (double)(1 + run) + next[j + 1] - next[j + run + 1] : w; break;
-            case '$': c = 1; break;
+            case '-': v = w * (double)(1 + run) + next[j] - next[j + run + 1]; break;
+            case '+': v = run ? w * (double)(1 + run) + next[j + 1] - next[j + run + 1] : w; break;
+            case '$': v = 1; break;
             case 'b':
-            case 'r': c = 1 + (double)(n - at) + peak; break;
-            default: c = w + after; break; /* captures and %f */
+            case 'r': v = 1 + (double)(n - at) + peak; break;
+            default: v = w + after; break; /* captures and %f */
             }
-            cur[j] = cur[j + 1] + c;
-            if (!(cur[j] <= BOUND_MAX)) {
-                lua_pop(L, 2);
-                return HUGE_VAL;
-            }
+            cur[j] = cur[j + 1] + v;
+            if (!(cur[j] <= BOUND_MAX)) /* and so every start before it */
+                cur[j] = HUGE_VAL;
         }
         double *swap = next;
         next = cur;
         cur = swap;
     }
-    double total = anchored ? next[0] - next[1] : next[0];
-    lua_pop(L, 2);
-    return total;
+    c->sum = next;
 }
 
 /* The start, from 0, that an init argument at idx gives in a subject of n
@@ -229,16 +239,16 @@ static size_t start_at(lua_State *L, int idx, size_t n)
     return n - (size_t)((lua_Unsigned)0 - (lua_Unsigned)i);
 }
 
-/* Charges the bound of matching the pattern at 2 in the subject at 1 from
- * lo, anchored when it starts with '^' and may be (not in gmatch). */
-static void charge_match(lua_State *L, size_t lo, int may_anchor)
+/* Calls the original at upvalue fn with the call's first nargs arguments
+ * (what is above them stays); returns how many results it pushed. */
+static int call_original(lua_State *L, int fn, int nargs)
 {
-    size_t n, lp;
-    const char *s = luaL_checklstring(L, 1, &n), *p = luaL_checklstring(L, 2, &lp);
-    if (lo > n)
-        return;
-    int anchored = may_anchor && lp > 0 && *p == '^';
-    wtlua_charge(L, pattern_bound(L, s, n, lo, p + anchored, lp - anchored, anchored));
+    int base = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(fn));
+    for (int i = 1; i <= nargs; i++)
+        lua_pushvalue(L, i);
+    lua_call(L, nargs, LUA_MULTRET);
+    return lua_gettop(L) - base;
 }
 
 /* Whether find takes the pattern as plain text: its fourth argument, or no
@@ -253,34 +263,96 @@ static int plain_find(lua_State *L, const char *p, size_t lp)
     return 1;
 }
 
-static int charged_find(lua_State *L)
+/* string.find and string.match, upvalue 1 the original find. Only the starts the matcher tries
+ * are charged, up to the first that matches, so a loop that scans a
+ * subject with find(p, i) costs about one pass: when the budget covers
+ * every start, the original runs and is charged after, up to where it
+ * matched; when it does not, the starts run one by one, anchored ("^" ..
+ * p at each), each charged before, until one matches or the budget ends.
+ * match then turns find's answer into its own: the captures, or the
+ * matched text without them. */
+static int find_or_match(lua_State *L, int is_match)
 {
     size_t n, lp;
-    luaL_checklstring(L, 1, &n);
-    const char *p = luaL_checklstring(L, 2, &lp);
+    const char *s = luaL_checklstring(L, 1, &n), *p = luaL_checklstring(L, 2, &lp);
     size_t lo = start_at(L, 3, n);
-    if (plain_find(L, p, lp))
-        wtlua_charge(L, lo > n ? 0 : (double)(n - lo + 1) * (double)(lp + 1));
-    else
-        charge_match(L, lo, 1);
-    return wtlua_call_upvalue(L);
+    int nargs = lua_gettop(L) < 4 ? lua_gettop(L) : 4, plain = !is_match && plain_find(L, p, lp);
+    if (is_match)
+        nargs = nargs < 3 ? nargs : 3;
+    if (lo > n)
+        return call_original(L, 1, nargs);
+    int anchored = !plain && lp > 0 && *p == '^';
+    pat_cost c = {NULL, (double)(lp + 1), lo, n};
+    if (!plain)
+        pattern_costs(L, s, n, lo, p + anchored, lp - anchored, &c);
+    size_t starts = anchored ? 1 : n - lo + 1;
+    wtlua *W = wtlua_of(L);
+    int nres;
+    if (W->spent + cost_of(&c, 0, starts) <= W->opts.budget) {
+        nres = call_original(L, 1, nargs);
+        lua_Integer at = lua_tointeger(L, -nres); /* 1-based start, 0 for nil */
+        wtlua_charge(L, cost_of(&c, 0, at > 0 ? (size_t)at - lo : starts));
+    } else {
+        lua_pushliteral(L, "^");
+        lua_pushvalue(L, 2);
+        lua_concat(L, 2);
+        int anchor = lua_gettop(L);
+        nres = 1;
+        for (size_t j = 0; j < starts; j++) {
+            wtlua_charge(L, cost_of(&c, j, j + 1));
+            lua_settop(L, anchor);
+            lua_pushvalue(L, lua_upvalueindex(1));
+            lua_pushvalue(L, 1);
+            lua_pushvalue(L, anchor);
+            lua_pushinteger(L, (lua_Integer)(lo + j + 1));
+            lua_call(L, 3, LUA_MULTRET);
+            if (!lua_isnil(L, anchor + 1)) {
+                nres = lua_gettop(L) - anchor;
+                break;
+            }
+        }
+    }
+    if (!is_match || lua_isnil(L, -nres))
+        return nres;
+    if (nres > 2) /* the captures */
+        return nres - 2;
+    lua_Integer from = lua_tointeger(L, -2), to = lua_tointeger(L, -1);
+    lua_pushlstring(L, s + from - 1, (size_t)(to - from + 1));
+    return 1;
+}
+
+static int charged_find(lua_State *L)
+{
+    return find_or_match(L, 0);
 }
 
 static int charged_match(lua_State *L)
 {
-    size_t n;
-    luaL_checklstring(L, 1, &n);
-    charge_match(L, start_at(L, 3, n), 1);
-    return wtlua_call_upvalue(L);
+    return find_or_match(L, 1);
 }
 
-/* The whole iteration is charged when the iterator is made. */
+/* Charges every start of matching the pattern at 2 in the subject at 1
+ * from lo, one when anchored (never in gmatch): gmatch's whole iteration
+ * when the iterator is made, gsub's before it runs. */
+static void charge_all(lua_State *L, size_t lo, int may_anchor)
+{
+    size_t n, lp;
+    const char *s = luaL_checklstring(L, 1, &n), *p = luaL_checklstring(L, 2, &lp);
+    if (lo > n)
+        return;
+    int anchored = may_anchor && lp > 0 && *p == '^';
+    pat_cost c;
+    pattern_costs(L, s, n, lo, p + anchored, lp - anchored, &c);
+    wtlua_charge(L, cost_of(&c, 0, anchored ? 1 : n - lo + 1));
+}
+
 static int charged_gmatch(lua_State *L)
 {
     size_t n;
     luaL_checklstring(L, 1, &n);
-    charge_match(L, start_at(L, 3, n), 0);
-    return wtlua_call_upvalue(L);
+    int nargs = lua_gettop(L) < 3 ? lua_gettop(L) : 3;
+    charge_all(L, start_at(L, 3, n), 0);
+    return call_original(L, 1, nargs);
 }
 
 /* The matches, plus one replacement at every start: its length for a
@@ -290,13 +362,22 @@ static int charged_gsub(lua_State *L)
 {
     size_t n, lr = 0;
     luaL_checklstring(L, 1, &n);
-    charge_match(L, 0, 1);
-    if (lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER)
+    int nargs = lua_gettop(L) < 4 ? lua_gettop(L) : 4;
+    if (lua_type(L, 3) == LUA_TSTRING)
         lua_tolstring(L, 3, &lr);
+    charge_all(L, 0, 1);
     wtlua_charge(L, (double)(n + 1) * (double)(lr + 1));
-    return wtlua_call_upvalue(L);
+    return call_original(L, 1, nargs);
 }
 
-const luaL_Reg wtlua_pattern_fns[] = {
-    {"find", charged_find}, {"match", charged_match}, {"gmatch", charged_gmatch}, {"gsub", charged_gsub},
-    {NULL, NULL}};
+void wtlua_open_patterns(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"find", charged_find}, {"match", charged_match}, {"gmatch", charged_gmatch}, {"gsub", charged_gsub},
+        {NULL, NULL}};
+    for (const luaL_Reg *f = fns; f->name; f++) {
+        lua_getfield(L, -1, f->func == charged_match ? "find" : f->name);
+        lua_pushcclosure(L, f->func, 1);
+        lua_setfield(L, -2, f->name);
+    }
+}

@@ -214,13 +214,28 @@ static void test_budget_guards(void **state)
     assert_non_null(strstr(run_bad(f, L, "rep", "local s = string.rep('', 1e12)\n"), "instruction budget"));
     assert_non_null(strstr(run_bad(f, L, "move", "table.move({}, 1, 1e15, 2)\n"), "instruction budget"));
     assert_true(now_s() - t0 < 1.0);
-    /* "a*" in n a's: sum over starts s of (1 + n - s) + (n - s + 1) =
-     * (n + 1)(n + 2), plus n for the string.rep: 999,998 for n = 998 fits
-     * 1e6, 1,001,999 for n = 999 does not */
+    /* "a*b" in n a's matches nowhere, so every start is charged: start s
+     * costs (1 + n - s) for a* and its run, plus 1 for b at each of the
+     * n - s + 1 ends a* can leave, so all starts (n + 1)(n + 2), plus n for
+     * the string.rep: 999,998 for n = 998 fits a budget of 1e6, 1,001,999
+     * for n = 999 does not */
     f->out.len = 0;
-    run_ok(f, L, "fits", "print(string.find(string.rep('a', 998), 'a*', 1))\n");
-    assert_string_equal(f->out.buf, "1\t998\n");
-    assert_non_null(strstr(run_bad(f, L, "over", "string.find(string.rep('a', 999), 'a*', 1)\n"), "budget"));
+    run_ok(f, L, "fits", "print(string.find(string.rep('a', 998), 'a*b'))\n");
+    assert_string_equal(f->out.buf, "nil\n");
+    assert_non_null(strstr(run_bad(f, L, "over", "string.find(string.rep('a', 999), 'a*b')\n"), "budget"));
+    /* only the starts tried before the match are charged: "a*" matches at
+     * the first (2,000), and a scan with find(p, i) costs about one pass */
+    f->out.len = 0;
+    run_ok(f, L, "first",
+           "print(string.find(string.rep('a', 999), 'a*'))\n"
+           "local s, i, n = string.rep('ab,', 33333), 1, 0\n"
+           "while true do\n"
+           "  local at = s:find('[,;]', i)\n"
+           "  if not at then break end\n"
+           "  n, i = n + 1, at + 1\n"
+           "end\n"
+           "print(n, s:match('(b),', 99990))\n");
+    assert_string_equal(f->out.buf, "1\t999\n33333\tb\n");
     /* the handler sees the error and the guards keep Lua's answers */
     f->out.len = 0;
     run_ok(f, L, "answers",
