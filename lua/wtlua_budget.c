@@ -203,10 +203,15 @@ static int guarded_xpcall(lua_State *L)
  * not make its objects finalizable). */
 static int guarded_setmetatable(lua_State *L)
 {
-    if (lua_type(L, 2) == LUA_TTABLE && lua_getfield(L, 2, "__gc") != LUA_TNIL)
-        return luaL_error(L, "setmetatable: __gc is not allowed in the sandbox (a finalizer runs outside the "
-                             "instruction budget)");
-    lua_settop(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, lua_type(L, 2) == LUA_TNIL || lua_type(L, 2) == LUA_TTABLE, 2, "nil or table");
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc"); /* raw, as Lua looks for it */
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: __gc is not allowed in the sandbox (a finalizer runs outside the "
+                                 "instruction budget)");
+        lua_pop(L, 1);
+    }
     return wtlua_call_upvalue(L);
 }
 
