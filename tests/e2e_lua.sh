@@ -188,7 +188,7 @@ mt.__gc = function() while true do end end
 collectgarbage()'
 expect_ok run "$tmp/gc_later.lua" # a __gc given later makes nothing finalizable
 script handler_loop 'xpcall(function() while true do end end, function() while true do end end)'
-expect_bad_soon "$tmp/handler_loop.lua:1: instruction budget of 100000000 exceeded (--lua-budget)" \
+expect_bad_soon "$tmp/handler_loop.lua:1: instruction budget of 100000000 exceeded" \
     run "$tmp/handler_loop.lua"
 script pattern 'print(string.find(string.rep("a", 60), string.rep("a?", 60) .. string.rep("a", 60)))'
 expect_bad_soon "^$tmp/pattern.lua:1: instruction budget of 100000000 exceeded (--lua-budget)$" run "$tmp/pattern.lua"
