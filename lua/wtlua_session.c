@@ -20,6 +20,7 @@ typedef struct lsession {
 typedef struct owned_session {
     lsession head;
     session own;
+    size_t held; /* bytes counted against the memory cap (wtlua_hold) */
 } owned_session;
 
 static session *check_session(lua_State *L, int idx)
@@ -69,6 +70,11 @@ int wtlua_session_new(lua_State *L)
     memset(os, 0, sizeof *os);
     luaL_setmetatable(L, WTLUA_SESSION);
     wt_err e;
+    /* its two wafers' flags and its step's link arrays (steps' results are
+     * counted as they are handed out) */
+    size_t held = 2 * (wafer_nunits(&lay->wf) + wafer_nlinks(&lay->wf)) + 2 * wafer_nlinks(&lay->wf) * sizeof(double);
+    wtlua_hold(L, held);
+    os->held = held;
     if (session_new(&os->own, &lay->wf, &m, &s, &o, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
     os->head.owned = 1;
@@ -81,6 +87,10 @@ static int session_gc(lua_State *L)
     lsession *ls = luaL_checkudata(L, 1, WTLUA_SESSION);
     if (ls->owned)
         session_free(&((owned_session *)ls)->own);
+    if (lua_rawlen(L, 1) == sizeof(owned_session)) { /* made by wt.session, even when it failed */
+        wtlua_release(L, ((owned_session *)ls)->held);
+        ((owned_session *)ls)->held = 0;
+    }
     ls->owned = 0;
     ls->S = NULL;
     return 0;

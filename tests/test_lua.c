@@ -296,6 +296,8 @@ static void test_memory_cap_c(void **state)
     snprintf(want, sizeof want, "%s/keep.lua:2: memory cap of 16 MiB exceeded (--lua-mem)", f->dir);
     assert_memory_equal(msg, want, strlen(want));
     assert_non_null(strstr(run_bad(f, L, "big", "wt.eval{layout = 'wse2'}\n"), "memory cap of 16 MiB exceeded"));
+    assert_non_null(strstr(run_bad(f, L, "sessions", "local keep = {}\nfor i = 1, 1e5 do keep[i] = wt.session{} end\n"),
+                           "memory cap of 16 MiB exceeded"));
     f->out.len = 0;
     run_ok(f, L, "drop", "local r\nfor i = 1, 600 do r = wt.eval{} end\nprint(r.step_time_s > 0)\n");
     assert_string_equal(f->out.buf, "true\n");
