@@ -87,6 +87,10 @@ int wtlua_pcall(wtlua *W, int nargs, int nresults, wt_err *e)
     lua_remove(L, base);
     if (status == LUA_OK)
         return WT_OK;
+    /* What the failed call left is garbage now; C memory it held comes back
+     * only through finalizers, which Lua's emergency collection (a refused
+     * allocation) does not run: collect now, before the next call. */
+    lua_gc(L, LUA_GCCOLLECT);
     if (status == LUA_ERRMEM) {
         lua_pop(L, 1);
         wt_fail(e, "lua: memory cap of %.0f MiB exceeded (--lua-mem)", W->opts.mem_cap / 1048576.0);
