@@ -10,9 +10,12 @@
  *
  * Safety: chunks load as text only, with chunk names "@path" so that errors
  * read path:line; no io, os, debug, package.loadlib, dofile or loadfile
- * unless unsafe; every call from C runs under an instruction budget (a count
- * hook that the script's own pcall cannot swallow) and the state under a
- * memory cap. Errors come back as "path:line: message" plus a traceback.
+ * unless unsafe; every call from C runs under one budget that the script's
+ * own pcall cannot swallow (instructions by a count hook, C work such as
+ * pattern matching charged before it runs, and run time: lua/wtlua_budget.c)
+ * and the state under a memory cap that also counts the C memory of the
+ * results, layouts and sessions it holds. Errors come back as "path:line:
+ * message" plus a traceback.
  */
 #ifndef WT_WTLUA_H
 #define WT_WTLUA_H
