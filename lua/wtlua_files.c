@@ -24,8 +24,8 @@ int wtlua_check_file(lua_State *L, const char *path)
     wtlua *W = wtlua_of(L);
     size_t room = W->opts.mem_cap > W->used ? W->opts.mem_cap - W->used : 0;
     if ((unsigned long long)st.st_size > room)
-        luaL_error(L, "%s: %d MiB is more than the memory cap leaves (--lua-mem)", path,
-                   (int)((unsigned long long)st.st_size >> 20));
+        luaL_error(L, "%s: %I bytes do not fit in what is left of the memory cap of %d MiB (--lua-mem)", path,
+                   (lua_Integer)st.st_size, (int)(W->opts.mem_cap >> 20));
     return 1;
 }
 
