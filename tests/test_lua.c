@@ -271,7 +271,9 @@ static void test_budget_time(void **state)
     msg = run_bad(f, L, "search", "wt.search{layout = 'wse2'}\n");
     took = now_s() - t0;
     assert_non_null(strstr(msg, "its 1.0 s of run time are over"));
-    assert_true(took >= 1.0 && took < 2.0);
+    /* 0.1 s late here alone; a placement on the wafer runs to its end, and
+     * under the sanitizers on a busy machine that can take a second */
+    assert_true(took >= 1.0 && took < 3.0);
     wtlua_free(L);
 
     static volatile sig_atomic_t stop = SIGINT;
