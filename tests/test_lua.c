@@ -266,7 +266,7 @@ static void test_budget_time(void **state)
     double took = now_s() - t0;
     assert_non_null(
         strstr(msg, "instruction budget of 10000000 exceeded: its 1.0 s of run time are over (--lua-budget)"));
-    assert_true(took >= 1.0 && took < 2.0);
+    assert_true(took >= 1.0 && took < 3.0); /* 1.05 s here alone; more on a busy machine */
     t0 = now_s();
     msg = run_bad(f, L, "search", "wt.search{layout = 'wse2'}\n");
     took = now_s() - t0;
