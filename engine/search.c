@@ -668,7 +668,7 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
         for (int t = 0; t < st->jobs; t++)
             sim_ctx_set_cutoff(st->ctx[t], kth);
         size_t nb = 0, room = ntop < k ? (size_t)(k - ntop) : BATCH;
-        while (nb < room) {
+        while (nb < room && !(o->stop && atomic_load(o->stop))) { /* placements take seconds on a wafer */
             /* step >= bound: what the heap holds from here on cannot beat
              * the K-th best, not even on a tie (broken by enumeration
              * order, as the heap's is) */

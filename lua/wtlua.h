@@ -10,13 +10,17 @@
  *
  * Safety: chunks load as text only, with chunk names "@path" so that errors
  * read path:line; no io, os, debug, package.loadlib, dofile or loadfile
- * unless unsafe; every call from C runs under an instruction budget (a count
- * hook that the script's own pcall cannot swallow) and the state under a
- * memory cap. Errors come back as "path:line: message" plus a traceback.
+ * unless unsafe; every call from C runs under one budget that the script's
+ * own pcall cannot swallow (instructions by a count hook, C work such as
+ * pattern matching charged before it runs, and run time: lua/wtlua_budget.c)
+ * and the state under a memory cap that also counts the C memory of the
+ * results, layouts and sessions it holds. Errors come back as "path:line:
+ * message" plus a traceback.
  */
 #ifndef WT_WTLUA_H
 #define WT_WTLUA_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -37,11 +41,19 @@ typedef struct wtlua_opts {
     int unsafe;            /* --unsafe-lua: the full standard library */
     double budget;         /* instructions per call from C (default 1e8 when 0) */
     size_t mem_cap;        /* bytes the state may hold (default 256 MiB when 0) */
+    /* When not NULL and set (by a signal handler), a running script stops
+     * with "interrupted by a signal" within HOOK_PERIOD instructions, a
+     * search within a fraction of a second. */
+    const volatile sig_atomic_t *interrupt;
     wtlua_out_fn out;      /* default: stdout */
     void *out_ud;
 } wtlua_opts;
 
 #define WTLUA_DEFAULT_BUDGET 1e8
+/* The budget's exchange rate with time: a call from C may run budget /
+ * WTLUA_STEPS_PER_S seconds (10 s at the default budget), whatever it
+ * spends them on. */
+#define WTLUA_STEPS_PER_S 1e7
 #define WTLUA_DEFAULT_MEM ((size_t)256 << 20)
 
 /* Creates the state and loads every command, strategy and policy file. A

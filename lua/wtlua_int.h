@@ -14,6 +14,8 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "wtlua.h"
 
@@ -22,10 +24,10 @@
 struct wtlua {
     lua_State *L;
     wtlua_opts opts;
-    size_t used;                  /* bytes the allocator holds */
-    long long steps;              /* instructions counted in this call, in hook periods */
-    long long max_steps;
-    int over_budget;              /* the budget ran out: every hook from now on raises */
+    size_t used;                  /* bytes the allocator holds, and C memory results hold (wtlua_hold) */
+    double spent;                 /* instructions charged in this call from C */
+    double deadline;              /* when its run time is over, wtlua_now() seconds */
+    int over;                     /* why the budget ran out (wtlua_budget.c), 0 while it holds */
     char dirs[WTLUA_MAX_DIRS][1024];
     int ndirs;
 };
@@ -47,6 +49,57 @@ typedef struct wtlua_registry {
     const char *dir;
 } wtlua_registry;
 extern const wtlua_registry wtlua_registries[WTLUA_NKINDS];
+
+/* The budget (wtlua_budget.c). Start and end bracket every call from C;
+ * wtlua_charge adds cost instructions of C work and raises the budget's
+ * error when it no longer holds (spent, run time over, or a signal). */
+void wtlua_budget_start(wtlua *W);
+void wtlua_budget_end(wtlua *W);
+void wtlua_charge(lua_State *L, double cost);
+/* A monotonic clock, in seconds. */
+double wtlua_now(void);
+/* In the sandbox: xpcall, setmetatable, string.rep, table.move and the
+ * pattern functions replaced by charged versions of themselves. */
+void wtlua_open_guards(lua_State *L);
+/* Replaces find, match, gmatch and gsub of the string table on top by
+ * versions charged a bound on their matching (wtlua_pattern.c). */
+void wtlua_open_patterns(lua_State *L);
+/* Calls the function in upvalue 1 with this call's arguments and returns
+ * what it returns: the guards' tail. */
+int wtlua_call_upvalue(lua_State *L);
+
+/* A thread that sets stop once the call's run time is over or a signal
+ * came, for C code that reads a stop flag (a search). Between start and
+ * end; end raises the budget's error when it stopped the work. */
+typedef struct wtlua_watch {
+    wtlua *W;
+    atomic_int stop;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int running, done;
+} wtlua_watch;
+int wtlua_watch_start(wtlua *W, wtlua_watch *w);
+void wtlua_watch_end(lua_State *L, wtlua_watch *w);
+
+/* C memory a userdata holds for a script (a result's arrays, a layout's
+ * wafer), counted against the memory cap beside Lua's own: hold raises
+ * "memory cap ... exceeded" when it does not fit after a full collection;
+ * the userdata's __gc releases what it held. */
+void wtlua_hold(lua_State *L, size_t bytes);
+void wtlua_release(lua_State *L, size_t bytes);
+/* Raises as wtlua_hold does when bytes would not fit, holding nothing: the
+ * check before a call makes a result that large. */
+void wtlua_room(lua_State *L, size_t bytes);
+
+/* Files a script names (wtlua_files.c): check_file raises, naming the
+ * path, when a regular file is larger than the memory cap leaves, and
+ * returns 1; any other path returns 0 (the loader says it does not exist
+ * or is no regular file, or the name is a preset's); file_error
+ * raises a loader's error without the file's contents (its first line,
+ * quoted spans masked). */
+int wtlua_check_file(lua_State *L, const char *path);
+int wtlua_file_error(lua_State *L, const wt_err *e);
 
 /* The wtlua that owns a Lua state. */
 wtlua *wtlua_of(lua_State *L);
@@ -75,6 +128,7 @@ void wtlua_open_types(lua_State *L);
 typedef struct wtlua_layout {
     wafer wf;
     int loaded;
+    size_t held; /* bytes of wf counted against the memory cap (wtlua_hold) */
 } wtlua_layout;
 
 /* Pushes a new layout userdata loaded from a stock name or a path; raises a
@@ -91,8 +145,16 @@ wtlua_layout *wtlua_to_layout(lua_State *L, int idx);
  * layout userdata whose wafer the result borrows, kept alive with it, or 0
  * when the wafer belongs to C. */
 sim_result *wtlua_new_result(lua_State *L, int layout_idx);
-/* The same, taking r (moved: r is zeroed). The caller frees r when this
- * raises. */
+/* Counts the C memory of the filled owned result at idx against the
+ * memory cap (wtlua_hold): raises when it does not fit. */
+void wtlua_hold_result(lua_State *L, int idx);
+/* The same for a result made after room bytes were held for it: it holds
+ * what it takes instead, without raising. */
+void wtlua_held_result(lua_State *L, int idx, size_t room);
+/* The C memory r's arrays take, in bytes. */
+size_t wtlua_result_bytes(const sim_result *r);
+/* The same as wtlua_new_result, taking r (moved: r is zeroed) and counting
+ * it. The caller frees r when this raises before moving it. */
 void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx);
 /* Pushes a result userdata that borrows r, for a policy's hooks: the caller
  * makes it a to-be-closed variable, whose closing turns it off ("this result

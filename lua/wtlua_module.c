@@ -102,8 +102,9 @@ void wtlua_check_model(lua_State *L, int idx, model *out)
 {
     wt_err e;
     if (lua_type(L, idx) == LUA_TSTRING) {
+        int file = wtlua_check_file(L, lua_tostring(L, idx));
         if (model_load(lua_tostring(L, idx), out, &e) != WT_OK)
-            luaL_error(L, "%s", e.msg);
+            file ? wtlua_file_error(L, &e) : luaL_error(L, "%s", e.msg);
         return;
     }
     if (!lua_istable(L, idx))
@@ -405,10 +406,12 @@ static int l_eval(lua_State *L)
     const net_model *net;
     wtlua_layout *lay = wtlua_scenario(L, &m, &s, &net, also);
     double window = wtlua_window_field(L, 1);
+    wtlua_room(L, 2 * wafer_nlinks(&lay->wf) * sizeof(double)); /* its link bytes and peaks */
     sim_result *r = wtlua_new_result(L, 2);
     wt_err e;
     if (sim_eval_net(r, &lay->wf, net, &m, &s, &e) != WT_OK || sim_window_figures(r, window, &e) != WT_OK)
         luaL_error(L, "%s", e.msg);
+    wtlua_hold_result(L, -1);
     return 1;
 }
 
@@ -677,7 +680,12 @@ static int l_search(lua_State *L)
     search_result *res = lua_newuserdatauv(L, sizeof *res, 0);
     memset(res, 0, sizeof *res);
     luaL_setmetatable(L, WTLUA_SEARCH);
-    if (search_run(&lay->wf, &m, &o, res, &e) != WT_OK)
+    wtlua_watch watch; /* the search stops when the call's run time is over */
+    wtlua_watch_start(wtlua_of(L), &watch);
+    o.stop = &watch.stop;
+    int rc = search_run(&lay->wf, &m, &o, res, &e);
+    wtlua_watch_end(L, &watch);
+    if (rc != WT_OK)
         return luaL_error(L, "%s", e.msg);
     lua_createtable(L, 0, 8);
     const struct {

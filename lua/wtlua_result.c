@@ -28,6 +28,7 @@ typedef struct wtlua_result {
 typedef struct owned_result {
     wtlua_result head;
     sim_result r;
+    size_t held; /* bytes of r's arrays counted against the memory cap (wtlua_hold) */
 } owned_result;
 
 /* ---- layouts ---- */
@@ -39,12 +40,18 @@ wtlua_layout *wtlua_push_layout(lua_State *L, const char *name_or_path)
     wt_err e;
     wtlua_layout *lay = lua_newuserdatauv(L, sizeof *lay, 0);
     lay->loaded = 0;
+    lay->held = 0;
     luaL_setmetatable(L, WTLUA_LAYOUT);
     if (datadir_resolve(W->opts.root ? W->opts.root : ".", "layouts", "layout", name_or_path, path, sizeof path,
-                        &e) != WT_OK ||
-        layout_load(path, &lay->wf, &e) != WT_OK)
+                        &e) != WT_OK)
         luaL_error(L, "%s", e.msg);
+    wtlua_check_file(L, path);
+    if (layout_load(path, &lay->wf, &e) != WT_OK)
+        wtlua_file_error(L, &e);
     lay->loaded = 1;
+    /* its flags: one byte per unit and per link */
+    wtlua_hold(L, wafer_nunits(&lay->wf) + wafer_nlinks(&lay->wf));
+    lay->held = wafer_nunits(&lay->wf) + wafer_nlinks(&lay->wf);
     return lay;
 }
 
@@ -67,6 +74,8 @@ static int layout_gc(lua_State *L)
     if (lay->loaded)
         wafer_free(&lay->wf);
     lay->loaded = 0;
+    wtlua_release(L, lay->held);
+    lay->held = 0;
     return 0;
 }
 
@@ -163,10 +172,42 @@ sim_result *wtlua_new_result(lua_State *L, int layout_idx)
     return &o->r;
 }
 
+/* The C memory r's arrays take: per link, per loaded link, per pattern's
+ * loads and per class. */
+size_t wtlua_result_bytes(const sim_result *r)
+{
+    size_t nl = r->wf ? wafer_nlinks(r->wf) : 0;
+    size_t b = (r->link_peak ? nl : 0) * sizeof(double) + (r->link_bytes ? nl : 0) * sizeof(double) +
+               (size_t)r->nloaded * sizeof(int) + (size_t)r->cap_patterns * sizeof(sim_pattern);
+    for (int p = 0; p < r->npatterns; p++)
+        b += (size_t)r->patterns[p].nnz * (sizeof(int) + sizeof(double));
+    if (r->classes)
+        b += nl * sizeof(int) + (size_t)r->classes->n * (2 * sizeof(int) + sizeof(double)) +
+             (size_t)r->classes->start[r->classes->n] * 2 * sizeof(double);
+    return b;
+}
+
+void wtlua_hold_result(lua_State *L, int idx)
+{
+    owned_result *o = luaL_checkudata(L, idx, WTLUA_RESULT);
+    size_t b = wtlua_result_bytes(&o->r);
+    wtlua_hold(L, b);
+    o->held = b;
+}
+
+void wtlua_held_result(lua_State *L, int idx, size_t room)
+{
+    owned_result *o = luaL_checkudata(L, idx, WTLUA_RESULT);
+    o->held = wtlua_result_bytes(&o->r);
+    wtlua_release(L, room);
+    wtlua_of(L)->used += o->held; /* taken already: no refusal now */
+}
+
 void wtlua_push_result(lua_State *L, sim_result *r, int layout_idx)
 {
     *wtlua_new_result(L, layout_idx) = *r;
     memset(r, 0, sizeof *r);
+    wtlua_hold_result(L, -1);
 }
 
 void wtlua_push_borrowed_result(lua_State *L, const sim_result *r)
@@ -189,8 +230,12 @@ const sim_result *wtlua_check_result(lua_State *L, int idx)
 static int result_gc(lua_State *L)
 {
     wtlua_result *ud = luaL_checkudata(L, 1, WTLUA_RESULT);
-    if (ud->owned && ud->r)
-        sim_free(&((owned_result *)ud)->r);
+    if (ud->owned && ud->r) {
+        owned_result *o = (owned_result *)ud;
+        sim_free(&o->r);
+        wtlua_release(L, o->held);
+        o->held = 0;
+    }
     ud->r = NULL;
     return 0;
 }

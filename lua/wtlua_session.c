@@ -20,6 +20,7 @@ typedef struct lsession {
 typedef struct owned_session {
     lsession head;
     session own;
+    size_t held; /* bytes counted against the memory cap (wtlua_hold) */
 } owned_session;
 
 static session *check_session(lua_State *L, int idx)
@@ -43,6 +44,7 @@ int wtlua_push_result_copy(lua_State *L, const sim_result *r, int owner_idx)
     wt_err e;
     if (sim_copy(wtlua_new_result(L, owner_idx), r, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
+    wtlua_hold_result(L, -1);
     return 1;
 }
 
@@ -68,6 +70,11 @@ int wtlua_session_new(lua_State *L)
     memset(os, 0, sizeof *os);
     luaL_setmetatable(L, WTLUA_SESSION);
     wt_err e;
+    /* its two wafers' flags and its step's link arrays (steps' results are
+     * counted as they are handed out) */
+    size_t held = 2 * (wafer_nunits(&lay->wf) + wafer_nlinks(&lay->wf)) + 2 * wafer_nlinks(&lay->wf) * sizeof(double);
+    wtlua_hold(L, held);
+    os->held = held;
     if (session_new(&os->own, &lay->wf, &m, &s, &o, &e) != WT_OK)
         return luaL_error(L, "%s", e.msg);
     os->head.owned = 1;
@@ -80,6 +87,10 @@ static int session_gc(lua_State *L)
     lsession *ls = luaL_checkudata(L, 1, WTLUA_SESSION);
     if (ls->owned)
         session_free(&((owned_session *)ls)->own);
+    if (lua_rawlen(L, 1) == sizeof(owned_session)) { /* made by wt.session, even when it failed */
+        wtlua_release(L, ((owned_session *)ls)->held);
+        ((owned_session *)ls)->held = 0;
+    }
     ls->owned = 0;
     ls->S = NULL;
     return 0;
@@ -103,16 +114,23 @@ static int done(lua_State *L, int rc, const wt_err *e)
 }
 
 /* s:step() -> the step's result (a copy that keeps the session alive). Its
- * userdata comes first: Lua running out of memory for it after the step
- * would report a step that was taken as refused. */
+ * userdata and its room under the memory cap come first: Lua running out
+ * of memory for it after the step would report a step that was taken as
+ * refused. The room is the last step's size (or the link arrays' before
+ * the first); the copy then holds what it takes. */
 static int s_step(lua_State *L)
 {
     session *S = check_session(L, 1);
     sim_result *copy = wtlua_new_result(L, 1);
+    size_t room = S->evaluated ? wtlua_result_bytes(&S->res) : 2 * wafer_nlinks(&S->wf) * sizeof(double);
+    wtlua_hold(L, room);
     const sim_result *r;
     wt_err e;
-    if (session_step(S, &r, &e) != WT_OK || sim_copy(copy, r, &e) != WT_OK)
+    if (session_step(S, &r, &e) != WT_OK || sim_copy(copy, r, &e) != WT_OK) {
+        wtlua_release(L, room);
         return luaL_error(L, "%s", e.msg);
+    }
+    wtlua_held_result(L, -1, room);
     return 1;
 }
 

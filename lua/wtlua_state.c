@@ -12,8 +12,6 @@
 
 #include "wtlua_int.h"
 
-/* The budget hook fires every HOOK_PERIOD instructions. */
-#define HOOK_PERIOD 1000
 /* The collector's pause, in percent (see wtlua_new). */
 #define WTLUA_GC_PAUSE 150
 
@@ -41,34 +39,31 @@ static void *cap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
-/* Counts instructions. Once the budget is spent it raises at every
- * instruction, so a script that catches the error with pcall is stopped by
- * its very next one. */
-static void budget_hook(lua_State *L, lua_Debug *ar)
+/* C memory is refused while a sixteenth of the cap is still free, so that
+ * the script's own next allocation does not run out first: that error
+ * (Lua's "not enough memory") could not say where the script was. */
+void wtlua_hold(lua_State *L, size_t bytes)
 {
     wtlua *W = wtlua_of(L);
-    if (!W->over_budget && ++W->steps <= W->max_steps)
-        return;
-    if (!W->over_budget) {
-        W->over_budget = 1;
-        lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
-    }
-    /* the function running when the hook fired, which is where the time went */
-    char where[300] = "";
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
-        snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
-    char msg[96];
-    snprintf(msg, sizeof msg, "instruction budget of %.0f exceeded (--lua-budget)", W->opts.budget);
-    lua_pushfstring(L, "%s%s", where, msg);
-    lua_error(L);
+    size_t cap = W->opts.mem_cap - W->opts.mem_cap / 16;
+    if (W->used + bytes > cap)
+        lua_gc(L, LUA_GCCOLLECT); /* dead results give theirs back */
+    if (W->used + bytes > cap)
+        luaL_error(L, "memory cap of %d MiB exceeded (--lua-mem): this needs %d MiB more", (int)(W->opts.mem_cap >> 20),
+                   (int)((W->used + bytes - cap + (1 << 20) - 1) >> 20));
+    W->used += bytes;
+    lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10)); /* the collector paces itself by what it holds */
 }
 
-static void reset_budget(wtlua *W)
+void wtlua_room(lua_State *L, size_t bytes)
 {
-    W->steps = 0;
-    W->over_budget = 0;
-    W->max_steps = (long long)(W->opts.budget / HOOK_PERIOD) + 1;
-    lua_sethook(W->L, budget_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+    wtlua_hold(L, bytes);
+    wtlua_release(L, bytes);
+}
+
+void wtlua_release(lua_State *L, size_t bytes)
+{
+    wtlua_of(L)->used -= bytes;
 }
 
 /* Adds a traceback to the error message (lua.c's msghandler). */
@@ -90,12 +85,16 @@ int wtlua_pcall(wtlua *W, int nargs, int nresults, wt_err *e)
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, msghandler);
     lua_insert(L, base);
-    reset_budget(W);
+    wtlua_budget_start(W);
     int status = lua_pcall(L, nargs, nresults, base);
-    lua_sethook(L, NULL, 0, 0);
+    wtlua_budget_end(W);
     lua_remove(L, base);
     if (status == LUA_OK)
         return WT_OK;
+    /* What the failed call left is garbage now; C memory it held comes back
+     * only through finalizers, which Lua's emergency collection (a refused
+     * allocation) does not run: collect now, before the next call. */
+    lua_gc(L, LUA_GCCOLLECT);
     if (status == LUA_ERRMEM) {
         lua_pop(L, 1);
         wt_fail(e, "lua: memory cap of %.0f MiB exceeded (--lua-mem)", W->opts.mem_cap / 1048576.0);
@@ -384,6 +383,8 @@ static int setup(lua_State *L)
     else
         open_safe_libs(L);
     install_searcher(L, !W->opts.unsafe);
+    if (!W->opts.unsafe)
+        wtlua_open_guards(L);
     lua_pushcfunction(L, wtlua_print);
     lua_setglobal(L, "print");
     wtlua_open_types(L);

@@ -26,8 +26,10 @@ run_test tests/lua/session_patterns.lua
 run_test --lua-mem 16MiB tests/lua/session_refusals.lua
 # random actions on sessions of five layouts, 12,400 steps: refusals are fine,
 # crashes and leaks are not. One call runs it all: the budget is set for it;
-# some actions run with the memory full, which a small cap keeps quick.
-run_test --lua-budget 2e8 --lua-mem 16MiB tests/lua/session_fuzz.lua 1 3
+# some actions run with the memory full, which a small cap keeps quick. The
+# budget is also run time (100 s at 1e9): the run takes 7 s here alone, and
+# several times that under the sanitizers on a busy machine.
+run_test --lua-budget 1e9 --lua-mem 16MiB tests/lua/session_fuzz.lua 1 3
 
 script() { printf '%s\n' "$2" >"$tmp/$1.lua"; }
 
@@ -203,5 +205,101 @@ rm "$tmp/user/commands/buggy.lua"
 
 printf 'wt.command("broken", function() end\n' >"$tmp/user/commands/broken.lua"
 expect_bad "$tmp/user/commands/broken.lua:2: ')' expected" cmd help --lua-path "$tmp/user"
+
+# --- the budget holds whatever the script does (each under a timeout, so
+# that a regression fails rather than hangs)
+# expect_bad_soon PATTERN ARGS...: expect_bad within 10 s
+expect_bad_soon() {
+    pattern=$1
+    shift
+    timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc (want 2; 124 is the timeout) from: $*"
+    grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
+}
+script gc_loop 'setmetatable({}, {__gc = function() while true do end end})'
+expect_bad_soon "$tmp/gc_loop.lua:1: setmetatable: __gc is not allowed in the sandbox" run "$tmp/gc_loop.lua"
+script gc_later 'local mt = {}
+setmetatable({}, mt)
+mt.__gc = function() while true do end end
+collectgarbage()'
+expect_ok run "$tmp/gc_later.lua" # a __gc given later makes nothing finalizable
+script handler_loop 'xpcall(function() while true do end end, function() while true do end end)'
+expect_bad_soon "$tmp/handler_loop.lua:1: instruction budget of 100000000 exceeded" \
+    run "$tmp/handler_loop.lua"
+script pattern 'print(string.find(string.rep("a", 60), string.rep("a?", 60) .. string.rep("a", 60)))'
+expect_bad_soon "^$tmp/pattern.lua:1: instruction budget of 100000000 exceeded (--lua-budget)$" run "$tmp/pattern.lua"
+script pattern_gsub 'local s = string.rep("(", 2e4)
+s:gsub("%b()", "")'
+expect_bad_soon "pattern_gsub.lua:2: instruction budget of 100000000 exceeded" run "$tmp/pattern_gsub.lua"
+script rep_empty 'local s = string.rep("", 1e12)'
+expect_bad_soon "rep_empty.lua:1: instruction budget" run "$tmp/rep_empty.lua"
+script eval_loop 'while true do wt.eval{} end'
+expect_bad_soon "eval_loop.lua:1: instruction budget of 10000000 exceeded: its 1.0 s of run time are over" \
+    run --lua-budget 1e7 "$tmp/eval_loop.lua"
+script search_big 'wt.search{layout = "wse2"}'
+expect_bad_soon "search_big.lua:1: instruction budget of 10000000 exceeded: its 1.0 s of run time are over" \
+    run --lua-budget 1e7 "$tmp/search_big.lua"
+
+# --- the memory cap counts the C memory of results and layouts
+script keep_results 'local keep = {}
+for i = 1, 1e5 do keep[i] = wt.eval{} end'
+expect_bad_soon "^$tmp/keep_results.lua:2: memory cap of 16 MiB exceeded (--lua-mem)" \
+    run --lua-mem 16MiB "$tmp/keep_results.lua"
+script wafer_result 'wt.eval{layout = "wse2"}'
+expect_bad_soon "wafer_result.lua:1: memory cap of 16 MiB exceeded (--lua-mem)" run --lua-mem 16MiB "$tmp/wafer_result.lua"
+
+# --- a script reads regular files only, and no error shows their contents
+mkfifo "$tmp/fifo"
+for fn in layout model; do
+    for kind in "/dev/zero:a character device" "$tmp/fifo:a FIFO" "$tmp:a directory"; do
+        path=${kind%%:*}
+        script read_odd "wt.$fn(\"$path\")"
+        expect_bad_soon "^$tmp/read_odd.lua:1: $path: not a regular file (${kind#*:}); give a YAML file$" \
+            run "$tmp/read_odd.lua"
+    done
+    printf 'secret_key_abc: 1\n' >"$tmp/secret.yaml"
+    script leak "wt.$fn(\"$tmp/secret.yaml\")"
+    expect_bad_soon "^$tmp/leak.lua:1: $tmp/secret.yaml:1:1: unknown key '...' (allowed: name, " run "$tmp/leak.lua"
+    grep -q secret_key_abc "$tmp/err" && fail "wt.$fn: the error shows the file's contents: $(cat "$tmp/err")"
+    printf 'name: [topsecretvalue\n' >"$tmp/secret.yaml"
+    expect_bad_soon "^$tmp/leak.lua:1: $tmp/secret.yaml:2:1: not valid YAML" run "$tmp/leak.lua"
+    grep -q topsecretvalue "$tmp/err" && fail "wt.$fn: the error shows the file's contents: $(cat "$tmp/err")"
+done
+
+# --- on the screen, Ctrl-C and SIGTERM give the terminal back within 1 s
+# while a policy runs: in Lua (the hook sees the signal), in a search (its
+# watchdog stops it), in a C call that reads no flag (4e6 numbers sorted:
+# seconds in C; the alarm gives the terminal back). The budget is too large
+# to stop any of them first.
+. "$(dirname "$0")/lib_tmux.sh"
+script spin_policy 'wt.policy("spin_policy", {on_step = function() while true do end end})'
+script search_policy 'wt.policy("search_policy", {on_step = function() wt.search{layout = "wse2"} end})'
+script sort_policy 'wt.policy("sort_policy", {on_step = function()
+  local t = {}
+  for i = 1, 4e6 do t[i] = (i * 7919) % 4000037 end
+  table.sort(t)
+end})'
+# ms: milliseconds since the epoch
+ms() { echo $(($(date +%s%N) / 1000000)); }
+for case in "spin_policy INT 130" "search_policy TERM 143" "sort_policy INT 130"; do
+    set -- $case
+    start ui --lua-budget 1e15 --lua-mem 1GiB
+    wait_for "figures" "$1: the first frame"
+    keys ':' "policy $tmp/$1.lua" Enter
+    wait_for "policy $1 acts between steps" "$1: :policy"
+    keys n
+    sleep 1
+    [ -s "$tmp/rc" ] && fail "$1: the screen ended before the signal"
+    pid=$(pgrep -n -f "$bin ui --lua-budget")
+    t0=$(ms)
+    [ -n "$pid" ] && kill -"$2" "$pid"
+    wait_exit "$1 SIG$2" && {
+        took=$(($(ms) - t0))
+        [ "$took" -le 1500 ] || fail "$1 SIG$2: the screen took $took ms to end"
+        [ "$(cat "$tmp/rc")" = "$3" ] || fail "$1 SIG$2: exit status $(cat "$tmp/rc"), want $3"
+        restored "$1 SIG$2"
+    }
+done
 
 finish e2e_lua

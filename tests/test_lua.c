@@ -7,8 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -180,6 +182,142 @@ static void test_budget(void **state)
     wtlua_free(L);
 }
 
+/* Seconds on a monotonic clock. */
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* What runs with the hook off or in C is charged too: finalizers are
+ * refused, a message handler runs under the hook, and C work (patterns,
+ * string.rep, table.move) is charged before it runs. Each stops at once. */
+static void test_budget_guards(void **state)
+{
+    fixture *f = *state;
+    wtlua *L = new_state(f, 1e6, 0, 0, NULL);
+    char want[256];
+    snprintf(want, sizeof want,
+             "%s/gc.lua:1: setmetatable: __gc is not allowed in the sandbox (a finalizer runs outside the "
+             "instruction budget)",
+             f->dir);
+    const char *msg = run_bad(f, L, "gc", "setmetatable({}, {__gc = function() while true do end end})\n");
+    assert_memory_equal(msg, want, strlen(want));
+    double t0 = now_s();
+    msg = run_bad(f, L, "xpcall", "xpcall(function() while true do end end, function() while true do end end)\n");
+    assert_non_null(strstr(msg, "instruction budget of 1000000 exceeded (--lua-budget)"));
+    msg = run_bad(f, L, "pattern",
+                  "string.find(string.rep('a', 60), string.rep('a?', 60) .. string.rep('a', 60))\n");
+    snprintf(want, sizeof want, "%s/pattern.lua:1: instruction budget of 1000000 exceeded (--lua-budget)", f->dir);
+    assert_memory_equal(msg, want, strlen(want));
+    assert_non_null(strstr(run_bad(f, L, "rep", "local s = string.rep('', 1e12)\n"), "instruction budget"));
+    assert_non_null(strstr(run_bad(f, L, "move", "table.move({}, 1, 1e15, 2)\n"), "instruction budget"));
+    assert_true(now_s() - t0 < 1.0);
+    /* "a*b" in n a's matches nowhere, so every start is charged: start s
+     * costs (1 + n - s) for a* and its run, plus 1 for b at each of the
+     * n - s + 1 ends a* can leave, so all starts (n + 1)(n + 2), plus n for
+     * the string.rep: 999,998 for n = 998 fits a budget of 1e6, 1,001,999
+     * for n = 999 does not */
+    f->out.len = 0;
+    run_ok(f, L, "fits", "print(string.find(string.rep('a', 998), 'a*b'))\n");
+    assert_string_equal(f->out.buf, "nil\n");
+    assert_non_null(strstr(run_bad(f, L, "over", "string.find(string.rep('a', 999), 'a*b')\n"), "budget"));
+    /* only the starts tried before the match are charged: "a*" matches at
+     * the first (2,000 of the 1,001,000 all starts would cost) */
+    f->out.len = 0;
+    run_ok(f, L, "first", "print(string.find(string.rep('a', 999), 'a*'))\n");
+    assert_string_equal(f->out.buf, "1\t999\n");
+    wtlua_free(L);
+    /* and a scan with find(p, i) costs about one pass (2 per byte), not a
+     * pass per call (5e9 here); a budget of 1e7 for its run time */
+    L = new_state(f, 1e7, 0, 0, NULL);
+    f->out.len = 0;
+    run_ok(f, L, "scan",
+           "local s, i, n = string.rep('ab,', 33333), 1, 0\n"
+           "while true do\n"
+           "  local at = s:find('[,;]', i)\n"
+           "  if not at then break end\n"
+           "  n, i = n + 1, at + 1\n"
+           "end\n"
+           "print(n, s:match('(b),', 99990))\n");
+    assert_string_equal(f->out.buf, "33333\tb\n");
+    /* the handler sees the error and the guards keep Lua's answers */
+    f->out.len = 0;
+    run_ok(f, L, "answers",
+           "print(xpcall(function(a) error('boom ' .. a, 0) end, function(m) return 'handled: ' .. m end, 7))\n"
+           "print(xpcall(function(a, b) return a + b end, print, 1, 2))\n"
+           "print(('  key = value  '):match('^%s*(%w+)%s*=%s*(.-)%s*$'))\n"
+           "print(('a,b,,c'):gsub(',', ';'), ('x'):rep(3, '-'), table.concat(table.move({1, 2, 3}, 1, 3, 2), ' '))\n"
+           "local n = 0 for w in ('one two three'):gmatch('%a+') do n = n + #w end print(n)\n");
+    assert_string_equal(f->out.buf, "false\thandled: boom 7\ntrue\t3\nkey\tvalue\na;b;;c\tx-x-x\t1 1 2 3\n11\n");
+    wtlua_free(L);
+}
+
+/* The budget is also time: budget / WTLUA_STEPS_PER_S seconds whatever the
+ * call spends them on (here wt.eval, a C call counted as one instruction
+ * by the hook), a search in C included; and a signal stops a script. */
+static void test_budget_time(void **state)
+{
+    fixture *f = *state;
+    wtlua *L = new_state(f, 1e7, 0, 0, NULL);
+    double t0 = now_s();
+    const char *msg = run_bad(f, L, "evals", "while true do wt.eval{} end\n");
+    double took = now_s() - t0;
+    assert_non_null(
+        strstr(msg, "instruction budget of 10000000 exceeded: its 1.0 s of run time are over (--lua-budget)"));
+    assert_true(took >= 1.0 && took < 3.0); /* 1.05 s here alone; more on a busy machine */
+    t0 = now_s();
+    msg = run_bad(f, L, "search", "wt.search{layout = 'wse2'}\n");
+    took = now_s() - t0;
+    assert_non_null(strstr(msg, "its 1.0 s of run time are over"));
+    /* 0.1 s late here alone; a placement on the wafer runs to its end, and
+     * under the sanitizers on a busy machine that can take a second */
+    assert_true(took >= 1.0 && took < 3.0);
+    wtlua_free(L);
+
+    static volatile sig_atomic_t stop = SIGINT;
+    wtlua_opts o = {.root = ".", .interrupt = &stop, .out = capture_out, .out_ud = &f->out};
+    wt_err e;
+    assert_int_equal(wtlua_new(&L, &o, &e), WT_OK);
+    msg = run_bad(f, L, "spin", "local n = 0\nwhile true do n = n + 1 end\n");
+    snprintf(e.msg, sizeof e.msg, "%s/spin.lua:2: interrupted by a signal", f->dir);
+    assert_memory_equal(msg, e.msg, strlen(e.msg));
+    wtlua_free(L);
+}
+
+/* A script reads regular files only, and a file's contents never come
+ * back in an error. */
+static void test_script_files(void **state)
+{
+    fixture *f = *state;
+    char fifo[128], text[512], want[256];
+    snprintf(fifo, sizeof fifo, "%s/fifo", f->dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {"/dev/zero", fifo, f->dir}, *kinds[] = {"a character device", "a FIFO", "a directory"};
+    for (int i = 0; i < 3; i++) {
+        for (int m = 0; m < 2; m++) {
+            snprintf(text, sizeof text, "wt.%s('%s')\n", m ? "model" : "layout", paths[i]);
+            snprintf(want, sizeof want, "%s/file.lua:1: %s: not a regular file (%s); give a YAML file", f->dir,
+                     paths[i], kinds[i]);
+            assert_string_equal(strtok((char *)run_bad(f, f->L, "file", text), "\n"), want);
+        }
+    }
+    char secret[128];
+    snprintf(secret, sizeof secret, "%s/secret.yaml", f->dir);
+    FILE *fp = fopen(secret, "w");
+    assert_non_null(fp);
+    fputs("secret_key_abc: 1\n", fp);
+    fclose(fp);
+    for (int m = 0; m < 2; m++) {
+        snprintf(text, sizeof text, "wt.%s('%s')\n", m ? "model" : "layout", secret);
+        const char *msg = run_bad(f, f->L, "leak", text);
+        assert_null(strstr(msg, "secret_key_abc"));
+        snprintf(want, sizeof want, "%s/leak.lua:1: %s:1:1: unknown key '...' (allowed: name, ", f->dir, secret);
+        assert_memory_equal(msg, want, strlen(want));
+    }
+}
+
 static void test_memory_cap(void **state)
 {
     fixture *f = *state;
@@ -188,9 +326,20 @@ static void test_memory_cap(void **state)
                            "memory cap of 32 MiB exceeded"));
     assert_non_null(strstr(run_bad(f, L, "grow", "local t = {}\nfor i = 1, 1e9 do t[i] = {i} end\n"),
                            "memory cap of 32 MiB exceeded"));
+    /* the C memory of results, layouts and sessions counts too: results a
+     * script keeps are refused once they do not fit, results it drops are
+     * given back by the collector (about 310 of them fit) */
+    const char *msg = run_bad(f, L, "keep", "local keep = {}\nfor i = 1, 1e5 do keep[i] = wt.eval{} end\n");
+    char want[128];
+    snprintf(want, sizeof want, "%s/keep.lua:2: memory cap of 32 MiB exceeded (--lua-mem)", f->dir);
+    assert_memory_equal(msg, want, strlen(want));
+    assert_non_null(strstr(run_bad(f, L, "big", "wt.eval{layout = 'wse2'}\n"), "memory cap of 32 MiB exceeded"));
+    assert_non_null(strstr(run_bad(f, L, "sessions", "local keep = {}\nfor i = 1, 1e5 do keep[i] = wt.session{} end\n"),
+                           "memory cap of 32 MiB"));
     f->out.len = 0;
-    run_ok(f, L, "after", "print(#string.rep('y', 1000))\n");
-    assert_string_equal(f->out.buf, "1000\n");
+    run_ok(f, L, "after", "print(#string.rep('y', 1000))\nlocal r\nfor i = 1, 600 do r = wt.eval{} end\n"
+                          "print(r.step_time_s > 0)\n");
+    assert_string_equal(f->out.buf, "1000\ntrue\n");
     wtlua_free(L);
 }
 
@@ -429,6 +578,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors_have_file_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_guards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_script_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_command, setup, teardown),

@@ -16,6 +16,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+/* Seconds the loop has after a stop signal to give the terminal back. */
+#define STOP_GRACE_S 1
+
 /* Set by the signal handlers, read by term_read. */
 static volatile sig_atomic_t stop_signal;
 
@@ -37,22 +40,44 @@ static struct {
     canvas shown;               /* what the terminal shows */
 } T;
 
+/* Gives the terminal back from a signal handler: endwin may lock or
+ * allocate, which deadlocks a signal that arrives inside malloc (seen
+ * under AddressSanitizer); write and tcsetattr cannot. */
+static void restore_now(void)
+{
+    if (!T.open)
+        return;
+    if (restore_len && write(STDOUT_FILENO, restore_bytes, restore_len) < 0)
+        restore_len = 0; /* nothing more to do about it */
+    if (have_modes)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_modes);
+}
+
+/* The last resort after a stop signal (SIGALRM, STOP_GRACE_S later): the
+ * main loop did not end the screen in time (it is inside a long C call), so
+ * the terminal is given back with async-signal-safe calls and the program
+ * exits as the loop would have. */
+static void on_late(int sig)
+{
+    (void)sig;
+    restore_now();
+    _exit(128 + stop_signal);
+}
+
+/* Ctrl-C, SIGTERM, SIGHUP: the loop ends the screen at its next key read,
+ * and a running script at its next hook (wtlua_opts.interrupt); the alarm
+ * makes sure of it within STOP_GRACE_S whatever runs. */
 static void on_stop(int sig)
 {
+    if (!stop_signal && T.open)
+        alarm(STOP_GRACE_S);
     stop_signal = sig;
 }
 
-/* A crash (or Ctrl-\): give the terminal back, then die of the same signal.
- * endwin may lock or allocate, which deadlocks a signal that arrives inside
- * malloc (seen under AddressSanitizer); write and tcsetattr cannot. */
+/* A crash (or Ctrl-\): give the terminal back, then die of the same signal. */
 static void on_fatal(int sig)
 {
-    if (T.open) {
-        if (restore_len && write(STDOUT_FILENO, restore_bytes, restore_len) < 0)
-            restore_len = 0; /* nothing more to do about it */
-        if (have_modes)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_modes);
-    }
+    restore_now();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -80,6 +105,8 @@ static void install_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_late;
+    sigaction(SIGALRM, &sa, NULL);
     sa.sa_handler = on_fatal;
     sa.sa_flags = SA_RESETHAND;
     const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT};
@@ -296,4 +323,9 @@ void term_read(int timeout_ms, key_event *ev)
 int term_signal(void)
 {
     return stop_signal;
+}
+
+const volatile sig_atomic_t *term_stop_flag(void)
+{
+    return &stop_signal;
 }

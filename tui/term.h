@@ -12,6 +12,8 @@
 #ifndef WT_TERM_H
 #define WT_TERM_H
 
+#include <signal.h>
+
 #include "canvas.h"
 #include "err.h"
 #include "keys.h"
@@ -33,5 +35,10 @@ void term_read(int timeout_ms, key_event *ev);
 void term_mouse(int on);
 /* The signal that ended the screen (after TK_SIGNAL). */
 int term_signal(void);
+/* The flag a stop signal sets (non-zero: the signal), for code that must
+ * notice it without reading keys (a running Lua script). The loop has one
+ * second after the signal to end the screen; then the terminal is given
+ * back and the program exits with 128 + the signal, whatever runs. */
+const volatile sig_atomic_t *term_stop_flag(void);
 
 #endif

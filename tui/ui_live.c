@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "qty.h"
+#include "term.h"
 #include "ui.h"
 
 const double ui_speeds[] = {0.25, 0.5, 1, 2, 5, 10, 20};
@@ -148,6 +149,7 @@ int ui_load(ui *u, const char *layout_arg, const char *model_arg, int argc, char
     o.nfail = 0; /* --fail faults are the session's, not the layout's (cmd_ui) */
     o.lua.out = ui_lua_out;
     o.lua.out_ud = u;
+    o.lua.interrupt = term_stop_flag(); /* Ctrl-C stops a running policy or command */
     const char *named = argc > 0 ? "strategy" : !u->S && o.strategy_given ? "--strategy" : NULL;
     if (u->S && !argc) /* :layout, :model: the layout's own strategy (ui_fit.c), as at a start without one */
         o.strategy_given = o.nopts = 0;

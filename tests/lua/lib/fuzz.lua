@@ -523,7 +523,9 @@ function M:act(s)
   local before = setup(s)
   local ok, res
   if slack then ok, res = squeezed(fn, slack) else ok, res = pcall(fn) end
-  if slack and res == "not enough memory" then want = nil end
+  -- Lua's allocator refuses with "not enough memory", the C memory a
+  -- result would hold with the memory cap's message
+  if slack and (res == "not enough memory" or tostring(res):find("memory cap of", 1, true)) then want = nil end
   local c = self.counts[a.name] or {0, 0}
   c[ok and 1 or 2] = c[ok and 1 or 2] + 1
   self.counts[a.name] = c
