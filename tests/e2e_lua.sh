@@ -208,15 +208,6 @@ expect_bad "$tmp/user/commands/broken.lua:2: ')' expected" cmd help --lua-path "
 
 # --- the budget holds whatever the script does (each under a timeout, so
 # that a regression fails rather than hangs)
-# expect_bad_soon PATTERN ARGS...: expect_bad within 10 s
-expect_bad_soon() {
-    pattern=$1
-    shift
-    timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    [ $rc -eq 2 ] || fail "exit $rc (want 2; 124 is the timeout) from: $*"
-    grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
-}
 script gc_loop 'setmetatable({}, {__gc = function() while true do end end})'
 expect_bad_soon "$tmp/gc_loop.lua:1: setmetatable: __gc is not allowed in the sandbox" run "$tmp/gc_loop.lua"
 script gc_later 'local mt = {}

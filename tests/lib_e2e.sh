@@ -23,6 +23,17 @@ expect_bad() {
     grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
 }
 
+# expect_bad_soon PATTERN ARGS...: expect_bad within 10 s (a regression that
+# hangs fails rather than stalls the suite; 124 is the timeout's exit)
+expect_bad_soon() {
+    pattern=$1
+    shift
+    timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc (want 2; 124 is the timeout) from: $*"
+    grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
+}
+
 # stock KIND: the names of the stock scripts of KIND (commands, policies,
 # strategies), from the files in lua/KIND as they are now
 stock() {
