@@ -236,6 +236,15 @@ expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 level
 expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" eval --model "$tmp/deep.yaml"
 expect_now "^$tmp/deep.yaml:1:70: lists and mappings nested deeper than 64 levels$" ui --scenario "$tmp/deep.yaml"
 
+# a flag's value or an argument with a control character (a newline made a
+# two-line error of --fail's quote, the fuzzer found): one line naming it
+nl='
+'
+expect_now "^--fail: a control character (byte 4 of the value, code 10) where text is expected$" eval --fail "1,1${nl}x"
+expect_now "^--strategy: a control character (byte 4 of the value, code 9) where text is expected$" \
+    eval --strategy "$(printf 'DP8\tTP2')"
+expect_now "^an argument: a control character (byte 6 of the value, code 10) where text is expected$" eval "--bad${nl}x"
+
 # a layout's numbers lie in their physical ranges (an absurd bandwidth gave
 # an MFU of 5,665,805 % with exit 0)
 fix=tests/fixtures/layouts

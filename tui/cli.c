@@ -236,6 +236,18 @@ static int keep(cli_opts *o, char *word, wt_err *e)
     return WT_OK;
 }
 
+/* WT_OK when text (an argument or a flag's value) is printable, so that
+ * every error quoting it is one line; else an error naming what: no flag
+ * of the program takes a tab, a newline or any other control character. */
+static int printable(const char *what, const char *text, wt_err *e)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return wt_fail(e, "%s: a control character (byte %d of the value, code %d) where text is expected", what,
+                           (int)(c - (const unsigned char *)text) + 1, *c);
+    return WT_OK;
+}
+
 int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts *o, wt_err *e)
 {
     memset(o, 0, sizeof *o);
@@ -260,6 +272,8 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
             f = find_flag(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), extra);
         if (!f) {
             if (!(extra & CLI_REST)) {
+                if ((rc = printable("an argument", arg, e)) != WT_OK)
+                    return rc;
                 if (strncmp(arg, "--", 2))
                     return wt_fail(e, "unexpected argument '%s' (flags start with --)", arg);
                 return wt_fail(e, "unknown option '%.*s'", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
@@ -284,7 +298,9 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
         } else if (eq) {
             return wt_fail(e, "--%s takes no value", f->name);
         }
-        if ((rc = apply_flag(o, f, value, e)) != WT_OK)
+        char what[64];
+        snprintf(what, sizeof what, "--%s", f->name);
+        if ((value && (rc = printable(what, value, e)) != WT_OK) || (rc = apply_flag(o, f, value, e)) != WT_OK)
             return rc;
     }
     theme th; /* loaded here so that a bad --theme fails before a screen opens */
