@@ -100,4 +100,12 @@ grep -q '^nothing fits: no candidate fits the 0.44 GB of a unit' "$tmp/out" || f
 expect_ok search $small --format json --top 1
 grep -q '"fits":true,"best":{' "$tmp/out" || fail "the JSON of a search that found one lacks fits: true"
 
+# a long search says how far it is where stderr is no terminal (a 2048x2048
+# mesh's ran for minutes without a word): a line every 10 s, none with --quiet
+printf 'name: big\nmesh: 1024x1024\nunit: {compute: 100 TFLOPS, sram: 2 GB}\nlink: {bandwidth: 1 TB/s, latency: 100 ns}\n' >"$tmp/big.yaml"
+timeout 25 "$bin" search --layout "$tmp/big.yaml" >/dev/null 2>"$tmp/err"
+grep -q '^search: [0-9]*% after [12][0-9] s' "$tmp/err" || fail "a long search printed no progress: $(cat "$tmp/err")"
+timeout 12 "$bin" search --layout "$tmp/big.yaml" --quiet >/dev/null 2>"$tmp/err"
+[ ! -s "$tmp/err" ] || fail "search --quiet printed: $(cat "$tmp/err")"
+
 finish e2e_search

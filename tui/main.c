@@ -274,12 +274,27 @@ static int run_cmd(int argc, char **argv, const char *root)
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);
 }
 
-/* A progress bar on stderr for searches longer than a second, only when
- * stderr is a terminal. */
+/* A search's progress on stderr (not with --quiet): on a terminal a bar
+ * for searches longer than a second; elsewhere (a log, a pipe) a line
+ * every PROGRESS_LOG_S seconds, so that a long search says how far it is. */
+#define PROGRESS_LOG_S 10
+
 typedef struct progress {
     struct timespec start;
-    int tty, shown;
+    int on, tty, shown;
+    double logged; /* the elapsed time of the last line, s */
 } progress;
+
+/* ", about N s left" into buf (empty before 2 % is done: the rate so far,
+ * as the search reports about equal work per step of done). */
+static const char *eta(char *buf, size_t n, double elapsed, double done)
+{
+    if (done > 0.02)
+        snprintf(buf, n, ", about %.0f s left", elapsed * (1 - done) / done);
+    else
+        buf[0] = '\0';
+    return buf;
+}
 
 static void progress_draw(void *ud, double done)
 {
@@ -287,7 +302,13 @@ static void progress_draw(void *ud, double done)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double elapsed = (double)(now.tv_sec - p->start.tv_sec) + (now.tv_nsec - p->start.tv_nsec) * 1e-9;
-    if (!p->tty || (elapsed < 1 && !p->shown))
+    char left[48];
+    if (p->on && !p->tty && done < 1 && elapsed >= p->logged + PROGRESS_LOG_S) {
+        p->logged = elapsed;
+        fprintf(stderr, "search: %.0f%% after %.0f s%s\n", 100 * done, elapsed, eta(left, sizeof left, elapsed, done));
+        return;
+    }
+    if (!p->on || !p->tty || (elapsed < 1 && !p->shown))
         return;
     if (done >= 1) {
         if (p->shown)
@@ -295,11 +316,8 @@ static void progress_draw(void *ud, double done)
         return;
     }
     int filled = (int)(done * 30);
-    fprintf(stderr, "\rsearching [%.*s%*s] %3.0f%% %.1f s", filled, "##############################", 30 - filled,
-            "", 100 * done, elapsed);
-    if (done > 0.02) /* the rate so far: the search reports about equal work per step of done */
-        fprintf(stderr, ", about %.0f s left", elapsed * (1 - done) / done);
-    fputs("\033[K", stderr);
+    fprintf(stderr, "\rsearching [%.*s%*s] %3.0f%% %.1f s%s\033[K", filled, "##############################",
+            30 - filled, "", 100 * done, elapsed, eta(left, sizeof left, elapsed, done));
     fflush(stderr);
     p->shown = 1;
 }
@@ -328,7 +346,7 @@ static int run_search(int argc, char **argv, const char *root)
     if (rc == WT_OK && (rc = cli_load_hardware(&o, root, &wf, &m, &e)) == WT_OK)
         loaded = 1;
     search_result res;
-    progress bar = {.tty = isatty(2) && !o.quiet};
+    progress bar = {.on = !o.quiet, .tty = isatty(2)};
     clock_gettime(CLOCK_MONOTONIC, &bar.start);
     so.progress = progress_draw;
     so.progress_ud = &bar;
