@@ -211,10 +211,23 @@ static int class_bytes(sim_result *r, wt_err *e)
     return WT_OK;
 }
 
+int sim_solve_prepare(sim_ctx *c, sim_result *r, wt_err *e)
+{
+    int rc = r->loaded ? WT_OK : list_loaded(r, c, e);
+    if (rc == WT_OK && !r->reps && sim_entries(r) >= SIM_CLASSES_MIN)
+        rc = sim_result_reps(r, &c->bw, e);
+    return rc;
+}
+
 /* Link bytes and utilisation over the step at r's loaded links, and each
  * phase's busiest link; WT_EINTERNAL out of memory. */
 static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
 {
+    if (!r->loaded) {
+        int rc = list_loaded(r, c, e);
+        if (rc != WT_OK)
+            return rc;
+    }
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
     for (int i = 0; i < r->nphases; i++) {
@@ -325,10 +338,6 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
     }
     sim_stage_memory(r, r->stage_mem);
     rc = traffic_build(c, r, t, c->net, e);
-    if (rc == WT_OK)
-        rc = list_loaded(r, c, e);
-    if (rc == WT_OK && sim_entries(r) >= SIM_CLASSES_MIN)
-        rc = sim_result_reps(r, &c->bw, e);
     if (rc != WT_OK) {
         sim_free(r);
         return rc;

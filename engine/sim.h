@@ -164,7 +164,7 @@ typedef struct sim_result {
     double *link_peak;         /* wafer_nlinks: each link's busiest window (peak_util), owned;
                                   NULL until sim_window_figures fills it */
     int *loaded;               /* the link slots some pattern loads, ascending, nloaded of them,
-                                  owned; listed before the timing (NULL above the cutoff) */
+                                  owned; listed when the timeline or the link figures first need it */
     int nloaded;
     struct sim_link_classes *classes; /* the loaded links by class, owned; made when the busiest
                                   links of a wafer or the windows need them, NULL until then

@@ -99,6 +99,12 @@ typedef struct sim_reps {
     double *pload; /* p's bytes there */
 } sim_reps;
 
+/* What the timeline's solves take, made once per result before the
+ * first: r's loaded links, and on a wafer (SIM_CLASSES_MIN link entries)
+ * r->reps. A step the closed form already puts past the cutoff needs
+ * neither. WT_EINTERNAL out of memory. */
+int sim_solve_prepare(sim_ctx *c, sim_result *r, wt_err *e);
+
 /* Makes r->reps from r's patterns and loaded links, and the links'
  * bandwidths in bw (the context's); WT_EINTERNAL out of memory. */
 int sim_result_reps(sim_result *r, const net_bw *bw, wt_err *e);

@@ -395,7 +395,9 @@ int net_fluid_time_step(sim_ctx *c, sim_result *r, wt_err *e)
     double exposed = 0;
     double least = (r->micro_batches + r->s.pp - 1) * r->stage_time_s + r->optimizer_s;
     if (rc == WT_OK && least <= c->cutoff_s) {
-        rc = prefetch(c, r, 1, first_s, e);
+        rc = sim_solve_prepare(c, r, e);
+        if (rc == WT_OK)
+            rc = prefetch(c, r, 1, first_s, e);
         slowest = net_stages(r, first_s);
         if (rc == WT_OK)
             rc = dp_exposed(c, r, slowest, &exposed, e);
