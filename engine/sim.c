@@ -213,10 +213,10 @@ static int class_bytes(sim_result *r, wt_err *e)
 
 int sim_solve_prepare(sim_ctx *c, sim_result *r, wt_err *e)
 {
+    if (r->reps || sim_entries(r) < SIM_CLASSES_MIN)
+        return WT_OK; /* the link figures list the loaded links when they need them */
     int rc = r->loaded ? WT_OK : list_loaded(r, c, e);
-    if (rc == WT_OK && !r->reps && sim_entries(r) >= SIM_CLASSES_MIN)
-        rc = sim_result_reps(r, &c->bw, e);
-    return rc;
+    return rc == WT_OK ? sim_result_reps(r, &c->bw, e) : rc;
 }
 
 /* Link bytes and utilisation over the step at r's loaded links, and each

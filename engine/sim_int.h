@@ -99,8 +99,8 @@ typedef struct sim_reps {
     double *pload; /* p's bytes there */
 } sim_reps;
 
-/* What the timeline's solves take, made once per result before the
- * first: r's loaded links, and on a wafer (SIM_CLASSES_MIN link entries)
+/* What the timeline's solves take on a wafer (SIM_CLASSES_MIN link
+ * entries), made once per result before the first: r's loaded links and
  * r->reps. A step the closed form already puts past the cutoff needs
  * neither. WT_EINTERNAL out of memory. */
 int sim_solve_prepare(sim_ctx *c, sim_result *r, wt_err *e);
