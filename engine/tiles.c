@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 
+#include "par.h"
 #include "tiles.h"
 
 void tiles_size(const wafer *wf, int tw, int th, int *nx, int *ny)
@@ -77,45 +78,50 @@ void tiles_classes_free(tiles_classes *tc)
     tc->start = tc->cls = tc->count = NULL;
 }
 
-/* Room for n entries in tc (cap of them now). */
-static int classes_room(tiles_classes *tc, size_t n, size_t *cap)
+/* One range of tiles' classes, built by one part (par.h): entries cls[]
+ * and count[] (n of cap), each tile's first entry in the caller's start[]
+ * counted from this range's first; seen[c] the tile class c was last met
+ * in and at[c] its entry there. */
+typedef struct classes_part {
+    int *cls, *count;
+    size_t n, cap;
+    size_t *seen, *at;
+    int failed;
+} classes_part;
+
+/* Room for one more entry in a; -1 out of memory. */
+static int classes_room(classes_part *a)
 {
-    if (n < *cap)
+    if (a->n < a->cap)
         return 0;
-    int *cls = realloc(tc->cls, 2 * *cap * sizeof *cls);
+    size_t cap = a->cap ? 2 * a->cap : 1024;
+    int *cls = realloc(a->cls, cap * sizeof *cls);
     if (cls)
-        tc->cls = cls;
-    int *count = realloc(tc->count, 2 * *cap * sizeof *count);
+        a->cls = cls;
+    int *count = realloc(a->count, cap * sizeof *count);
     if (count)
-        tc->count = count;
+        a->count = count;
     if (!cls || !count)
         return -1;
-    *cap *= 2;
+    a->cap = cap;
     return 0;
 }
 
-/* Building tc: the tile a class was last met in and its entry there. */
-typedef struct classes_acc {
-    tiles_classes *tc;
-    size_t n, cap;
-    size_t *seen, *at;
-} classes_acc;
-
 /* Counts one link of class c (0: none) in tile k; -1 out of memory. */
-static int classes_offer(classes_acc *a, size_t k, int c)
+static inline int classes_offer(classes_part *a, size_t k, int c)
 {
     if (!c)
         return 0;
     if (a->seen[c] == k) {
-        a->tc->count[a->at[c]]++;
+        a->count[a->at[c]]++;
         return 0;
     }
-    if (classes_room(a->tc, a->n, &a->cap))
+    if (classes_room(a))
         return -1;
     a->seen[c] = k;
     a->at[c] = a->n;
-    a->tc->cls[a->n] = c;
-    a->tc->count[a->n++] = 1;
+    a->cls[a->n] = c;
+    a->count[a->n++] = 1;
     return 0;
 }
 
@@ -147,6 +153,82 @@ static int links_by_tile(const wafer *wf, int tw, int th, const int *listed, siz
     return 0;
 }
 
+/* tiles_classes_new's work, split by ranges of tiles over the cores: each
+ * part classes its tiles in the order one walk would, so the joined
+ * entries are the same whatever the split. */
+typedef struct classes_job {
+    const wafer *wf;
+    int tw, th, nx, nparts, nclasses;
+    size_t nt;
+    const int *of;
+    const int *by, *first; /* the listed links by tile, or NULL: every link */
+    int *start;            /* nt + 1: each tile's first entry, within its part until joined */
+    classes_part part[PAR_MAX];
+} classes_job;
+
+/* Classes the usable links of tile k into a. */
+static int tile_classes(const classes_job *j, classes_part *a, size_t k)
+{
+    const wafer *wf = j->wf;
+    const int *of = j->of;
+    for (int i = j->by ? j->first[k] : 0; j->by && i < j->first[k + 1]; i++) {
+        int u = j->by[i] / WAFER_NDIR, d = j->by[i] % WAFER_NDIR;
+        if (classes_offer(a, k, wafer_link_usable(wf, u, d) ? of[j->by[i]] : 0))
+            return -1;
+    }
+    int x0 = (int)(k % (size_t)j->nx) * j->tw, y0 = (int)(k / (size_t)j->nx) * j->th;
+    for (int y = y0; !j->by && y < y0 + j->th && y < wf->h; y++)
+        for (int x = x0; x < x0 + j->tw && x < wf->w; x++) {
+            unsigned m = wafer_usable_mask(wf, x, y);
+            size_t l = (size_t)wafer_unit(wf, x, y) * WAFER_NDIR;
+            for (int d = 0; d < WAFER_NDIR; d++)
+                if (classes_offer(a, k, m >> d & 1 ? of[l + (size_t)d] : 0))
+                    return -1;
+        }
+    return 0;
+}
+
+static void classes_range(void *ctx, int part)
+{
+    classes_job *j = ctx;
+    classes_part *a = &j->part[part];
+    size_t k0 = par_first(j->nt, part, j->nparts), k1 = par_first(j->nt, part + 1, j->nparts);
+    a->seen = malloc((size_t)j->nclasses * sizeof *a->seen);
+    a->at = malloc((size_t)j->nclasses * sizeof *a->at);
+    a->failed = !a->seen || !a->at;
+    for (int c = 0; !a->failed && c < j->nclasses; c++)
+        a->seen[c] = j->nt;
+    for (size_t k = k0; k < k1 && !a->failed; k++) {
+        j->start[k] = (int)a->n;
+        a->failed = tile_classes(j, a, k) != 0;
+    }
+}
+
+/* The parts' entries one after another into tc; -1 out of memory. */
+static int classes_join(classes_job *j, tiles_classes *tc)
+{
+    size_t n = 0;
+    for (int p = 0; p < j->nparts; p++)
+        n += j->part[p].n;
+    tc->cls = malloc((n ? n : 1) * sizeof *tc->cls);
+    tc->count = malloc((n ? n : 1) * sizeof *tc->count);
+    if (!tc->cls || !tc->count)
+        return -1;
+    size_t base = 0;
+    for (int p = 0; p < j->nparts; p++) {
+        const classes_part *a = &j->part[p];
+        for (size_t k = par_first(j->nt, p, j->nparts); k < par_first(j->nt, p + 1, j->nparts); k++)
+            j->start[k] += (int)base;
+        for (size_t i = 0; i < a->n; i++) {
+            tc->cls[base + i] = a->cls[i];
+            tc->count[base + i] = a->count[i];
+        }
+        base += a->n;
+    }
+    j->start[j->nt] = (int)n;
+    return 0;
+}
+
 int tiles_classes_new(const wafer *wf, int tw, int th, const int *of, int nclasses, const int *listed, size_t nat,
                       tiles_classes *tc)
 {
@@ -158,36 +240,27 @@ int tiles_classes_new(const wafer *wf, int tw, int th, const int *of, int nclass
     int sparse = listed && nat < wafer_nlinks(wf) / 2;
     int *by = sparse ? malloc((nat ? nat : 1) * sizeof *by) : NULL;
     int *first = sparse ? malloc((nt + 1) * sizeof *first) : NULL;
-    classes_acc a = {.tc = tc, .cap = 1024};
-    tc->start = malloc((nt + 1) * sizeof *tc->start);
-    tc->cls = malloc(a.cap * sizeof *tc->cls);
-    tc->count = malloc(a.cap * sizeof *tc->count);
-    a.seen = malloc((size_t)nclasses * sizeof *a.seen);
-    a.at = malloc((size_t)nclasses * sizeof *a.at);
-    int rc = tc->start && tc->cls && tc->count && a.seen && a.at && (!sparse || (by && first)) ? 0 : -1;
+    classes_job j = {.wf = wf, .tw = tw, .th = th, .nx = nx, .nt = nt, .nclasses = nclasses, .of = of,
+                     .nparts = par_parts(sparse ? nat : wafer_nlinks(wf))};
+    tc->cls = tc->count = NULL;
+    j.start = tc->start = malloc((nt + 1) * sizeof *tc->start);
+    int rc = tc->start && (!sparse || (by && first)) ? 0 : -1;
     if (!rc && sparse)
         rc = links_by_tile(wf, tw, th, listed, nat, by, first);
-    for (int c = 0; !rc && c < nclasses; c++)
-        a.seen[c] = nt;
-    for (size_t k = 0; !rc && k < nt; k++) {
-        tc->start[k] = (int)a.n;
-        for (int i = sparse ? first[k] : 0; sparse && !rc && i < first[k + 1]; i++) {
-            int u = by[i] / WAFER_NDIR, d = by[i] % WAFER_NDIR;
-            rc = classes_offer(&a, k, wafer_link_usable(wf, u, d) ? of[by[i]] : 0);
-        }
-        int x0 = (int)(k % (size_t)nx) * tw, y0 = (int)(k / (size_t)nx) * th;
-        for (int y = y0; !sparse && !rc && y < y0 + th && y < wf->h; y++)
-            for (int x = x0; !rc && x < x0 + tw && x < wf->w; x++) {
-                unsigned m = wafer_usable_mask(wf, x, y);
-                size_t l = (size_t)wafer_unit(wf, x, y) * WAFER_NDIR;
-                for (int d = 0; d < WAFER_NDIR && !rc; d++)
-                    rc = classes_offer(&a, k, m >> d & 1 ? of[l + (size_t)d] : 0);
-            }
-    }
+    j.by = by;
+    j.first = first;
     if (!rc)
-        tc->start[nt] = (int)a.n;
-    free(a.seen);
-    free(a.at);
+        par_run(j.nparts, classes_range, &j);
+    for (int p = 0; p < j.nparts && !rc; p++)
+        rc = j.part[p].failed ? -1 : 0;
+    if (!rc)
+        rc = classes_join(&j, tc);
+    for (int p = 0; p < j.nparts; p++) {
+        free(j.part[p].cls);
+        free(j.part[p].count);
+        free(j.part[p].seen);
+        free(j.part[p].at);
+    }
     free(by);
     free(first);
     if (rc)
