@@ -733,6 +733,31 @@ static void test_recommended_fit(void **state)
     assert_int_equal(seen, sizeof stock / sizeof stock[0]);
 }
 
+/* A wafer's copy holds its faults wherever they are: none, in the first
+ * and last flags, across the copy's 4 KB blocks. */
+static void test_wafer_copy(void **state)
+{
+    (void)state;
+    wafer wf, copy;
+    wt_err e;
+    assert_int_equal(wafer_init(&wf, 100, 90, 1, 1, &e), WT_OK); /* 36,000 link flags: 9 blocks */
+    for (int faults = 0; faults <= 1; faults++) {
+        if (faults) {
+            assert_int_equal(wafer_fail_link(&wf, 0, 0, WAFER_E, &e), WT_OK);
+            assert_int_equal(wafer_fail_link(&wf, 99, 89, WAFER_W, &e), WT_OK); /* the last unit's */
+            assert_int_equal(wafer_fail_link(&wf, 23, 10, WAFER_S, &e), WT_OK); /* slot 4095: a block's last flag */
+            assert_int_equal(wafer_fail_unit(&wf, 40, 41, &e), WT_OK);
+        }
+        assert_int_equal(wafer_copy(&copy, &wf, &e), WT_OK);
+        assert_memory_equal(copy.link_dead, wf.link_dead, wafer_nlinks(&wf));
+        assert_memory_equal(copy.unit_dead, wf.unit_dead, wafer_nunits(&wf));
+        assert_int_equal(copy.dead_units, faults);
+        assert_int_equal(wafer_link_usable(&copy, wafer_unit(&copy, 99, 89), WAFER_W), !faults);
+        wafer_free(&copy);
+    }
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_input_files),
         cmocka_unit_test(test_ydoc_helpers),
+        cmocka_unit_test(test_wafer_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
