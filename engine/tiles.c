@@ -23,14 +23,16 @@ void tiles_count(const wafer *wf, int tw, int th, double *links, double *live)
     }
     for (int y = 0; y < wf->h; y++) {
         size_t row = (size_t)(y / th) * (size_t)nx;
-        for (int x = 0; x < wf->w; x++) {
-            if (wf->unit_dead[wafer_unit(wf, x, y)])
-                continue;
-            size_t k = row + (size_t)(x / tw);
-            unsigned m = wafer_usable_mask(wf, x, y);
-            links[k] += (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
+        for (int x0 = 0, kx = 0; x0 < wf->w; x0 += tw, kx++) { /* a tile's stretch of the row: no division per unit */
+            int n = 0, alive = 0;
+            for (int x = x0; x < x0 + tw && x < wf->w; x++) {
+                unsigned m = wafer_usable_mask(wf, x, y); /* 0 for a dead unit */
+                n += (int)((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1));
+                alive += !wf->dead_units || !wf->unit_dead[wafer_unit(wf, x, y)];
+            }
+            links[row + (size_t)kx] += n;
             if (live)
-                live[k]++;
+                live[row + (size_t)kx] += alive;
         }
     }
 }

@@ -216,7 +216,9 @@ int wafer_fail_link(wafer *wf, int x, int y, int dir, wt_err *e)
     int v = wafer_neighbor(wf, u, dir);
     if (v < 0)
         return wt_fail(e, "link %d,%d,%c leaves the %dx%d mesh", x, y, wafer_dir_char(dir), wf->w, wf->h);
-    wf->link_dead[(size_t)u * WAFER_NDIR + (size_t)dir] = 1;
+    unsigned char *dead = &wf->link_dead[(size_t)u * WAFER_NDIR + (size_t)dir];
+    wf->dead_links += !*dead;
+    *dead = 1;
     wf->link_dead[(size_t)v * WAFER_NDIR + (size_t)wafer_dir_opposite(dir)] = 1;
     return WT_OK;
 }

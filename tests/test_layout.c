@@ -758,6 +758,35 @@ static void test_wafer_copy(void **state)
     wafer_free(&wf);
 }
 
+/* The usable links of each unit as a mask (the healthy mesh's without a
+ * flag read) are wafer_link_usable's: healthy, one failed link alone, one
+ * dead unit alone. */
+static void test_usable_mask(void **state)
+{
+    (void)state;
+    for (int fault = 0; fault < 3; fault++) {
+        wafer wf;
+        wt_err e;
+        assert_int_equal(wafer_init(&wf, 9, 7, 1, 1, &e), WT_OK);
+        if (fault == 1)
+            assert_int_equal(wafer_fail_link(&wf, 4, 3, WAFER_E, &e), WT_OK);
+        if (fault == 2)
+            assert_int_equal(wafer_fail_unit(&wf, 0, 6, &e), WT_OK);
+        assert_int_equal(wf.dead_links + wf.dead_units, fault > 0);
+        int unusable = 0;
+        for (int y = 0; y < wf.h; y++)
+            for (int x = 0; x < wf.w; x++)
+                for (int d = 0; d < WAFER_NDIR; d++) {
+                    int usable = wafer_link_usable(&wf, wafer_unit(&wf, x, y), d);
+                    assert_int_equal(wafer_usable_mask(&wf, x, y) >> d & 1, usable);
+                    unusable += !usable;
+                }
+        static const int by_fault[] = {0, 2, 4}; /* both ends of a link; a corner's two and its neighbours' */
+        assert_int_equal(unusable, 2 * (9 + 7) + by_fault[fault]);
+        wafer_free(&wf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -779,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_input_files),
         cmocka_unit_test(test_ydoc_helpers),
         cmocka_unit_test(test_wafer_copy),
+        cmocka_unit_test(test_usable_mask),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

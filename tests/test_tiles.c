@@ -1,7 +1,8 @@
-/* Link classes by tile (engine/tiles.h) on a mesh large enough to split
- * over the cores: each tile's entries, in first-met order, and their counts
- * equal a walk of the tile's links one by one, with dead units and links,
- * tiles cut by the mesh's edge, every link listed or a few. */
+/* Figures by tile (engine/tiles.h) against a walk of each tile's links one
+ * by one, with dead units and links and tiles cut by the mesh's edge: the
+ * usable links and live units of each tile; on a mesh large enough to split
+ * over the cores, the link classes of each tile, in first-met order, and
+ * their counts, with every link listed or a few. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,9 +92,45 @@ static void test_tiles_classes_split(void **state)
     wafer_free(&wf);
 }
 
+static void test_tiles_count(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    assert_int_equal(wafer_init(&wf, 50, 31, 1, 1, &e), WT_OK);
+    assert_int_equal(wafer_fail_unit(&wf, 6, 6, &e), WT_OK);
+    assert_int_equal(wafer_fail_unit(&wf, 49, 30, &e), WT_OK);
+    assert_int_equal(wafer_fail_link(&wf, 13, 7, WAFER_N, &e), WT_OK);
+    for (int z = 1; z <= 64; z = 2 * z + 1) {
+        int nx, ny;
+        tiles_size(&wf, z, z, &nx, &ny);
+        size_t nt = (size_t)nx * (size_t)ny;
+        double *links = malloc(nt * sizeof *links), *live = malloc(nt * sizeof *live);
+        assert_non_null(links);
+        assert_non_null(live);
+        tiles_count(&wf, z, z, links, live);
+        for (size_t k = 0; k < nt; k++) {
+            int x0 = (int)(k % (size_t)nx) * z, y0 = (int)(k / (size_t)nx) * z, n = 0, alive = 0;
+            for (int y = y0; y < y0 + z && y < wf.h; y++)
+                for (int x = x0; x < x0 + z && x < wf.w; x++) {
+                    int u = wafer_unit(&wf, x, y);
+                    alive += !wf.unit_dead[u];
+                    for (int d = 0; d < WAFER_NDIR; d++)
+                        n += wafer_link_usable(&wf, u, d);
+                }
+            assert_true(links[k] == n);
+            assert_true(live[k] == alive);
+        }
+        free(links);
+        free(live);
+    }
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tiles_count),
         cmocka_unit_test(test_tiles_classes_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
