@@ -29,4 +29,11 @@ void par_run(int nparts, void (*fn)(void *ctx, int part), void *ctx);
  * contiguous ranges (part nparts gives n). */
 size_t par_first(size_t n, int part, int nparts);
 
+/* Part `part`'s range [*first, *end) of n items split as par_first does. */
+static inline void par_range(size_t n, int part, int nparts, size_t *first, size_t *end)
+{
+    *first = par_first(n, part, nparts);
+    *end = par_first(n, part + 1, nparts);
+}
+
 #endif

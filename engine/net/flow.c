@@ -22,6 +22,7 @@
  * is linear in L, so the stops hold the maximum.
  */
 #include "flow_int.h"
+#include "par.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -327,11 +328,35 @@ static inline void busy_at(flow_busy *busy, int k, int link, double b)
     }
 }
 
+/* flow_busiest over parts of a list: each part's busiest link, the first
+ * of equals, then the first part's of the busiest parts. */
+typedef struct busiest_job {
+    const int *link;
+    const double *load;
+    int nnz, nparts;
+    const net_bw *bw;
+    flow_busy part[PAR_MAX];
+} busiest_job;
+
+static void busiest_part(void *ctx, int part)
+{
+    busiest_job *j = ctx;
+    size_t k0, k1;
+    par_range((size_t)j->nnz, part, j->nparts, &k0, &k1);
+    flow_busy busy = {0, -1};
+    for (size_t k = k0; k < k1; k++)
+        busy_at(&busy, (int)(k - k0), j->link[k], j->load[k] * net_bw_inv(j->bw, (size_t)j->link[k]));
+    j->part[part] = busy;
+}
+
 flow_busy flow_busiest(const int *link, const double *load, int nnz, const net_bw *bw)
 {
-    flow_busy busy = {0, -1};
-    for (int k = 0; k < nnz; k++)
-        busy_at(&busy, k, link[k], load[k] * net_bw_inv(bw, (size_t)link[k]));
+    busiest_job j = {link, load, nnz, par_parts((size_t)nnz), bw, {{0, -1}}};
+    par_run(j.nparts, busiest_part, &j);
+    flow_busy busy = j.part[0];
+    for (int part = 1; part < j.nparts; part++)
+        if (j.part[part].link >= 0 && (busy.link < 0 || j.part[part].s > busy.s))
+            busy = j.part[part];
     return busy;
 }
 
