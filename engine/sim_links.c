@@ -13,6 +13,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "par.h"
 #include "sim_int.h"
@@ -37,6 +38,22 @@ static void loaded_range(const loaded_job *j, int part, size_t *a, size_t *b)
     *b += j->lo;
 }
 
+/* The marks (0 or 1 each) among the n at m, eight at a time: a word's
+ * bytes summed by one multiplication. */
+static int count_marks(const unsigned char *m, size_t n)
+{
+    int count = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, m + i, 8);
+        count += (int)((w * 0x0101010101010101u) >> 56);
+    }
+    for (; i < n; i++)
+        count += m[i];
+    return count;
+}
+
 /* Marks the links of one range that some pattern loads and counts them. */
 static void loaded_mark(void *ctx, int part)
 {
@@ -48,10 +65,7 @@ static void loaded_mark(void *ctx, int part)
         for (int k = sim_pattern_first(pat, (int)a); k < pat->nnz && (size_t)pat->link[k] < b; k++)
             j->marks[pat->link[k]] = 1;
     }
-    int n = 0;
-    for (size_t l = a; l < b; l++)
-        n += j->marks[l];
-    j->at[part + 1] = n;
+    j->at[part + 1] = count_marks(j->marks + a, b - a);
 }
 
 /* Lists one range's marked links in its place of out[], clearing them. */
@@ -98,25 +112,15 @@ int sim_list_loaded(sim_result *r, unsigned char *marks, wt_err *e)
 
 /* ---- the step's bytes and utilisation --------------------------------- */
 
-/* Each part writes the bytes of the loaded links r->loaded[i0 .. i1). */
+/* The mean utilisation sums over every usable link in slot order with the
+ * loaded ones alone: another link adds an exact 0, which leaves the sum as
+ * it is. That sum is one walk, which cannot split; the rest can. */
 typedef struct bytes_job {
     sim_result *r;
-    const double *class_sum; /* by class of r->reps, or NULL: summed from the patterns */
+    const double *class_sum; /* by class of r->reps: bytes, then utilisation */
+    const double *class_util; /* (negative on unusable links) */
     int nparts;
 } bytes_job;
-
-
-/* A class's sum copied to each of its links. */
-static void bytes_of_classes(void *ctx, int part)
-{
-    bytes_job *j = ctx;
-    sim_result *r = j->r;
-    const int *of = r->reps->cl.of;
-    size_t i0, i1;
-    par_range((size_t)r->nloaded, part, j->nparts, &i0, &i1);
-    for (size_t i = i0; i < i1; i++)
-        r->link_bytes[r->loaded[i]] = j->class_sum[of[r->loaded[i]]];
-}
 
 /* Each link's bytes summed in pattern order over the range's link slots
  * (only the loaded links hold bytes: a result timed again keeps its
@@ -139,66 +143,83 @@ static void bytes_of_patterns(void *ctx, int part)
     }
 }
 
+/* The mean and largest utilisation from each link's bytes. */
+static void utils_of_links(sim_result *r, const net_bw *bw, int usable)
+{
+    double sum = 0, per_step = 1 / r->step_time_s;
+    r->max_link_util = 0;
+    for (int i = 0; i < r->nloaded; i++) {
+        size_t l = (size_t)r->loaded[i];
+        double inv = net_bw_inv(bw, l);
+        if (inv <= 0)
+            continue;
+        double u = r->link_bytes[l] * inv * per_step;
+        sum += u;
+        if (u > r->max_link_util)
+            r->max_link_util = u;
+    }
+    r->mean_link_util = usable ? sum / usable : 0;
+}
+
+/* By class: part 0 sums the utilisation of each link's class, the others
+ * copy each class's bytes to its links; alone, part 0 does both in one
+ * walk. */
+static void bytes_of_classes(void *ctx, int part)
+{
+    bytes_job *j = ctx;
+    sim_result *r = j->r;
+    const int *of = r->reps->cl.of;
+    int alone = j->nparts == 1;
+    if (part == 0) {
+        double sum = 0;
+        for (int i = 0; i < r->nloaded; i++) {
+            int f = of[r->loaded[i]];
+            if (alone)
+                r->link_bytes[r->loaded[i]] = j->class_sum[f];
+            sum += j->class_util[f] >= 0 ? j->class_util[f] : 0;
+        }
+        r->mean_link_util = sum;
+        return;
+    }
+    size_t i0, i1;
+    par_range((size_t)r->nloaded, part - 1, j->nparts - 1, &i0, &i1);
+    for (size_t i = i0; i < i1; i++)
+        r->link_bytes[r->loaded[i]] = j->class_sum[of[r->loaded[i]]];
+}
+
 /* Each class's bytes over the step, its loads in the order the patterns
- * give them (sim_reps), into sum[cl.n]. */
-static void class_sums(const sim_result *r, double *sum)
+ * give them (sim_reps), into sum[cl.n], and its utilisation as
+ * utils_of_links computes it at a link into util[cl.n]. */
+static void class_sums(const sim_result *r, double *sum, double *util)
 {
     const sim_reps *s = r->reps;
     for (int f = 0; f < s->cl.n; f++) {
         sum[f] = 0;
         for (int j = s->cstart[f]; j < s->cstart[f + 1]; j++)
             sum[f] += r->patterns[s->cpat[j]].step_coef * s->cload[j];
+        util[f] = s->cl.inv[f] > 0 ? sum[f] * s->cl.inv[f] * (1 / r->step_time_s) : -1;
     }
-}
-
-/* The mean and largest utilisation over the step, one link at a time in
- * slot order. The mean sums over every usable link with the loaded ones
- * alone: another link adds an exact 0, which leaves the sum as it is. A
- * class's links share their utilisation (util[f], negative on unusable
- * links) when the links are classed, else it is each link's own. */
-static void step_utils(sim_result *r, const net_bw *bw, int usable, const double *util)
-{
-    double sum = 0, per_step = 1 / r->step_time_s;
-    r->max_link_util = 0;
-    if (util) {
-        const int *of = r->reps->cl.of;
-        for (int i = 0; i < r->nloaded; i++) {
-            double u = util[of[r->loaded[i]]];
-            sum += u >= 0 ? u : 0;
-        }
-        for (int f = 1; f < r->reps->cl.n; f++)
-            r->max_link_util = util[f] > r->max_link_util ? util[f] : r->max_link_util;
-    } else {
-        for (int i = 0; i < r->nloaded; i++) {
-            size_t l = (size_t)r->loaded[i];
-            double inv = net_bw_inv(bw, l);
-            if (inv <= 0)
-                continue;
-            double u = r->link_bytes[l] * inv * per_step;
-            sum += u;
-            if (u > r->max_link_util)
-                r->max_link_util = u;
-        }
-    }
-    r->mean_link_util = usable ? sum / usable : 0;
 }
 
 int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e)
 {
     const sim_reps *s = r->reps;
-    double *sum = s ? malloc(2 * (size_t)s->cl.n * sizeof *sum) : NULL;
-    if (s && !sum)
-        return wt_oom(e, "link bytes");
-    bytes_job j = {.r = r, .class_sum = sum, .nparts = par_parts(s ? (size_t)r->nloaded : sim_entries(r))};
-    double *util = NULL;
-    if (s) {
-        class_sums(r, sum);
-        util = sum + s->cl.n;
-        for (int f = 0; f < s->cl.n; f++) /* as step_utils computes it at a link */
-            util[f] = s->cl.inv[f] > 0 ? sum[f] * s->cl.inv[f] * (1 / r->step_time_s) : -1;
+    if (!s) {
+        bytes_job j = {.r = r, .nparts = par_parts(sim_entries(r))};
+        par_run(j.nparts, bytes_of_patterns, &j);
+        utils_of_links(r, bw, usable);
+        return WT_OK;
     }
-    par_run(j.nparts, s ? bytes_of_classes : bytes_of_patterns, &j);
-    step_utils(r, bw, usable, util);
+    double *sum = malloc(2 * (size_t)s->cl.n * sizeof *sum);
+    if (!sum)
+        return wt_oom(e, "link bytes");
+    bytes_job j = {.r = r, .class_sum = sum, .class_util = sum + s->cl.n, .nparts = par_parts((size_t)r->nloaded)};
+    class_sums(r, sum, sum + s->cl.n);
+    par_run(j.nparts, bytes_of_classes, &j);
+    r->mean_link_util = usable ? r->mean_link_util / usable : 0;
+    r->max_link_util = 0;
+    for (int f = 1; f < s->cl.n; f++) /* every class has loaded links */
+        r->max_link_util = j.class_util[f] > r->max_link_util ? j.class_util[f] : r->max_link_util;
     free(sum);
     return WT_OK;
 }
