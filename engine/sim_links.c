@@ -94,7 +94,7 @@ int sim_list_loaded(sim_result *r, unsigned char *marks, wt_err *e)
         }
     }
     loaded_job j = {.r = r, .marks = marks, .lo = lo, .span = lo != SIZE_MAX ? hi - lo + 1 : 0,
-                    .nparts = par_parts(entries)};
+                    .nparts = par_chunks(entries)};
     par_run(j.nparts, loaded_mark, &j);
     for (int part = 0; part < j.nparts; part++)
         j.at[part + 1] += j.at[part];
@@ -205,7 +205,7 @@ int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e)
 {
     const sim_reps *s = r->reps;
     if (!s) {
-        bytes_job j = {.r = r, .nparts = par_parts(sim_entries(r))};
+        bytes_job j = {.r = r, .nparts = par_chunks(sim_entries(r))};
         par_run(j.nparts, bytes_of_patterns, &j);
         utils_of_links(r, bw, usable);
         return WT_OK;
@@ -213,7 +213,7 @@ int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e)
     double *sum = malloc(2 * (size_t)s->cl.n * sizeof *sum);
     if (!sum)
         return wt_oom(e, "link bytes");
-    bytes_job j = {.r = r, .class_sum = sum, .class_util = sum + s->cl.n, .nparts = par_parts((size_t)r->nloaded)};
+    bytes_job j = {.r = r, .class_sum = sum, .class_util = sum + s->cl.n, .nparts = par_chunks((size_t)r->nloaded)};
     class_sums(r, sum, sum + s->cl.n);
     par_run(j.nparts, bytes_of_classes, &j);
     r->mean_link_util = usable ? r->mean_link_util / usable : 0;

@@ -533,7 +533,7 @@ static int reps_windows(sim_result *r, double window_s, wt_err *e)
     if (!v)
         return wt_oom(e, "link windows");
     int rc = windows_at(r, r->classes, window_s, 0, s->cl.first + 1, s->cl.n - 1, 0, v + 1, NULL, e);
-    peak_job j = {.r = r, .val = v, .nparts = par_parts((size_t)r->nloaded)};
+    peak_job j = {.r = r, .val = v, .nparts = par_chunks((size_t)r->nloaded)};
     if (rc == WT_OK)
         par_run(j.nparts, peak_part, &j);
     for (int part = 0; part < j.nparts && rc == WT_OK; part++) {

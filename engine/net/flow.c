@@ -351,7 +351,7 @@ static void busiest_part(void *ctx, int part)
 
 flow_busy flow_busiest(const int *link, const double *load, int nnz, const net_bw *bw)
 {
-    busiest_job j = {link, load, nnz, par_parts((size_t)nnz), bw, {{0, -1}}};
+    busiest_job j = {link, load, nnz, par_chunks((size_t)nnz), bw, {{0, -1}}};
     par_run(j.nparts, busiest_part, &j);
     flow_busy busy = j.part[0];
     for (int part = 1; part < j.nparts; part++)

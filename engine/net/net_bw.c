@@ -90,7 +90,7 @@ void net_bw_build(net_bw *b, const wafer *wf, unsigned char *cls, double *inv, i
     kinds_build(kind, bw);
     for (int k = 0; k < NET_BW_NCLASS; k++)
         inv[k] = bw[k] > 0 ? 1 / bw[k] : 0;
-    bw_job j = {.wf = wf, .kind = kind, .cls = cls, .nparts = par_parts(wafer_nlinks(wf)),
+    bw_job j = {.wf = wf, .kind = kind, .cls = cls, .nparts = par_chunks(wafer_nlinks(wf)),
                 .multi = wf->wafers_x > 1 || wf->wafers_y > 1};
     par_run(j.nparts, bw_rows, &j);
     double fastest = 0, most = 0;
