@@ -60,10 +60,13 @@ static void loaded_mark(void *ctx, int part)
     loaded_job *j = ctx;
     size_t a, b;
     loaded_range(j, part, &a, &b);
+    unsigned char *marks = j->marks;
     for (int p = 0; p < j->r->npatterns; p++) {
         const sim_pattern *pat = &j->r->patterns[p];
-        for (int k = sim_pattern_first(pat, (int)a); k < pat->nnz && (size_t)pat->link[k] < b; k++)
-            j->marks[pat->link[k]] = 1;
+        const int *link = pat->link;
+        int end = sim_pattern_first(pat, (int)b);
+        for (int k = sim_pattern_first(pat, (int)a); k < end; k++)
+            marks[link[k]] = 1;
     }
     j->at[part + 1] = count_marks(j->marks + a, b - a);
 }

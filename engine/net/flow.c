@@ -343,9 +343,12 @@ static void busiest_part(void *ctx, int part)
     busiest_job *j = ctx;
     size_t k0, k1;
     par_range((size_t)j->nnz, part, j->nparts, &k0, &k1);
+    const int *link = j->link;
+    const double *load = j->load;
+    net_bw bw = *j->bw; /* a copy: the loop's loads of it stay in registers */
     flow_busy busy = {0, -1};
     for (size_t k = k0; k < k1; k++)
-        busy_at(&busy, (int)(k - k0), j->link[k], j->load[k] * net_bw_inv(j->bw, (size_t)j->link[k]));
+        busy_at(&busy, (int)(k - k0), link[k], load[k] * net_bw_inv(&bw, (size_t)link[k]));
     j->part[part] = busy;
 }
 
