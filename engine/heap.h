@@ -18,7 +18,10 @@
  * serve blocks up to 32 MB, a wafer's per-link array of doubles, from its
  * heap and to keep up to HEAP_KEEP_BYTES of freed memory rather than give
  * it back: a process then stays at the size of its largest evaluation so
- * far, and the next evaluation reuses it. Call once at program start. */
+ * far, and the next evaluation reuses it. A calloc from kept memory clears
+ * it whole: an array that stays zero but at a few links is better larger
+ * than 32 MB, mapped afresh (net/flow.c's per-link scratch is one block).
+ * Call once at program start. */
 void heap_keep_freed(void);
 
 #endif

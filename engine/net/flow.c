@@ -75,7 +75,8 @@ struct flow_ctx {
      * sets rem[] and sum[] on the links of its classes. All come from
      * calloc or malloc: pages of links no class loads are never touched. */
     flow_link *ln;         /* what a solve keeps per link, side by side: one cache line */
-    double *util;          /* an interval's utilisation, then a window's busy time */
+    double *util;          /* an interval's utilisation, then a window's busy time; owns
+                              the block slot and on lie in */
     int *slot;             /* index into stats + 1, 0 = none */
     unsigned char *on;     /* listed in touched */
     int *touched;          /* ntouched links */
@@ -157,11 +158,16 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const net_bw *bw, wt_err *e)
     fc->bw = *bw;
     size_t n = nlinks ? nlinks : 1;
     fc->ln = malloc(n * sizeof *fc->ln);
-    fc->util = calloc(n, sizeof *fc->util);
-    fc->slot = calloc(n, sizeof *fc->slot);
-    fc->on = calloc(n, 1);
+    /* util, slot and on in one block: zero, and touched at few links. One
+     * of a wafer's size is larger than what the allocator serves from its
+     * heap (heap.h), so it is mapped afresh: zero without a memset, only
+     * the pages touched faulted in. */
+    char *zero = calloc(n, sizeof *fc->util + sizeof *fc->slot + 1);
+    fc->util = (double *)zero;
+    fc->slot = zero ? (int *)(zero + n * sizeof *fc->util) : NULL;
+    fc->on = zero ? (unsigned char *)(zero + n * (sizeof *fc->util + sizeof *fc->slot)) : NULL;
     fc->touched = malloc(n * sizeof *fc->touched);
-    if (!fc->ln || !fc->util || !fc->slot || !fc->on || !fc->touched) {
+    if (!fc->ln || !zero || !fc->touched) {
         flow_ctx_free(fc);
         return wt_oom(e, "flow context");
     }
@@ -174,9 +180,7 @@ void flow_ctx_free(flow_ctx *fc)
     if (!fc)
         return;
     free(fc->ln);
-    free(fc->util);
-    free(fc->slot);
-    free(fc->on);
+    free(fc->util); /* with slot and on */
     free(fc->touched);
     free_classes(fc);
     free(fc->succ);
