@@ -4,51 +4,64 @@
 #include "par.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 /* Work below this many link entries per part stays on one thread. */
 #define PAR_MIN_WORK 200000
+/* Parts per core of a walk split into chunks. */
+#define PAR_PER_CORE 4
+
+static int online_cores(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 1 ? (cores < PAR_THREADS ? (int)cores : PAR_THREADS) : 1;
+}
 
 int par_parts(size_t work)
 {
     if (work < 2 * (size_t)PAR_MIN_WORK)
         return 1;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t n = cores > 1 ? (size_t)cores : 1, most = work / PAR_MIN_WORK;
-    n = n < most ? n : most;
-    return n < PAR_MAX ? (int)n : PAR_MAX;
+    size_t n = (size_t)online_cores(), most = work / PAR_MIN_WORK;
+    return (int)(n < most ? n : most);
+}
+
+int par_chunks(size_t work)
+{
+    int n = par_parts(work);
+    return n > 1 ? (n * PAR_PER_CORE < PAR_MAX ? n * PAR_PER_CORE : PAR_MAX) : 1;
 }
 
 typedef struct par_job {
     void (*fn)(void *ctx, int part);
     void *ctx;
-    int part;
+    int nparts;
+    atomic_int next; /* the next part no thread has taken */
 } par_job;
 
-static void *par_main(void *arg)
+static void *par_take(void *arg)
 {
     par_job *j = arg;
-    j->fn(j->ctx, j->part);
+    for (int part; (part = atomic_fetch_add(&j->next, 1)) < j->nparts;)
+        j->fn(j->ctx, part);
     return NULL;
 }
 
 void par_run(int nparts, void (*fn)(void *ctx, int part), void *ctx)
 {
-    par_job job[PAR_MAX];
-    pthread_t t[PAR_MAX];
-    int started[PAR_MAX] = {0};
     nparts = nparts < 1 ? 1 : nparts > PAR_MAX ? PAR_MAX : nparts;
-    for (int k = 1; k < nparts; k++) {
-        job[k] = (par_job){fn, ctx, k};
-        started[k] = pthread_create(&t[k], NULL, par_main, &job[k]) == 0;
+    if (nparts == 1) {
+        fn(ctx, 0);
+        return;
     }
-    fn(ctx, 0);
-    for (int k = 1; k < nparts; k++) {
-        if (started[k])
-            pthread_join(t[k], NULL);
-        else
-            fn(ctx, k); /* no thread: its part here */
-    }
+    par_job job = {fn, ctx, nparts, 0};
+    pthread_t t[PAR_THREADS];
+    int cores = online_cores(), nt = 0;
+    while (nt < cores - 1 && nt < nparts - 1 && pthread_create(&t[nt], NULL, par_take, &job) == 0)
+        nt++;
+    par_take(&job);
+    for (int k = 0; k < nt; k++)
+        pthread_join(t[k], NULL);
 }
 
 size_t par_first(size_t n, int part, int nparts)

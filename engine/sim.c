@@ -138,84 +138,11 @@ static void phase_shares(sim_result *r)
             r->bottleneck = i;
 }
 
-/* The link entries of r's patterns. */
-static size_t sim_entries(const sim_result *r)
-{
-    size_t n = 0;
-    for (int p = 0; p < r->npatterns; p++)
-        n += (size_t)r->patterns[p].nnz;
-    return n;
-}
-
-/* r->loaded: the link slots r's patterns load, ascending, from one walk
- * that marks them (c->marks, zero again after) and one over the span they
- * take; WT_EINTERNAL out of memory. A large mesh's per-link arrays are not
- * read or written whole. */
-static int list_loaded(sim_result *r, sim_ctx *c, wt_err *e)
-{
-    size_t lo = SIZE_MAX, hi = 0, entries = 0;
-    for (int p = 0; p < r->npatterns; p++) {
-        const sim_pattern *pat = &r->patterns[p];
-        for (int k = 0; k < pat->nnz; k++)
-            c->marks[pat->link[k]] = 1;
-        entries += (size_t)pat->nnz;
-        if (pat->nnz > 0) { /* the lists are sorted */
-            lo = (size_t)pat->link[0] < lo ? (size_t)pat->link[0] : lo;
-            hi = (size_t)pat->link[pat->nnz - 1] > hi ? (size_t)pat->link[pat->nnz - 1] : hi;
-        }
-    }
-    size_t span = lo != SIZE_MAX ? hi - lo + 1 : 1;
-    int *loaded = malloc((entries < span ? entries : span) * sizeof *loaded + 1), n = 0;
-    for (size_t l = lo; l <= hi && lo != SIZE_MAX; l++) {
-        if (loaded && c->marks[l])
-            loaded[n++] = (int)l;
-        c->marks[l] = 0;
-    }
-    if (!loaded)
-        return wt_oom(e, "loaded links");
-    r->loaded = loaded;
-    r->nloaded = n;
-    return WT_OK;
-}
-
-/* Each loaded link's bytes over the step, in pattern order (only the
- * loaded links can hold bytes: a result timed again keeps its patterns). */
-static int link_bytes(sim_result *r)
-{
-    for (int i = 0; i < r->nloaded; i++)
-        r->link_bytes[r->loaded[i]] = 0;
-    for (int p = 0; p < r->npatterns; p++) {
-        const sim_pattern *pat = &r->patterns[p];
-        for (int k = 0; k < pat->nnz; k++)
-            r->link_bytes[pat->link[k]] += pat->step_coef * pat->load[k];
-    }
-    return WT_OK;
-}
-
-/* link_bytes by class (r->reps): each class's sum, in the same order, then
- * one write per link. */
-static int class_bytes(sim_result *r, wt_err *e)
-{
-    const sim_reps *s = r->reps;
-    double *sum = malloc((size_t)s->cl.n * sizeof *sum);
-    if (!sum)
-        return wt_oom(e, "link bytes");
-    for (int f = 0; f < s->cl.n; f++) {
-        sum[f] = 0;
-        for (int j = s->cstart[f]; j < s->cstart[f + 1]; j++)
-            sum[f] += r->patterns[s->cpat[j]].step_coef * s->cload[j];
-    }
-    for (int i = 0; i < r->nloaded; i++)
-        r->link_bytes[r->loaded[i]] = sum[s->cl.of[r->loaded[i]]];
-    free(sum);
-    return WT_OK;
-}
-
 int sim_solve_prepare(sim_ctx *c, sim_result *r, wt_err *e)
 {
     if (r->reps || sim_entries(r) < SIM_CLASSES_MIN)
         return WT_OK; /* the link figures list the loaded links when they need them */
-    int rc = r->loaded ? WT_OK : list_loaded(r, c, e);
+    int rc = r->loaded ? WT_OK : sim_list_loaded(r, c->marks, e);
     return rc == WT_OK ? sim_result_reps(r, &c->bw, e) : rc;
 }
 
@@ -223,11 +150,9 @@ int sim_solve_prepare(sim_ctx *c, sim_result *r, wt_err *e)
  * phase's busiest link; WT_EINTERNAL out of memory. */
 static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
 {
-    if (!r->loaded) {
-        int rc = list_loaded(r, c, e);
-        if (rc != WT_OK)
-            return rc;
-    }
+    int rc = r->loaded ? WT_OK : sim_list_loaded(r, c->marks, e);
+    if (rc != WT_OK)
+        return rc;
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
     for (int i = 0; i < r->nphases; i++) {
@@ -235,26 +160,8 @@ static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
         for (int t = 0; t < ph->nterms; t++)
             r->patterns[ph->terms[t].pattern].step_coef += ph->terms[t].coef * ph->count;
     }
-    int rc = r->reps ? class_bytes(r, e) : link_bytes(r);
-    if (rc != WT_OK)
-        return rc;
-    /* The sum over every usable link in slot order, with the loaded ones
-     * alone: another link adds an exact 0, which leaves the sum as it is. */
-    double sum = 0;
-    r->max_link_util = 0;
-    double per_step = 1 / r->step_time_s;
-    for (int i = 0; i < r->nloaded; i++) {
-        size_t l = (size_t)r->loaded[i];
-        double inv = net_bw_inv(&c->bw, l);
-        if (inv <= 0)
-            continue;
-        double u = r->link_bytes[l] * inv * per_step;
-        sum += u;
-        if (u > r->max_link_util)
-            r->max_link_util = u;
-    }
-    r->mean_link_util = c->usable ? sum / c->usable : 0;
-    return sim_busiest_links(r, c, overlap_marks(c, r->npatterns), e);
+    rc = sim_step_links(r, &c->bw, c->usable, e);
+    return rc == WT_OK ? sim_busiest_links(r, c, overlap_marks(c, r->npatterns), e) : rc;
 }
 
 /* Times r's traffic with the context's network model and fills every

@@ -105,6 +105,22 @@ typedef struct sim_reps {
  * neither. WT_EINTERNAL out of memory. */
 int sim_solve_prepare(sim_ctx *c, sim_result *r, wt_err *e);
 
+/* The link entries of r's patterns. */
+size_t sim_entries(const sim_result *r);
+
+/* r->loaded and r->nloaded: the link slots r's patterns load, ascending,
+ * marked in marks[wafer_nlinks] (zero on entry and again on return);
+ * WT_EINTERNAL out of memory. A large mesh's per-link arrays are read and
+ * written at the span the patterns load alone (sim_links.c). */
+int sim_list_loaded(sim_result *r, unsigned char *marks, wt_err *e);
+
+/* Each loaded link's bytes over the step (the patterns' step_coef times
+ * their loads, added in pattern order; by class with r->reps) into
+ * r->link_bytes, and the step's mean (over the usable links, `usable` of
+ * them) and largest link utilisation, bw giving each link's 1 / bandwidth;
+ * WT_EINTERNAL out of memory. */
+int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e);
+
 /* Makes r->reps from r's patterns and loaded links, and the links'
  * bandwidths in bw (the context's); WT_EINTERNAL out of memory. */
 int sim_result_reps(sim_result *r, const net_bw *bw, wt_err *e);

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
 #include "sim_int.h"
 
 /* What every link's sequence shares: the offsets of the phases in a slot. */
@@ -489,18 +490,56 @@ int sim_link_windows_at(const sim_result *r, double window_s, double hot_frac, c
     return windows_of(r, window_s, hot_frac, links, n, 0, peak, hot_s, e);
 }
 
+/* The busiest windows of ranges of r's loaded links, each a copy of its
+ * class's (val[], by class of r->reps), with their count at or above
+ * SIM_HOT and largest value (sums and maxima of counts and values: the
+ * same whatever the split). */
+typedef struct peak_job {
+    sim_result *r;
+    const double *val;
+    int nparts;
+    int hot[PAR_MAX];
+    double max[PAR_MAX];
+} peak_job;
+
+static void peak_part(void *ctx, int part)
+{
+    peak_job *j = ctx;
+    const sim_result *r = j->r;
+    const int *of = r->reps->cl.of;
+    size_t i0, i1;
+    par_range((size_t)r->nloaded, part, j->nparts, &i0, &i1);
+    int hot = 0;
+    double max = 0;
+    for (size_t i = i0; i < i1; i++) {
+        double u = j->val[of[r->loaded[i]]];
+        r->link_peak[r->loaded[i]] = u;
+        hot += u >= SIM_HOT;
+        if (u > max) /* not fmax: a libm call per link */
+            max = u;
+    }
+    j->hot[part] = hot;
+    j->max[part] = max;
+}
+
 /* windows_at for every loaded link of a wafer: the links of a class of
  * r->reps carry the same bytes and are in one of r's classes, so one link
- * of each (its first) stands for all of them, and the rest is a copy. */
-static int reps_windows(const sim_result *r, double window_s, double *peak, wt_err *e)
+ * of each (its first) stands for all of them, and the rest is a copy; with
+ * r's count of hot links and its busiest window. */
+static int reps_windows(sim_result *r, double window_s, wt_err *e)
 {
     const sim_reps *s = r->reps;
     double *v = malloc((size_t)s->cl.n * sizeof *v);
     if (!v)
         return wt_oom(e, "link windows");
     int rc = windows_at(r, r->classes, window_s, 0, s->cl.first + 1, s->cl.n - 1, 0, v + 1, NULL, e);
-    for (int i = 0; i < r->nloaded && rc == WT_OK; i++)
-        peak[r->loaded[i]] = v[s->cl.of[r->loaded[i]]];
+    peak_job j = {.r = r, .val = v, .nparts = par_chunks((size_t)r->nloaded)};
+    if (rc == WT_OK)
+        par_run(j.nparts, peak_part, &j);
+    for (int part = 0; part < j.nparts && rc == WT_OK; part++) {
+        r->hot_links += j.hot[part];
+        r->max_peak_util = j.max[part] > r->max_peak_util ? j.max[part] : r->max_peak_util;
+    }
     free(v);
     return rc;
 }
@@ -519,19 +558,21 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
         return rc;
     }
     r->link_peak = peak;
-    rc = r->reps ? reps_windows(r, window_s, peak, e)
-                 : windows_at(r, r->classes, window_s, 0, r->loaded, r->nloaded, 1, peak, NULL, e);
-    if (rc == WT_OK) {
-        r->window_s = fmin(window_s, r->step_time_s);
-        r->hot_links = 0;
-        r->max_peak_util = 0;
-        for (int i = 0; i < r->nloaded; i++) {
+    r->hot_links = 0;
+    r->max_peak_util = 0;
+    if (r->reps)
+        rc = reps_windows(r, window_s, e);
+    else {
+        rc = windows_at(r, r->classes, window_s, 0, r->loaded, r->nloaded, 1, peak, NULL, e);
+        for (int i = 0; i < r->nloaded && rc == WT_OK; i++) {
             double u = peak[r->loaded[i]];
             r->hot_links += u >= SIM_HOT;
             if (u > r->max_peak_util) /* not fmax: a libm call per link */
                 r->max_peak_util = u;
         }
     }
+    if (rc == WT_OK)
+        r->window_s = fmin(window_s, r->step_time_s);
     return rc;
 }
 

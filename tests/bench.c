@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "flow.h"
+#include "heap.h"
 #include "layout.h"
 #include "net.h"
 #include "search.h"
@@ -235,6 +236,7 @@ static int bench_search_at(const char *layout, const char *model_name, const cha
 
 int main(void)
 {
+    heap_keep_freed(); /* as the program does (tui/main.c) */
     wafer wf;
     wt_err e;
     if (layout_load("layouts/default.yaml", &wf, &e) != WT_OK) {

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "heap.h"
 #include "out.h"
 #include "paths.h"
 #include "search.h"
@@ -385,6 +386,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    heap_keep_freed(); /* the screen, tune and search evaluate again and again */
     char root[4096];
     paths_data_root(root, sizeof root);
     if (argc < 2)

@@ -22,6 +22,7 @@
  * is linear in L, so the stops hold the maximum.
  */
 #include "flow_int.h"
+#include "par.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -74,7 +75,8 @@ struct flow_ctx {
      * sets rem[] and sum[] on the links of its classes. All come from
      * calloc or malloc: pages of links no class loads are never touched. */
     flow_link *ln;         /* what a solve keeps per link, side by side: one cache line */
-    double *util;          /* an interval's utilisation, then a window's busy time */
+    double *util;          /* an interval's utilisation, then a window's busy time; owns
+                              the block slot and on lie in */
     int *slot;             /* index into stats + 1, 0 = none */
     unsigned char *on;     /* listed in touched */
     int *touched;          /* ntouched links */
@@ -156,11 +158,16 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const net_bw *bw, wt_err *e)
     fc->bw = *bw;
     size_t n = nlinks ? nlinks : 1;
     fc->ln = malloc(n * sizeof *fc->ln);
-    fc->util = calloc(n, sizeof *fc->util);
-    fc->slot = calloc(n, sizeof *fc->slot);
-    fc->on = calloc(n, 1);
+    /* util, slot and on in one block: zero, and touched at few links. One
+     * of a wafer's size is larger than what the allocator serves from its
+     * heap (heap.h), so it is mapped afresh: zero without a memset, only
+     * the pages touched faulted in. */
+    char *zero = calloc(n, sizeof *fc->util + sizeof *fc->slot + 1);
+    fc->util = (double *)zero;
+    fc->slot = zero ? (int *)(zero + n * sizeof *fc->util) : NULL;
+    fc->on = zero ? (unsigned char *)(zero + n * (sizeof *fc->util + sizeof *fc->slot)) : NULL;
     fc->touched = malloc(n * sizeof *fc->touched);
-    if (!fc->ln || !fc->util || !fc->slot || !fc->on || !fc->touched) {
+    if (!fc->ln || !zero || !fc->touched) {
         flow_ctx_free(fc);
         return wt_oom(e, "flow context");
     }
@@ -173,9 +180,7 @@ void flow_ctx_free(flow_ctx *fc)
     if (!fc)
         return;
     free(fc->ln);
-    free(fc->util);
-    free(fc->slot);
-    free(fc->on);
+    free(fc->util); /* with slot and on */
     free(fc->touched);
     free_classes(fc);
     free(fc->succ);
@@ -327,11 +332,38 @@ static inline void busy_at(flow_busy *busy, int k, int link, double b)
     }
 }
 
+/* flow_busiest over parts of a list: each part's busiest link, the first
+ * of equals, then the first part's of the busiest parts. */
+typedef struct busiest_job {
+    const int *link;
+    const double *load;
+    int nnz, nparts;
+    const net_bw *bw;
+    flow_busy part[PAR_MAX];
+} busiest_job;
+
+static void busiest_part(void *ctx, int part)
+{
+    busiest_job *j = ctx;
+    size_t k0, k1;
+    par_range((size_t)j->nnz, part, j->nparts, &k0, &k1);
+    const int *link = j->link;
+    const double *load = j->load;
+    net_bw bw = *j->bw; /* a copy: the loop's loads of it stay in registers */
+    flow_busy busy = {0, -1};
+    for (size_t k = k0; k < k1; k++)
+        busy_at(&busy, (int)(k - k0), link[k], load[k] * net_bw_inv(&bw, (size_t)link[k]));
+    j->part[part] = busy;
+}
+
 flow_busy flow_busiest(const int *link, const double *load, int nnz, const net_bw *bw)
 {
-    flow_busy busy = {0, -1};
-    for (int k = 0; k < nnz; k++)
-        busy_at(&busy, k, link[k], load[k] * net_bw_inv(bw, (size_t)link[k]));
+    busiest_job j = {link, load, nnz, par_chunks((size_t)nnz), bw, {{0, -1}}};
+    par_run(j.nparts, busiest_part, &j);
+    flow_busy busy = j.part[0];
+    for (int part = 1; part < j.nparts; part++)
+        if (j.part[part].link >= 0 && (busy.link < 0 || j.part[part].s > busy.s))
+            busy = j.part[part];
     return busy;
 }
 

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "par.h"
+
 /* What a unit's four links give, by the bits of its usable links (0-3)
  * and of those that cross a wafer edge (4-7): their classes, and the sum
  * of their bandwidths in direction order, so a unit costs a lookup. */
@@ -44,6 +46,41 @@ static unsigned crossing_bits(const wafer *wf, int multi, int x, int y)
     return m;
 }
 
+/* The classes of rows [y0, y1) of each part of the mesh (par.h), and what
+ * they add to the figures: counts, a maximum and bits, the same whatever
+ * the split. */
+typedef struct bw_job {
+    const wafer *wf;
+    const unit_kind *kind;
+    unsigned char *cls;
+    int nparts, multi;
+    int usable[PAR_MAX];
+    double most[PAR_MAX];
+    unsigned seen[PAR_MAX];
+} bw_job;
+
+static void bw_rows(void *ctx, int part)
+{
+    bw_job *j = ctx;
+    const wafer *wf = j->wf;
+    size_t y0, y1;
+    par_range((size_t)wf->h, part, j->nparts, &y0, &y1);
+    int n = 0;
+    double most = 0;
+    unsigned seen = 0;
+    for (int y = (int)y0; y < (int)y1; y++)
+        for (int x = 0; x < wf->w; x++) {
+            const unit_kind *k = &j->kind[wafer_usable_mask(wf, x, y) | crossing_bits(wf, j->multi, x, y)];
+            memcpy(j->cls + (size_t)wafer_unit(wf, x, y) * WAFER_NDIR, k->cls, WAFER_NDIR);
+            n += k->usable;
+            most = k->inject > most ? k->inject : most;
+            seen |= k->seen;
+        }
+    j->usable[part] = n;
+    j->most[part] = most;
+    j->seen[part] = seen;
+}
+
 void net_bw_build(net_bw *b, const wafer *wf, unsigned char *cls, double *inv, int *usable, double *link_bw,
                   double *inj_bw)
 {
@@ -53,17 +90,17 @@ void net_bw_build(net_bw *b, const wafer *wf, unsigned char *cls, double *inv, i
     kinds_build(kind, bw);
     for (int k = 0; k < NET_BW_NCLASS; k++)
         inv[k] = bw[k] > 0 ? 1 / bw[k] : 0;
+    bw_job j = {.wf = wf, .kind = kind, .cls = cls, .nparts = par_chunks(wafer_nlinks(wf)),
+                .multi = wf->wafers_x > 1 || wf->wafers_y > 1};
+    par_run(j.nparts, bw_rows, &j);
     double fastest = 0, most = 0;
-    int multi = wf->wafers_x > 1 || wf->wafers_y > 1, n = 0;
+    int n = 0;
     unsigned seen = 0; /* the classes some link has */
-    for (int y = 0; y < wf->h; y++)
-        for (int x = 0; x < wf->w; x++) {
-            const unit_kind *k = &kind[wafer_usable_mask(wf, x, y) | crossing_bits(wf, multi, x, y)];
-            memcpy(cls + (size_t)wafer_unit(wf, x, y) * WAFER_NDIR, k->cls, WAFER_NDIR);
-            n += k->usable;
-            most = k->inject > most ? k->inject : most;
-            seen |= k->seen;
-        }
+    for (int part = 0; part < j.nparts; part++) {
+        n += j.usable[part];
+        most = j.most[part] > most ? j.most[part] : most;
+        seen |= j.seen[part];
+    }
     /* the fastest link there is */
     for (int k = 0; k < NET_BW_NCLASS; k++)
         if ((seen >> k) & 1u && bw[k] > fastest)
