@@ -1033,7 +1033,9 @@ static void check_rows(int w, int h, uint64_t seed)
     for (int back = 0; back <= 1; back++) {
         size_t n = 0;
         for (int u = 0; u < nu; u++) {
-            on[u] = rng_int(4) ? u : -1;
+            /* every other row has the units of the row above on: rows alike */
+            int alike = u >= w && (u / w) % 2 == (int)(seed % 2);
+            on[u] = (alike ? on[u - w] >= 0 : rng_int(4) != 0) ? u : -1;
             int port = wafer_unit(&fx.wf, port_x[u % w], u / w);
             if (on[u] >= 0 && port != u)
                 f[n++] = back ? (route_flow){port, u, 1.0} : (route_flow){u, port, 1.0};

@@ -237,14 +237,47 @@ static int row_diff(rows_job *j, int y, int32_t *de, int32_t *dw, int *hops)
     return any;
 }
 
+/* 1 when rows a and b have the same units on: the same flows, shifted. */
+static int rows_alike(const rows_job *j, int a, int b)
+{
+    const int *ra = j->on + (size_t)a * (size_t)j->w, *rb = j->on + (size_t)b * (size_t)j->w;
+    int differ = 0;
+    for (int x = 0; x < j->w; x++)
+        differ |= (ra[x] < 0) != (rb[x] < 0);
+    return !differ;
+}
+
+/* Row y's entries as those of row prev, alike and listed before it by the
+ * same part: the same counts on the links (y - prev) rows down. */
+static void rows_copy(rows_job *j, int prev, int y)
+{
+    if (!j->out) {
+        j->row_at[y + 1] = j->row_at[prev + 1];
+        return;
+    }
+    size_t from = j->n0 + j->row_at[prev], to = j->n0 + j->row_at[y], n = j->row_at[prev + 1] - j->row_at[prev];
+    int shift = (y - prev) * j->w * WAFER_NDIR;
+    const int *link = j->out->link + from;
+    int *dst = j->out->link + to;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = link[i] + shift;
+    memcpy(j->out->load + to, j->out->load + from, n * sizeof *j->out->load);
+}
+
 static void rows_range(void *ctx, int part)
 {
     rows_job *j = ctx;
     size_t w = (size_t)j->w;
     int32_t *de = j->cells + (size_t)part * 2 * (w + 1), *dw = de + w + 1;
     int y0 = (int)par_first((size_t)j->h, part, j->nparts), y1 = (int)par_first((size_t)j->h, part + 1, j->nparts);
-    int hops = 0;
+    int hops = 0, prev = -1; /* the last row this part swept */
     for (int y = y0; y < y1; y++) {
+        /* a busy wafer's rows are mostly alike: one sweep serves them */
+        if (prev >= 0 && rows_alike(j, prev, y)) {
+            rows_copy(j, prev, y);
+            continue;
+        }
+        prev = y;
         if (!row_diff(j, y, de, dw, &hops)) {
             if (!j->out)
                 j->row_at[y + 1] = 0;
