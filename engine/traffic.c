@@ -67,18 +67,17 @@ static void flows_range(void *ctx, int part)
         size_t grp = (size_t)j->wave + i * (size_t)j->nwaves;
         const int *unit = g->unit + grp * (size_t)g->size;
         const int *nx = j->next + grp * (size_t)g->size;
-        for (int m = 0; m < g->size; m++) {
+        for (int m = 0; !out && m < g->size; m++)
+            nf += nx[m] != m;
+        for (int m = 0; out && m < g->size; m++) {
             if (nx[m] == m)
                 continue;
-            if (out) {
-                out[nf] = (route_flow){unit[m], unit[nx[m]], 1.0};
-                if (j->two_way)
-                    out[nf + 1] = (route_flow){unit[nx[m]], unit[m], 1.0};
-            }
-            nf += 1 + (size_t)j->two_way;
+            out[nf++] = (route_flow){unit[m], unit[nx[m]], 1.0};
+            if (j->two_way)
+                out[nf++] = (route_flow){unit[nx[m]], unit[m], 1.0};
         }
     }
-    j->n[part] = nf;
+    j->n[part] = out ? nf : nf * (1 + (size_t)j->two_way);
 }
 
 /* The flows of one wave of a pass, in nparts parts (par.h): member m of

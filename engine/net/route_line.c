@@ -142,16 +142,18 @@ int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, r
             wt_fail(e, "route: line position %d sends to %d of %d", p, L->to[p], len);
             return WT_EINTERNAL;
         }
-    int64_t *d = calloc(2 * ((size_t)len + 1), sizeof *d);
-    line_entry *ent = malloc(2 * (size_t)len * sizeof *ent);
-    size_t *before = malloc(((size_t)len + 1) * sizeof *before);
-    int *band = malloc(((size_t)L->nlines + 1) * sizeof *band);
+    /* one block: the differences, a line's entries, where each position's
+     * start, and along columns where each band starts */
+    size_t n = (size_t)len + 1, bands = L->column ? (size_t)L->nlines + 1 : 1;
+    _Static_assert(sizeof(line_entry) % sizeof(int64_t) == 0 && sizeof(size_t) <= sizeof(int64_t), "aligned parts");
+    int64_t *d = calloc(2 * n + 4 * n + n + bands, sizeof *d);
+    if (!d)
+        return wt_oom(e, "route lines");
+    int64_t *dfwd = d, *dback = d + n;
+    line_entry *ent = (line_entry *)(d + 2 * n);
+    size_t *before = (size_t *)(d + 6 * n);
+    int *band = (int *)(d + 7 * n);
     int rv = WT_OK;
-    if (!d || !ent || !before || !band) {
-        rv = wt_oom(e, "route lines");
-        goto done;
-    }
-    int64_t *dfwd = d, *dback = d + len + 1;
     for (int p = 0; p < len; p++) {
         int h = line_flow(dfwd, dback, p, L->to[p]);
         if (L->two_way)
@@ -190,9 +192,6 @@ int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, r
     *covered = 1;
 done:
     free(d);
-    free(ent);
-    free(before);
-    free(band);
     return rv;
 }
 
