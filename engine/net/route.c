@@ -248,11 +248,12 @@ typedef struct route_geo {
     size_t pitch;
     double inv_w;
     size_t lo, hi;  /* the cells this walk writes: all, or one part's rows (route_parts) */
+    int ylo, yhi;   /* and those rows, [ylo, yhi) */
 } route_geo;
 
 static route_geo route_geo_of(const route_ctx *rc)
 {
-    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w, 0, SIZE_MAX};
+    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w, 0, SIZE_MAX, 0, INT_MAX};
     return g;
 }
 
@@ -759,6 +760,9 @@ WT_HOT size_t route_clean_mode(const route_ctx *rc, const route_geo *gp, const r
             continue;
         int y0 = route_row_of(&g, src), x0 = src - y0 * w;
         int y1 = route_row_of(&g, dst), x1 = dst - y1 * w;
+        /* a part leaves the flows whose markers all lie in other parts' rows */
+        if ((y0 > y1 ? y0 : y1) + 1 < g.ylo || (y0 < y1 ? y0 : y1) >= g.yhi)
+            continue;
         int32_t k = b > 0; /* an empty flow covers no link */
         if (!balanced) {
             route_dor_add(&g, x0, y0, x1, y1, xfirst, b, k);
@@ -817,9 +821,10 @@ static size_t route_clean(const route_ctx *rc, const route_geo *g, const route_f
  * bytes, split over the cores (route_ctx_parts): part k owns the rows of
  * cells par_first(h + 1, k, parts) onwards, and each stage runs on every
  * part at once:
- *   marks   every part walks all the flows and writes only the markers in
- *           its own rows (route_geo.lo/hi), so no two parts share a cell;
- *   columns each part sums its rows' N and S markers per column: the
+ *   marks   every part walks the flows with a marker in its rows (the
+ *           others are left after two rows are read) and writes only
+ *           those markers (route_geo.lo/hi), so no two parts share a
+ *           cell; then it sums its rows' N and S markers per column: the
  *           running column counts a part starts from are the sums of the
  *           parts above it;
  *   count   each part runs the one pass over its rows, counting the links
@@ -829,7 +834,7 @@ static size_t route_clean(const route_ctx *rc, const route_geo *g, const route_f
  * The list is the one pass's, entry for entry: the same counts, each times
  * the same unit.
  */
-typedef enum route_stage { STAGE_MARKS, STAGE_COLUMNS, STAGE_COUNT, STAGE_WRITE } route_stage;
+typedef enum route_stage { STAGE_MARKS, STAGE_COUNT, STAGE_WRITE } route_stage;
 
 typedef struct route_part {
     size_t done;          /* flows walked: n, or the first bad one */
@@ -887,16 +892,17 @@ static void route_parts_stage(void *ctx, int k)
         route_geo g = route_geo_of(rc);
         g.lo = (size_t)y0 * rc->pitch;
         g.hi = (size_t)y1 * rc->pitch;
+        g.ylo = y0;
+        g.yhi = y1;
         p->t = (route_tally){0, 0.0};
         p->lo = INT_MAX;
         p->hi = -1;
         p->done = route_clean(rc, &g, j->flows, j->n, j->mode, &p->t, &p->lo, &p->hi);
-        return;
     }
     /* the rows some flow touched, of this part's */
     y0 = y0 > p->lo ? y0 : p->lo;
     y1 = y1 < p->hi + 1 ? y1 : p->hi + 1;
-    if (j->stage == STAGE_COLUMNS) {
+    if (j->stage == STAGE_MARKS) {
         memset(col_n, 0, 2 * w * sizeof *col_n);
         for (int y = y0; y < y1; y++) {
             const int32_t *c = rc->cnt + (size_t)y * rc->pitch;
@@ -927,25 +933,32 @@ static void route_parts_stage(void *ctx, int k)
 }
 
 /* Marks the flows on every part at once; returns the flows walked (n, or
- * the first bad one) with the rows they touched in rc, as route_clean. */
+ * the first bad one, which every part stops at) with the rows they touched
+ * in rc, as route_clean. Every flow has a marker in some part's rows, so
+ * the parts' tallies and rows together are the flows'. */
 static size_t route_parts_mark(route_parts_job *j, route_tally *t)
 {
     j->stage = STAGE_MARKS;
     par_run(j->nparts, route_parts_stage, j);
-    j->rc->row_lo = j->part[0].lo;
-    j->rc->row_hi = j->part[0].hi;
+    route_ctx *rc = j->rc;
     *t = j->part[0].t;
+    rc->row_lo = j->part[0].lo;
+    rc->row_hi = j->part[0].hi;
+    for (int k = 1; k < j->nparts; k++) {
+        const route_part *p = &j->part[k];
+        t->max_hops = p->t.max_hops > t->max_hops ? p->t.max_hops : t->max_hops;
+        t->max_lat = p->t.max_lat > t->max_lat ? p->t.max_lat : t->max_lat;
+        rc->row_lo = p->lo < rc->row_lo ? p->lo : rc->row_lo;
+        rc->row_hi = p->hi > rc->row_hi ? p->hi : rc->row_hi;
+    }
     return j->part[0].done;
 }
 
-/* Lists the marked links into j->o->sp and clears the cells (all the
- * parts walked the same flows, so each part's rows are its own). */
+/* Lists the marked links into j->o->sp and clears the cells. */
 static void route_parts_drain(route_parts_job *j)
 {
     route_ctx *rc = j->rc;
     size_t w2 = 2 * (size_t)rc->w;
-    j->stage = STAGE_COLUMNS;
-    par_run(j->nparts, route_parts_stage, j);
     for (size_t x = 0; x < w2; x++) {
         int64_t above = 0;
         for (int k = 0; k < j->nparts; k++) {
