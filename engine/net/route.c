@@ -917,9 +917,9 @@ static void route_parts_stage(void *ctx, int k)
      * the count leaves summed and the write needs afresh */
     int64_t *run = j->col + (size_t)j->nparts * 2 * w + (size_t)k * 2 * w;
     memcpy(run, col_n, 2 * w * sizeof *run);
-    int write = j->stage == STAGE_WRITE;
-    int *link = write ? j->o->sp->link + j->n0 + p->at : NULL;
-    double *load = write ? j->o->sp->load + j->n0 + p->at : NULL;
+    int write = j->stage == STAGE_WRITE, list = write && p->count > 0; /* else maybe no arrays yet */
+    int *link = list ? j->o->sp->link + j->n0 + p->at : NULL;
+    double *load = list ? j->o->sp->load + j->n0 + p->at : NULL;
     size_t count = 0;
     for (int y = y0; y < y1; y++) {
         int32_t *c = rc->cnt + (size_t)y * rc->pitch;

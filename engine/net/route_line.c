@@ -186,7 +186,8 @@ int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, r
     }
     lines_job j = {L, ent, before, band, per_line, out->n, L->column ? nbands * (size_t)len : (size_t)L->nlines,
                    out, route_ctx_parts(rc, total)};
-    par_run(j.nparts, lines_range, &j);
+    if (total > 0) /* else the list may have no arrays yet */
+        par_run(j.nparts, lines_range, &j);
     out->n += total;
     stats_of(st, wf, L->nlines > 0 ? hops : 0);
     *covered = 1;
@@ -255,6 +256,8 @@ static void rows_copy(rows_job *j, int prev, int y)
         return;
     }
     size_t from = j->n0 + j->row_at[prev], to = j->n0 + j->row_at[y], n = j->row_at[prev + 1] - j->row_at[prev];
+    if (n == 0) /* nothing listed: the list may have no arrays yet */
+        return;
     int shift = (y - prev) * j->w * WAFER_NDIR;
     const int *link = j->out->link + from;
     int *dst = j->out->link + to;
