@@ -247,7 +247,7 @@ typedef struct route_geo {
     double *sum;    /* NULL: the call's flows all carry the same bytes */
     size_t pitch;
     double inv_w;
-    size_t lo, hi;  /* the cells this walk writes: all, or one part's rows (route_parts) */
+    size_t lo, hi;  /* the cells this walk writes: all, or one part's rows (route_parts_stage) */
     int ylo, yhi;   /* and those rows, [ylo, yhi) */
 } route_geo;
 

@@ -17,7 +17,13 @@
  *
  * Rows (route_rows_sparse): every flow runs within its row between a unit
  * and the column its row's port is on, so each row is one difference array
- * of w + 1 cells per direction, swept once, and rows come out in order.
+ * of w + 1 cells per direction, swept once, and rows come out in order; a
+ * row with the same units on as the row swept before it has the same
+ * counts, one row down.
+ *
+ * Both write their lists on the cores at once on a wafer (route_ctx_parts),
+ * each part a range of the list at an offset known before it writes, so
+ * the list is the same whatever the split.
  */
 #include "route.h"
 
