@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "flow.h"
+#include "par.h"
 #include "sim_int.h"
 #include "stream.h"
 
@@ -43,25 +44,59 @@ static void build_free(build *b)
             coll_groups_free(&b->groups[k]);
 }
 
-/* The flows of one wave of a pass: member m of every group g of the wave
- * (g % nwaves == wave) sends one byte to next[m] (and back when two-way).
- * out has room for 2 * g->ngroups * g->size flows; returns their number. */
-static size_t pass_flows(const coll_groups *g, const int *next, int pass, int wave, int nwaves, route_flow *out)
+/* The flows of a wave written by ranges of its groups, on the cores at
+ * once on a wafer: a counting walk gives each part's first flow, so the
+ * parts write one array in group order. */
+typedef struct flows_job {
+    const coll_groups *g;
+    const int *next;
+    int two_way, wave, nwaves, nparts;
+    size_t ngroups;          /* of the wave */
+    route_flow *out;         /* NULL in the counting walk */
+    size_t n[PAR_MAX];       /* each part's flows */
+    size_t at[PAR_MAX];      /* and its first */
+} flows_job;
+
+static void flows_range(void *ctx, int part)
 {
-    size_t nf = 0;
-    int two_way = coll_pass_two_way(pass);
-    for (int grp = wave; grp < g->ngroups; grp += nwaves) {
-        const int *unit = g->unit + (size_t)grp * g->size;
-        const int *nx = next + (size_t)grp * g->size;
-        for (int m = 0; m < g->size; m++) {
+    flows_job *j = ctx;
+    const coll_groups *g = j->g;
+    size_t i0 = par_first(j->ngroups, part, j->nparts), i1 = par_first(j->ngroups, part + 1, j->nparts), nf = 0;
+    route_flow *out = j->out ? j->out + j->at[part] : NULL;
+    for (size_t i = i0; i < i1; i++) {
+        size_t grp = (size_t)j->wave + i * (size_t)j->nwaves;
+        const int *unit = g->unit + grp * (size_t)g->size;
+        const int *nx = j->next + grp * (size_t)g->size;
+        for (int m = 0; !out && m < g->size; m++)
+            nf += nx[m] != m;
+        for (int m = 0; out && m < g->size; m++) {
             if (nx[m] == m)
                 continue;
             out[nf++] = (route_flow){unit[m], unit[nx[m]], 1.0};
-            if (two_way)
+            if (j->two_way)
                 out[nf++] = (route_flow){unit[nx[m]], unit[m], 1.0};
         }
     }
-    return nf;
+    j->n[part] = out ? nf : nf * (1 + (size_t)j->two_way);
+}
+
+/* The flows of one wave of a pass, in nparts parts (par.h): member m of
+ * every group g of the wave (g % nwaves == wave) sends one byte to next[m]
+ * (and back when two-way). out has room for 2 * g->ngroups * g->size
+ * flows; returns their number. */
+static size_t pass_flows(const coll_groups *g, const int *next, int pass, int wave, int nwaves, int nparts,
+                         route_flow *out)
+{
+    flows_job j = {g, next, coll_pass_two_way(pass), wave, nwaves, nparts,
+                   (size_t)(g->ngroups - wave + nwaves - 1) / (size_t)nwaves, NULL, {0}, {0}};
+    if (nparts > 1) {
+        par_run(nparts, flows_range, &j);
+        for (int k = 1; k < nparts; k++)
+            j.at[k] = j.at[k - 1] + j.n[k - 1];
+    }
+    j.out = out;
+    par_run(nparts, flows_range, &j);
+    return j.at[nparts - 1] + j.n[nparts - 1];
 }
 
 static int find_pattern(const sim_result *r, int kind, int pass, route_mode mode, int wave, int nwaves)
@@ -205,7 +240,8 @@ static int pattern_get(build *b, int kind, int pass, route_mode mode, int wave, 
     int covered, rc = line_pattern(b, g, kind, pass, mode, wave, nwaves, index, &covered, e);
     if (rc != WT_OK || covered)
         return rc;
-    size_t nf = pass_flows(g, c->next, pass, wave, nwaves, c->flows);
+    size_t members = (size_t)g->ngroups * (size_t)g->size;
+    size_t nf = pass_flows(g, c->next, pass, wave, nwaves, route_ctx_parts(c->rc, members), c->flows);
     return route_pattern(b, nf, kind, pass, mode, wave, nwaves, index, e);
 }
 
@@ -383,7 +419,7 @@ int traffic_flows(const sim_result *r, int p, route_flow **out, size_t *n, wt_er
         coll_groups_free(&g);
         return wt_oom(e, "flows");
     }
-    *n = pass_flows(&g, next, pat->pass, pat->wave, pat->nwaves, flows);
+    *n = pass_flows(&g, next, pat->pass, pat->wave, pat->nwaves, 1, flows);
     *out = flows;
     free(next);
     coll_groups_free(&g);

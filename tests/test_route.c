@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "par.h"
 #include "route.h"
 #include "wafer.h"
 
@@ -218,12 +219,18 @@ static void close_mesh(fixture *fx)
     wafer_free(&fx->wf);
 }
 
+/* The parts every ctx renew_ctx makes splits its calls into
+ * (route_ctx_set_parts): 0, par_parts' choice, is one part on the small
+ * meshes here; test_split_parts runs the tests again with more. */
+static int split_parts;
+
 /* Builds the ctx afresh: once the faults are set, and again when they change. */
 static void renew_ctx(fixture *fx)
 {
     route_ctx_free(fx->rc);
     fx->rc = NULL;
     assert_int_equal(route_ctx_new(&fx->rc, &fx->wf, &fx->e), WT_OK);
+    route_ctx_set_parts(fx->rc, split_parts);
 }
 
 /* Adds to the loads with the ctx as it is. */
@@ -1026,7 +1033,9 @@ static void check_rows(int w, int h, uint64_t seed)
     for (int back = 0; back <= 1; back++) {
         size_t n = 0;
         for (int u = 0; u < nu; u++) {
-            on[u] = rng_int(4) ? u : -1;
+            /* every other row has the units of the row above on: rows alike */
+            int alike = u >= w && (u / w) % 2 == (int)(seed % 2);
+            on[u] = (alike ? on[u - w] >= 0 : rng_int(4) != 0) ? u : -1;
             int port = wafer_unit(&fx.wf, port_x[u % w], u / w);
             if (on[u] >= 0 && port != u)
                 f[n++] = back ? (route_flow){port, u, 1.0} : (route_flow){u, port, 1.0};
@@ -1085,6 +1094,46 @@ static void test_closed_form_multiwafer(void **state)
     close_mesh(&fx);
 }
 
+/* A bad flow after good ones in a split call: the error, the list as it
+ * was, and clean cells for the next call (its list is the loads alone). */
+static void check_split_bad_flow(void)
+{
+    fixture fx;
+    open_mesh(&fx, 7, 9);
+    renew_ctx(&fx);
+    route_flow f[] = {flow(&fx, 0, 0, 6, 8, 2.0), flow(&fx, 6, 8, 0, 0, 2.0), {0, 63, 2.0},
+                      flow(&fx, 3, 2, 3, 7, 2.0)};
+    route_sparse sp = {0};
+    assert_int_equal(route_flows_sparse(fx.rc, f, 4, ROUTE_XY, &sp, &fx.st, &fx.e), WT_EINTERNAL);
+    assert_int_equal(sp.n, 0);
+    assert_int_equal(route_flows_sparse(fx.rc, &f[3], 1, ROUTE_XY, &sp, &fx.st, &fx.e), WT_OK);
+    assert_int_equal(sp.n, 5);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(sp.link[i], (int)slot(&fx, 3, 2 + i, WAFER_S));
+        assert_true(sp.load[i] == 2.0);
+    }
+    free(sp.link);
+    free(sp.load);
+    close_mesh(&fx);
+}
+
+/* Calls split over 2, 5 and 8 parts (more parts than rows on the thin
+ * meshes): the lists, doubles and stats of one walk, checked by the same
+ * tests against the hop-by-hop reference and the dense call (one walk). */
+static void test_split_parts(void **state)
+{
+    for (int parts = 2; parts <= PAR_MAX; parts += 3) {
+        split_parts = parts;
+        test_random_uniform(state);
+        test_uniform_exact(state);
+        test_sparse_append(state);
+        test_lines_closed_form(state);
+        test_rows_closed_form(state);
+        check_split_bad_flow();
+    }
+    split_parts = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1112,6 +1161,7 @@ int main(void)
         cmocka_unit_test(test_lines_closed_form),
         cmocka_unit_test(test_rows_closed_form),
         cmocka_unit_test(test_closed_form_multiwafer),
+        cmocka_unit_test(test_split_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "hot.h"
+#include "par.h"
 
 /*
  * A running sum of the pass: s in bytes, n the segments opened minus
@@ -72,6 +73,7 @@ struct route_ctx {
     route_acc *col;      /* 2 * w running N and S sums of the pass */
     int *wafer_col;      /* w: which wafer column each x lies in */
     int *wafer_row;      /* h: which wafer row each y lies in */
+    /* Only when some unit or link is marked dead: */
     unsigned char *ok;   /* nunits: bit dir set when link (u, dir) is usable */
     /* Only when faulty: */
     int *bad_ew;         /* h rows of w + 1 pairs: unusable E, W links at x' < x */
@@ -83,6 +85,7 @@ struct route_ctx {
     int mixed;           /* this call's flows carry different bytes: sum is kept */
     /* Rows holding markers of this call; lo > hi when none. */
     int row_lo, row_hi;
+    int parts;           /* route_ctx_set_parts: 0 = par_parts */
 };
 
 void route_ctx_free(route_ctx *rc)
@@ -113,6 +116,16 @@ int route_ctx_clean(const route_ctx *rc)
     return !rc->faulty && !rc->multi;
 }
 
+void route_ctx_set_parts(route_ctx *rc, int n)
+{
+    rc->parts = n < 0 ? 0 : n > PAR_MAX ? PAR_MAX : n;
+}
+
+int route_ctx_parts(const route_ctx *rc, size_t work)
+{
+    return rc->parts ? rc->parts : par_parts(work);
+}
+
 /* Prefix counts of unusable links, so that a straight segment is checked by
  * two subtractions whatever its length. */
 static void route_build_prefix(route_ctx *rc)
@@ -136,6 +149,15 @@ static void route_build_prefix(route_ctx *rc)
             p[2 * y + 3] = p[2 * y + 1] + !(m & (1u << WAFER_S));
         }
     }
+}
+
+/* 1 when some of the n flags is set. */
+static int route_any_flag(const unsigned char *flag, size_t n)
+{
+    unsigned char any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= flag[i];
+    return any != 0;
 }
 
 int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
@@ -167,8 +189,7 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
     rc->col = calloc((size_t)rc->w * 2, sizeof *rc->col);
     rc->wafer_col = malloc((size_t)rc->w * sizeof *rc->wafer_col);
     rc->wafer_row = malloc((size_t)rc->h * sizeof *rc->wafer_row);
-    rc->ok = malloc(rc->nunits);
-    if (!rc->cnt || !rc->col || !rc->wafer_col || !rc->wafer_row || !rc->ok) {
+    if (!rc->cnt || !rc->col || !rc->wafer_col || !rc->wafer_row) {
         route_ctx_free(rc);
         return wt_oom(e, "route context");
     }
@@ -176,9 +197,20 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
         rc->wafer_col[x] = x / wf->wafer_w;
     for (int y = 0; y < rc->h; y++)
         rc->wafer_row[y] = y / wf->wafer_h;
+    /* Without a dead flag every link between two units is usable: one
+     * read of the flags instead of a mask per unit. */
+    if (!wf->dead_units && !route_any_flag(wf->link_dead, wafer_nlinks(wf))) {
+        *out = rc;
+        return WT_OK;
+    }
 
     /* A link is unusable between two existing units where the mask lacks
      * a direction whose neighbour exists. */
+    rc->ok = malloc(rc->nunits);
+    if (!rc->ok) {
+        route_ctx_free(rc);
+        return wt_oom(e, "route context");
+    }
     for (int y = 0; y < rc->h; y++) {
         unsigned ns = (y > 0 ? 1u << WAFER_N : 0) | (y + 1 < rc->h ? 1u << WAFER_S : 0);
         for (int x = 0; x < rc->w; x++) {
@@ -215,11 +247,13 @@ typedef struct route_geo {
     double *sum;    /* NULL: the call's flows all carry the same bytes */
     size_t pitch;
     double inv_w;
+    size_t lo, hi;  /* the cells this walk writes: all, or one part's rows (route_parts_stage) */
+    int ylo, yhi;   /* and those rows, [ylo, yhi) */
 } route_geo;
 
 static route_geo route_geo_of(const route_ctx *rc)
 {
-    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w};
+    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w, 0, SIZE_MAX, 0, INT_MAX};
     return g;
 }
 
@@ -241,6 +275,13 @@ WT_HOT void route_seg(const route_geo *g, size_t base, size_t step, size_t dfwd,
         s0 = base + (size_t)(b + 1) * step + dback;
         s1 = base + (size_t)(a + 1) * step + dback;
     } else {
+        return;
+    }
+    if (g->hi != SIZE_MAX) { /* a part writes its own rows' markers alone */
+        if (s0 - g->lo < g->hi - g->lo)
+            g->cnt[s0] += k;
+        if (s1 - g->lo < g->hi - g->lo)
+            g->cnt[s1] -= k;
         return;
     }
     g->cnt[s0] += k;
@@ -379,21 +420,24 @@ typedef struct route_out {
     int oom;          /* the list could not grow: stop listing, keep clearing */
 } route_out;
 
-/* Grows the list by doubling; on failure marks o->oom. */
-static void route_grow(route_out *o)
+int route_sparse_reserve(route_sparse *sp, size_t more)
 {
-    route_sparse *sp = o->sp;
-    size_t cap = sp->cap ? sp->cap * 2 : 256;
-    int *l = realloc(sp->link, cap * sizeof *l);
+    size_t need = sp->n + more;
+    if (need <= sp->cap)
+        return 0;
+    if (need < 2 * sp->cap)
+        need = 2 * sp->cap;
+    if (need < 256)
+        need = 256;
+    int *l = realloc(sp->link, need * sizeof *l);
     if (l)
         sp->link = l;
-    double *d = l ? realloc(sp->load, cap * sizeof *d) : NULL;
-    if (!d) {
-        o->oom = 1;
-        return;
-    }
+    double *d = l ? realloc(sp->load, need * sizeof *d) : NULL;
+    if (!d)
+        return -1;
     sp->load = d;
-    sp->cap = cap;
+    sp->cap = need;
+    return 0;
 }
 
 /* Appends one link to the list, growing it (rarely: callers reserve what
@@ -401,10 +445,9 @@ static void route_grow(route_out *o)
 WT_HOT void route_append(route_out *o, size_t slot, double v)
 {
     route_sparse *sp = o->sp;
-    if (sp->n == sp->cap) {
-        route_grow(o);
-        if (o->oom)
-            return;
+    if (sp->n == sp->cap && route_sparse_reserve(sp, 1) < 0) {
+        o->oom = 1;
+        return;
     }
     sp->link[sp->n] = (int)slot;
     sp->load[sp->n++] = v;
@@ -699,13 +742,13 @@ WT_HOT int route_flow_bad(size_t nunits, int src, int dst, double b)
 /* The whole call on a wafer without faults, where rule 1 always holds;
  * inlined once per mode so that the mode tests leave the loop. Returns the
  * index of the first bad flow, or n. */
-WT_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t n, int xfirst,
-                                  int balanced, route_tally *t)
+WT_HOT size_t route_clean_mode(const route_ctx *rc, const route_geo *gp, const route_flow *flows, size_t n,
+                               int xfirst, int balanced, route_tally *t, int *row_lo, int *row_hi)
 {
-    const route_geo g = route_geo_of(rc);
+    const route_geo g = *gp;
     const int w = rc->w, multi = rc->multi;
     const size_t nunits = rc->nunits;
-    int lo = rc->row_lo, hi = rc->row_hi, max_hops = t->max_hops;
+    int lo = *row_lo, hi = *row_hi, max_hops = t->max_hops;
     route_tally tt = *t;
     size_t i;
     for (i = 0; i < n; i++) {
@@ -717,6 +760,9 @@ WT_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t n,
             continue;
         int y0 = route_row_of(&g, src), x0 = src - y0 * w;
         int y1 = route_row_of(&g, dst), x1 = dst - y1 * w;
+        /* a part leaves the flows whose markers all lie in other parts' rows */
+        if ((y0 > y1 ? y0 : y1) + 1 < g.ylo || (y0 < y1 ? y0 : y1) >= g.yhi)
+            continue;
         int32_t k = b > 0; /* an empty flow covers no link */
         if (!balanced) {
             route_dor_add(&g, x0, y0, x1, y1, xfirst, b, k);
@@ -735,34 +781,210 @@ WT_HOT size_t route_clean_mode(route_ctx *rc, const route_flow *flows, size_t n,
     }
     tt.max_hops = max_hops > tt.max_hops ? max_hops : tt.max_hops;
     *t = tt;
-    rc->row_lo = lo;
-    rc->row_hi = hi;
+    *row_lo = lo;
+    *row_hi = hi;
     return i;
 }
 
-WT_COLD size_t route_clean_xy(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+WT_COLD size_t route_clean_xy(const route_ctx *rc, const route_geo *g, const route_flow *f, size_t n,
+                              route_tally *t, int *lo, int *hi)
 {
-    return route_clean_mode(rc, f, n, 1, 0, t);
+    return route_clean_mode(rc, g, f, n, 1, 0, t, lo, hi);
 }
 
-WT_COLD size_t route_clean_yx(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+WT_COLD size_t route_clean_yx(const route_ctx *rc, const route_geo *g, const route_flow *f, size_t n,
+                              route_tally *t, int *lo, int *hi)
 {
-    return route_clean_mode(rc, f, n, 0, 0, t);
+    return route_clean_mode(rc, g, f, n, 0, 0, t, lo, hi);
 }
 
-WT_COLD size_t route_clean_bal(route_ctx *rc, const route_flow *f, size_t n, route_tally *t)
+WT_COLD size_t route_clean_bal(const route_ctx *rc, const route_geo *g, const route_flow *f, size_t n,
+                               route_tally *t, int *lo, int *hi)
 {
-    return route_clean_mode(rc, f, n, 1, 1, t);
+    return route_clean_mode(rc, g, f, n, 1, 1, t, lo, hi);
 }
 
-static size_t route_clean(route_ctx *rc, const route_flow *flows, size_t n, route_mode mode,
-                          route_tally *t)
+/* The flows' markers on a wafer without faults into the cells g writes;
+ * the rows they touch widen [*lo, *hi]. */
+static size_t route_clean(const route_ctx *rc, const route_geo *g, const route_flow *flows, size_t n,
+                          route_mode mode, route_tally *t, int *lo, int *hi)
 {
     if (mode == ROUTE_XY)
-        return route_clean_xy(rc, flows, n, t);
+        return route_clean_xy(rc, g, flows, n, t, lo, hi);
     if (mode == ROUTE_YX)
-        return route_clean_yx(rc, flows, n, t);
-    return route_clean_bal(rc, flows, n, t);
+        return route_clean_yx(rc, g, flows, n, t, lo, hi);
+    return route_clean_bal(rc, g, flows, n, t, lo, hi);
+}
+
+/*
+ * A large call on a wafer without faults, its flows carrying the same
+ * bytes, split over the cores (route_ctx_parts): part k owns the rows of
+ * cells par_first(h + 1, k, parts) onwards, and each stage runs on every
+ * part at once:
+ *   marks   every part walks the flows with a marker in its rows (the
+ *           others are left after two rows are read) and writes only
+ *           those markers (route_geo.lo/hi), so no two parts share a
+ *           cell; then it sums its rows' N and S markers per column: the
+ *           running column counts a part starts from are the sums of the
+ *           parts above it;
+ *   count   each part runs the one pass over its rows, counting the links
+ *           it would list;
+ *   write   and again, writing them at its offset in the list (the counts
+ *           of the parts above) and clearing its cells.
+ * The list is the one pass's, entry for entry: the same counts, each times
+ * the same unit.
+ */
+typedef enum route_stage { STAGE_MARKS, STAGE_COUNT, STAGE_WRITE } route_stage;
+
+typedef struct route_part {
+    size_t done;          /* flows walked: n, or the first bad one */
+    route_tally t;
+    int lo, hi;           /* rows the flows touched */
+    size_t count, at;     /* links it lists, and its first entry */
+} route_part;
+
+typedef struct route_parts_job {
+    route_ctx *rc;
+    const route_flow *flows;
+    size_t n;
+    route_mode mode;
+    route_out *o;
+    size_t n0;            /* the list's length before the call */
+    int nparts;
+    route_stage stage;
+    int64_t *col;         /* nparts x 2w: N then S column counts of each part */
+    route_part part[PAR_MAX];
+} route_parts_job;
+
+/* One row of the pass from the running counts, as route_count_row; lists
+ * its links from link/load on when link is not NULL; returns how many. */
+static size_t route_part_row(const int32_t *c, size_t slot, size_t w, int64_t *col_n, int64_t *col_s,
+                             double unit, int *link, double *load)
+{
+    int64_t e = 0, wv = 0;
+    size_t k = 0;
+    for (size_t x = 0; x < w; x++, c += WAFER_NDIR, slot += WAFER_NDIR) {
+        e += c[WAFER_E];
+        wv += c[WAFER_W];
+        int64_t v[WAFER_NDIR] = {e, wv, col_n[x] += c[WAFER_N], col_s[x] += c[WAFER_S]};
+        for (int d = 0; d < WAFER_NDIR; d++) {
+            if (!v[d])
+                continue;
+            if (link) {
+                link[k] = (int)slot + d;
+                load[k] = (double)v[d] * unit;
+            }
+            k++;
+        }
+    }
+    return k;
+}
+
+static void route_parts_stage(void *ctx, int k)
+{
+    route_parts_job *j = ctx;
+    route_ctx *rc = j->rc;
+    route_part *p = &j->part[k];
+    size_t w = (size_t)rc->w, rows = (size_t)rc->h + 1;
+    int y0 = (int)par_first(rows, k, j->nparts), y1 = (int)par_first(rows, k + 1, j->nparts);
+    int64_t *col_n = j->col + (size_t)k * 2 * w, *col_s = col_n + w;
+    if (j->stage == STAGE_MARKS) {
+        route_geo g = route_geo_of(rc);
+        g.lo = (size_t)y0 * rc->pitch;
+        g.hi = (size_t)y1 * rc->pitch;
+        g.ylo = y0;
+        g.yhi = y1;
+        p->t = (route_tally){0, 0.0};
+        p->lo = INT_MAX;
+        p->hi = -1;
+        p->done = route_clean(rc, &g, j->flows, j->n, j->mode, &p->t, &p->lo, &p->hi);
+    }
+    /* the rows some flow touched, of this part's */
+    y0 = y0 > p->lo ? y0 : p->lo;
+    y1 = y1 < p->hi + 1 ? y1 : p->hi + 1;
+    if (j->stage == STAGE_MARKS) {
+        memset(col_n, 0, 2 * w * sizeof *col_n);
+        for (int y = y0; y < y1; y++) {
+            const int32_t *c = rc->cnt + (size_t)y * rc->pitch;
+            for (size_t x = 0; x < w; x++) {
+                col_n[x] += c[x * WAFER_NDIR + WAFER_N];
+                col_s[x] += c[x * WAFER_NDIR + WAFER_S];
+            }
+        }
+        return;
+    }
+    /* count, then write: both from the column counts above the part, which
+     * the count leaves summed and the write needs afresh */
+    int64_t *run = j->col + (size_t)j->nparts * 2 * w + (size_t)k * 2 * w;
+    memcpy(run, col_n, 2 * w * sizeof *run);
+    int write = j->stage == STAGE_WRITE, list = write && p->count > 0; /* else maybe no arrays yet */
+    int *link = list ? j->o->sp->link + j->n0 + p->at : NULL;
+    double *load = list ? j->o->sp->load + j->n0 + p->at : NULL;
+    size_t count = 0;
+    for (int y = y0; y < y1; y++) {
+        int32_t *c = rc->cnt + (size_t)y * rc->pitch;
+        if (y < rc->h)
+            count += route_part_row(c, (size_t)y * w * WAFER_NDIR, w, run, run + w, j->o->unit,
+                                    link ? link + count : NULL, load ? load + count : NULL);
+        if (write)
+            memset(c, 0, rc->pitch * sizeof *c);
+    }
+    p->count = count;
+}
+
+/* Marks the flows on every part at once; returns the flows walked (n, or
+ * the first bad one, which every part stops at) with the rows they touched
+ * in rc, as route_clean. Every flow has a marker in some part's rows, so
+ * the parts' tallies and rows together are the flows'. */
+static size_t route_parts_mark(route_parts_job *j, route_tally *t)
+{
+    j->stage = STAGE_MARKS;
+    par_run(j->nparts, route_parts_stage, j);
+    route_ctx *rc = j->rc;
+    *t = j->part[0].t;
+    rc->row_lo = j->part[0].lo;
+    rc->row_hi = j->part[0].hi;
+    for (int k = 1; k < j->nparts; k++) {
+        const route_part *p = &j->part[k];
+        t->max_hops = p->t.max_hops > t->max_hops ? p->t.max_hops : t->max_hops;
+        t->max_lat = p->t.max_lat > t->max_lat ? p->t.max_lat : t->max_lat;
+        rc->row_lo = p->lo < rc->row_lo ? p->lo : rc->row_lo;
+        rc->row_hi = p->hi > rc->row_hi ? p->hi : rc->row_hi;
+    }
+    return j->part[0].done;
+}
+
+/* Lists the marked links into j->o->sp and clears the cells. */
+static void route_parts_drain(route_parts_job *j)
+{
+    route_ctx *rc = j->rc;
+    size_t w2 = 2 * (size_t)rc->w;
+    for (size_t x = 0; x < w2; x++) {
+        int64_t above = 0;
+        for (int k = 0; k < j->nparts; k++) {
+            int64_t *c = &j->col[(size_t)k * w2 + x], own = *c;
+            *c = above;
+            above += own;
+        }
+    }
+    j->stage = STAGE_COUNT;
+    par_run(j->nparts, route_parts_stage, j);
+    size_t total = 0;
+    for (int k = 0; k < j->nparts; k++) {
+        j->part[k].at = total;
+        total += j->part[k].count;
+    }
+    if (route_sparse_reserve(j->o->sp, total) < 0) {
+        route_out none = {NULL, NULL, 0.0, 0};
+        route_drain(rc, &none);
+        j->o->oom = 1;
+        return;
+    }
+    j->stage = STAGE_WRITE;
+    par_run(j->nparts, route_parts_stage, j);
+    j->o->sp->n += total;
+    rc->row_lo = INT_MAX;
+    rc->row_hi = -1;
 }
 
 /* The whole call on a faulty wafer: rules 1 and 2 here, rule 3 queued.
@@ -833,10 +1055,19 @@ static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mo
     int oom = 0, rv = WT_OK;
     size_t done;
     rc->npend = 0;
-    if (rc->faulty)
+    route_parts_job pj = {.rc = rc, .flows = flows, .n = n, .mode = mode, .o = o, .n0 = o->sp ? o->sp->n : 0,
+                          .nparts = !rc->faulty && !rc->mixed && o->sp ? route_ctx_parts(rc, 2 * n) : 1};
+    /* each part's column counts twice over: where it starts, and running */
+    if (pj.nparts > 1 && !(pj.col = malloc(4 * (size_t)pj.nparts * (size_t)rc->w * sizeof *pj.col)))
+        pj.nparts = 1; /* no room to split: one walk */
+    if (rc->faulty) {
         done = route_faulty(rc, flows, n, mode, &t, &st->detoured, &oom);
-    else
-        done = route_clean(rc, flows, n, mode, &t);
+    } else if (pj.nparts > 1) {
+        done = route_parts_mark(&pj, &t);
+    } else {
+        route_geo g = route_geo_of(rc);
+        done = route_clean(rc, &g, flows, n, mode, &t, &rc->row_lo, &rc->row_hi);
+    }
     st->max_hops = t.max_hops;
     st->max_latency = rc->multi ? t.max_lat : (double)t.max_hops * rc->wf->link_lat;
 
@@ -863,11 +1094,16 @@ static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mo
         route_out none = {NULL, NULL, 0.0, 0};
         route_drain(rc, &none);
         memset(st, 0, sizeof *st);
+        free(pj.col);
         return rv;
     }
     if (!rc->mixed)
         o->unit = mode == ROUTE_BALANCED ? 0.5 * bytes : bytes;
-    route_drain(rc, o);
+    if (pj.nparts > 1)
+        route_parts_drain(&pj);
+    else
+        route_drain(rc, o);
+    free(pj.col);
     return WT_OK;
 }
 

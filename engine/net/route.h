@@ -78,6 +78,10 @@ typedef struct route_sparse {
     size_t n, cap;     /* entries used and allocated */
 } route_sparse;
 
+/* Room in sp for more entries (its arrays grown at least twofold, so that
+ * appending one at a time costs O(1) each); -1 out of memory, sp as it was. */
+int route_sparse_reserve(route_sparse *sp, size_t more);
+
 /* Like route_flows, but appends each link this call loads, once, in
  * ascending slot order, to out (growing its arrays; the caller frees
  * out->link and out->load). Cheaper than a dense array on large meshes where
@@ -89,6 +93,14 @@ int route_flows_sparse(route_ctx *rc, const route_flow *flows, size_t n, route_m
  * every flow takes its dimension-order path (the closed forms below). */
 const wafer *route_ctx_wafer(const route_ctx *rc);
 int route_ctx_clean(const route_ctx *rc);
+
+/* A call that lists work link entries or more splits over the cores
+ * (par.h), the list the same to the bit whatever the split:
+ * route_ctx_parts gives the parts, par_parts(work) unless
+ * route_ctx_set_parts forced a number (n > 0, at most PAR_MAX: tests run
+ * the split on small meshes; 0 goes back to par_parts). */
+void route_ctx_set_parts(route_ctx *rc, int n);
+int route_ctx_parts(const route_ctx *rc, size_t work);
 
 /*
  * Closed forms (route_line.c) for the two patterns that load every link of
