@@ -463,8 +463,10 @@ static void class_range(void *ctx, int part)
         if (!j->use[q])
             continue;
         rc = codes_add(j->of, &j->r->patterns[q], p->lo, p->hi, j->code_max, &radix);
-        if (rc == 1 && !(rc = codes_compact(j, p, &radix)) && ++p->compacted)
+        if (rc == 1 && !(rc = codes_compact(j, p, &radix))) {
+            p->compacted = 1;
             rc = codes_add(j->of, &j->r->patterns[q], p->lo, p->hi, j->code_max, &radix);
+        }
     }
     p->failed = rc ? rc : codes_classify(j, p);
 }
@@ -537,8 +539,11 @@ static int classes_make(const sim_result *r, const unsigned char *use, const net
         par_run(j.nparts, class_range, &j);
     for (int part = 0; part < j.nparts && rc >= 0; part++)
         rc = j.part[part].failed < 0 ? -1 : rc | j.part[part].failed;
-    for (int part = 0; part < j.nparts && path; part++)
-        *path = rc == 1 ? 2 : *path | (j.part[part].compacted > 0);
+    int compacted = 0;
+    for (int part = 0; part < j.nparts; part++)
+        compacted |= j.part[part].compacted;
+    if (path)
+        *path = rc == 1 ? 2 : compacted;
     if (rc == 1)
         rc = classes_by_chains(r, use, bw, c, g, id);
     else if (!rc && !(rc = classes_join(&j, g, id, c)))

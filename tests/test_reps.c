@@ -7,6 +7,7 @@
  * 8x8 mesh is made to here. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,10 +151,73 @@ static void test_classes_time_as_links(void **state)
     wafer_free(&wf);
 }
 
+/* Two classings of r's links by every pattern, the same to the bit: the
+ * classes, their numbers, first links, bandwidths, chains and each
+ * pattern's list. */
+static void same_reps(const sim_result *r, const sim_reps *a, const sim_reps *b)
+{
+    assert_int_equal(a->cl.n, b->cl.n);
+    for (int i = 0; i < r->nloaded; i++)
+        assert_int_equal(a->cl.of[r->loaded[i]], b->cl.of[r->loaded[i]]);
+    for (int f = 0; f < a->cl.n; f++) {
+        assert_int_equal(a->cl.first[f], b->cl.first[f]);
+        assert_true(a->cl.inv[f] == b->cl.inv[f]);
+        assert_int_equal(a->cstart[f + 1], b->cstart[f + 1]);
+    }
+    for (int k = 0; k < a->cstart[a->cl.n]; k++)
+        assert_true(a->cpat[k] == b->cpat[k] && a->cload[k] == b->cload[k]);
+    for (int p = 0; p <= r->npatterns; p++)
+        assert_int_equal(a->pstart[p], b->pstart[p]);
+    for (int k = 0; k < a->pstart[r->npatterns]; k++)
+        assert_true(a->plink[k] == b->plink[k] && a->pload[k] == b->pload[k]);
+}
+
+/* The classes' codes (sim_classes.c) held below smaller bounds: a range
+ * whose codes would pass the bound numbers them again and goes on, or,
+ * when even that does not fit, the links are classed by their chains;
+ * both give exactly the classes the codes give (INT_MAX), and each path
+ * is taken by some case. */
+static void test_classes_past_their_codes(void **state)
+{
+    (void)state;
+    wafer wf;
+    small_wafer(&wf);
+    wt_err e;
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, &e), WT_OK);
+    static const int bounds[] = {1, 7, 60, 1000, 100000};
+    int taken[3] = {0};
+    for (size_t i = 0; i < NSMALL_CASES; i++)
+        for (size_t o = 0; o < sizeof overlaps / sizeof overlaps[0]; o++) {
+            const char *opt = overlaps[o][0] ? overlaps[o][0] : small_cases[i][1];
+            const char *val = overlaps[o][0] ? overlaps[o][1] : small_cases[i][2];
+            sim_result r;
+            eval_with(c, &r, small_cases[i][0], opt, val);
+            int path = -1;
+            assert_int_equal(sim_result_reps_max(&r, &c->bw, INT_MAX, &path, &e), WT_OK);
+            assert_int_equal(path, 0); /* a small mesh's codes fit */
+            sim_reps *codes = r.reps;
+            r.reps = NULL;
+            for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
+                assert_int_equal(sim_result_reps_max(&r, &c->bw, bounds[b], &path, &e), WT_OK);
+                check_partition(&r);
+                same_reps(&r, codes, r.reps);
+                taken[path]++;
+            }
+            sim_result_reps_free(&r);
+            r.reps = codes;
+            sim_free(&r);
+        }
+    assert_true(taken[1] > 0 && taken[2] > 0);
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes_time_as_links),
+        cmocka_unit_test(test_classes_past_their_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
