@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,52 +104,69 @@ static void same_classes(const sim_result *r, const sim_link_classes *a, const s
  * beside the backward). */
 static const char *const overlaps[][2] = {{NULL, NULL}, {"mem", "zero"}, {"chunk", "4KB"}};
 
-static void test_classes_time_as_links(void **state)
+/* fn(c, r, name, arg) for every small case with each of the overlaps'
+ * options, r evaluated (and freed after) in a context c on the small
+ * wafer with the windows of window_s (0: none), name the case's. */
+static void each_case(double window_s, void (*fn)(sim_ctx *c, sim_result *r, const char *name, void *arg), void *arg)
 {
-    (void)state;
     wafer wf;
     small_wafer(&wf);
     wt_err e;
     sim_ctx *c;
     assert_int_equal(sim_ctx_new(&c, &wf, &e), WT_OK);
-    sim_ctx_set_window(c, SIM_WINDOW_S); /* the windows too, as a session's */
-    int overlapped = 0;
+    sim_ctx_set_window(c, window_s);
     for (size_t i = 0; i < NSMALL_CASES; i++)
         for (size_t o = 0; o < sizeof overlaps / sizeof overlaps[0]; o++) {
             const char *opt = overlaps[o][0] ? overlaps[o][0] : small_cases[i][1];
             const char *val = overlaps[o][0] ? overlaps[o][1] : small_cases[i][2];
+            char name[128];
+            snprintf(name, sizeof name, "%s %s=%s", small_cases[i][0], opt ? opt : "-", val ? val : "-");
             sim_result r;
             eval_with(c, &r, small_cases[i][0], opt, val);
-            assert_null(r.reps); /* below SIM_CLASSES_MIN */
-            timed links = timed_of(&r);
-            double *peak = malloc((size_t)r.nloaded * sizeof *peak);
-            assert_non_null(peak);
-            for (int k = 0; k < r.nloaded; k++)
-                peak[k] = r.link_peak[r.loaded[k]];
-            sim_link_classes by_links, by_reps;
-            assert_int_equal(sim_link_classes_new(&r, &by_links, &e), WT_OK);
-            assert_int_equal(sim_result_reps(&r, &c->bw, &e), WT_OK);
-            check_partition(&r);
-            for (int p = 0; p < r.npatterns; p++) /* as a wafer's: the solves find them over the classes */
-                r.patterns[p].free_rate = 0;
-            assert_int_equal(sim_retime(c, &r, 1, &e), WT_OK);
-            timed classes = timed_of(&r);
-            if (memcmp(&links, &classes, sizeof links))
-                fail_msg("%s %s=%s: the timing over classes differs (step %.17g vs %.17g)", small_cases[i][0],
-                         opt ? opt : "-", val ? val : "-", classes.step, links.step);
-            for (int k = 0; k < r.nloaded; k++)
-                assert_true(peak[k] == r.link_peak[r.loaded[k]]);
-            free(peak);
-            assert_int_equal(sim_link_classes_new(&r, &by_reps, &e), WT_OK);
-            same_classes(&r, &by_links, &by_reps);
-            overlapped += r.reps->cl.n < r.nloaded; /* classes join links */
-            sim_link_classes_free(&by_links);
-            sim_link_classes_free(&by_reps);
+            fn(c, &r, name, arg);
             sim_free(&r);
         }
-    assert_true(overlapped > 0);
     sim_ctx_free(c);
     wafer_free(&wf);
+}
+
+/* One case of test_classes_time_as_links; *overlapped counts the cases
+ * whose classes join links. */
+static void time_as_links(sim_ctx *c, sim_result *r, const char *name, void *overlapped)
+{
+    wt_err e;
+    assert_null(r->reps); /* below SIM_CLASSES_MIN */
+    timed links = timed_of(r);
+    double *peak = malloc((size_t)r->nloaded * sizeof *peak);
+    assert_non_null(peak);
+    for (int k = 0; k < r->nloaded; k++)
+        peak[k] = r->link_peak[r->loaded[k]];
+    sim_link_classes by_links, by_reps;
+    assert_int_equal(sim_link_classes_new(r, &by_links, &e), WT_OK);
+    assert_int_equal(sim_result_reps(r, &c->bw, &e), WT_OK);
+    check_partition(r);
+    for (int p = 0; p < r->npatterns; p++) /* as a wafer's: the solves find them over the classes */
+        r->patterns[p].free_rate = 0;
+    assert_int_equal(sim_retime(c, r, 1, &e), WT_OK);
+    timed classes = timed_of(r);
+    if (memcmp(&links, &classes, sizeof links))
+        fail_msg("%s: the timing over classes differs (step %.17g vs %.17g)", name, classes.step, links.step);
+    for (int k = 0; k < r->nloaded; k++)
+        assert_true(peak[k] == r->link_peak[r->loaded[k]]);
+    free(peak);
+    assert_int_equal(sim_link_classes_new(r, &by_reps, &e), WT_OK);
+    same_classes(r, &by_links, &by_reps);
+    *(int *)overlapped += r->reps->cl.n < r->nloaded; /* classes join links */
+    sim_link_classes_free(&by_links);
+    sim_link_classes_free(&by_reps);
+}
+
+static void test_classes_time_as_links(void **state)
+{
+    (void)state;
+    int overlapped = 0;
+    each_case(SIM_WINDOW_S, time_as_links, &overlapped); /* the windows too, as a session's */
+    assert_true(overlapped > 0);
 }
 
 /* Two classings of r's links by every pattern, the same to the bit: the
@@ -172,6 +190,28 @@ static void same_reps(const sim_result *r, const sim_reps *a, const sim_reps *b)
         assert_true(a->plink[k] == b->plink[k] && a->pload[k] == b->pload[k]);
 }
 
+/* One case of test_classes_past_their_codes; taken[path] counts the
+ * classings by each path. */
+static void past_codes(sim_ctx *c, sim_result *r, const char *name, void *taken)
+{
+    static const int bounds[] = {1, 7, 60, 1000, 100000};
+    wt_err e;
+    int path = -1;
+    assert_int_equal(sim_result_reps_max(r, &c->bw, INT_MAX, &path, &e), WT_OK);
+    if (path != 0) /* a small mesh's codes fit */
+        fail_msg("%s: classed by path %d", name, path);
+    sim_reps *codes = r->reps;
+    r->reps = NULL;
+    for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
+        assert_int_equal(sim_result_reps_max(r, &c->bw, bounds[b], &path, &e), WT_OK);
+        check_partition(r);
+        same_reps(r, codes, r->reps);
+        ((int *)taken)[path]++;
+    }
+    sim_result_reps_free(r);
+    r->reps = codes;
+}
+
 /* The classes' codes (sim_classes.c) held below smaller bounds: a range
  * whose codes would pass the bound numbers them again and goes on, or,
  * when even that does not fit, the links are classed by their chains;
@@ -180,37 +220,9 @@ static void same_reps(const sim_result *r, const sim_reps *a, const sim_reps *b)
 static void test_classes_past_their_codes(void **state)
 {
     (void)state;
-    wafer wf;
-    small_wafer(&wf);
-    wt_err e;
-    sim_ctx *c;
-    assert_int_equal(sim_ctx_new(&c, &wf, &e), WT_OK);
-    static const int bounds[] = {1, 7, 60, 1000, 100000};
     int taken[3] = {0};
-    for (size_t i = 0; i < NSMALL_CASES; i++)
-        for (size_t o = 0; o < sizeof overlaps / sizeof overlaps[0]; o++) {
-            const char *opt = overlaps[o][0] ? overlaps[o][0] : small_cases[i][1];
-            const char *val = overlaps[o][0] ? overlaps[o][1] : small_cases[i][2];
-            sim_result r;
-            eval_with(c, &r, small_cases[i][0], opt, val);
-            int path = -1;
-            assert_int_equal(sim_result_reps_max(&r, &c->bw, INT_MAX, &path, &e), WT_OK);
-            assert_int_equal(path, 0); /* a small mesh's codes fit */
-            sim_reps *codes = r.reps;
-            r.reps = NULL;
-            for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
-                assert_int_equal(sim_result_reps_max(&r, &c->bw, bounds[b], &path, &e), WT_OK);
-                check_partition(&r);
-                same_reps(&r, codes, r.reps);
-                taken[path]++;
-            }
-            sim_result_reps_free(&r);
-            r.reps = codes;
-            sim_free(&r);
-        }
+    each_case(0, past_codes, taken);
     assert_true(taken[1] > 0 && taken[2] > 0);
-    sim_ctx_free(c);
-    wafer_free(&wf);
 }
 
 int main(void)
