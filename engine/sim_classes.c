@@ -242,10 +242,10 @@ static int classes_by_chains(const sim_result *r, const unsigned char *use, cons
  * run of entries with one load (a collective's passes carry the same
  * bytes on most links) costs an add each. The links are then numbered by
  * (code, bandwidth), one lookup per link. The codes live in `of` itself,
- * no other array per link (every page of one is a fault), so they stay at
- * most code_max (INT_MAX): a pattern that would pass it first numbers the
- * codes met so far 1.. (codes_compact), and a range still too varied
- * for that is classed by chains instead. */
+ * no other array per link (every page of one is a fault), so they are ints
+ * of at most code_max (INT_MAX): a pattern that would pass it first has
+ * the codes met so far numbered 1.. (codes_compact); when a range is too
+ * varied even for that, every link is classed by chains instead. */
 
 /* Keys (a load's bits, a code) numbered 1.. as they are entered: open
  * addressing at most an eighth full, so nearly every key sits in its first
@@ -285,10 +285,11 @@ WT_COLD int code_enter(code_map *m, uint64_t key)
             return -1;
         for (size_t k = 0; k <= mask; k++) {
             size_t at = code_slot_of(&grown, m->slot[k].key);
-            while (m->slot[k].id && grown.slot[at].id)
+            if (!m->slot[k].id)
+                continue;
+            while (grown.slot[at].id)
                 at = (at + 1) & (2 * mask + 1);
-            if (m->slot[k].id)
-                grown.slot[at] = m->slot[k];
+            grown.slot[at] = m->slot[k];
         }
         grown.n = m->n;
         free(m->slot);
@@ -370,7 +371,8 @@ static int codes_add(int *restrict code, const sim_pattern *pat, int lo, int hi,
     }
     for (int u = k0; u < k && rc; u++) /* the digits added before the code that would not fit */
         code[link[u]] %= radix_in;
-    *radix *= ids.n + 1;
+    if (!rc)
+        *radix *= ids.n + 1;
     free(ids.slot);
     return rc;
 }
@@ -380,16 +382,14 @@ static int codes_add(int *restrict code, const sim_pattern *pat, int lo, int hi,
 static int codes_compact(const class_job *j, const class_part *part, int64_t *radix)
 {
     code_map m;
-    if (code_map_init(&m, 10))
-        return -1;
-    for (int i = part->i0; i < part->i1; i++) {
+    int rc = code_map_init(&m, 10);
+    for (int i = part->i0; i < part->i1 && !rc; i++) {
         int *code = &j->of[j->r->loaded[i]];
-        if (*code && (*code = code_get_nonzero(&m, (uint64_t)*code)) < 0)
-            break;
+        rc = *code && (*code = code_get_nonzero(&m, (uint64_t)*code)) < 0; /* a code is never 0 here */
     }
     *radix = m.n + 1;
     free(m.slot);
-    return *radix > 0 ? 0 : -1;
+    return rc ? -1 : 0;
 }
 
 /* A new class of part, whose first link is l; -1 out of memory. */
@@ -442,13 +442,15 @@ static int codes_classify(const class_job *j, class_part *part)
     return rc || inv_id < 0 ? -1 : 0;
 }
 
+/* part's loaded links and link slots, as par_first splits them (one part
+ * takes every slot, an empty one none). */
 static void part_range(const class_job *j, int part, class_part *p)
 {
     p->i0 = (int)par_first((size_t)j->r->nloaded, part, j->nparts);
     p->i1 = (int)par_first((size_t)j->r->nloaded, part + 1, j->nparts);
-    int whole = j->nparts == 1 || p->i0 == p->i1;
-    p->lo = whole ? 0 : j->r->loaded[p->i0];
-    p->hi = whole ? INT_MAX : j->r->loaded[p->i1 - 1] + 1;
+    int whole = j->nparts == 1, empty = p->i0 == p->i1;
+    p->lo = whole || empty ? 0 : j->r->loaded[p->i0];
+    p->hi = whole ? INT_MAX : empty ? 0 : j->r->loaded[p->i1 - 1] + 1;
 }
 
 /* Codes, then classes, for one range (par_run). */
