@@ -4,7 +4,10 @@
  * step timed over those lists, and the result's classes joined from them,
  * are to the bit what the timing over every link and the classes made from
  * the links give, and so are the windows. A wafer takes this path on its own (SIM_CLASSES_MIN); an
- * 8x8 mesh is made to here. */
+ * 8x8 mesh is made to here. The classes come from their links' codes
+ * (engine/sim_classes.c): held below smaller bounds, the other two paths
+ * (codes numbered again, chains) give the same classes, on the small
+ * cases and on wse3. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -16,6 +19,7 @@
 #include <cmocka.h>
 
 #include "eval_small.h"
+#include "layout.h"
 #include "sim_int.h"
 
 /* The bytes pattern p puts on link l (0 when it loads none there). */
@@ -225,11 +229,48 @@ static void test_classes_past_their_codes(void **state)
     assert_true(taken[1] > 0 && taken[2] > 0);
 }
 
+/* wse3's own strategy, every link loaded: its classes by codes, made in
+ * ranges on the cores at once and joined, are exactly those of one walk of
+ * the chains over all its links (codes held at 1). */
+static void test_wafer_codes_as_chains(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    assert_int_equal(layout_load("layouts/wse3.yaml", &wf, &e), WT_OK);
+    model m;
+    model_preset("gpt3-6.7b", &m);
+    m.microbatch = wf.strategy_microbatch;
+    strategy s;
+    strategy_defaults(&s);
+    assert_int_equal(strategy_spec(wf.strategy, &s, &e), WT_OK);
+    sim_ctx *c;
+    sim_result r;
+    assert_int_equal(sim_ctx_new(&c, &wf, &e), WT_OK);
+    assert_int_equal(sim_eval_ctx(c, &r, &m, &s, &e), WT_OK);
+    assert_non_null(r.reps); /* a wafer's */
+    int path = -1;
+    assert_int_equal(sim_result_reps_max(&r, &c->bw, INT_MAX, &path, &e), WT_OK);
+    assert_int_equal(path, 0);
+    assert_int_equal(r.reps->cl.n, 825); /* 824 classes of 3,589,200 loaded links, and 0 */
+    sim_reps *codes = r.reps;
+    r.reps = NULL;
+    assert_int_equal(sim_result_reps_max(&r, &c->bw, 1, &path, &e), WT_OK);
+    assert_int_equal(path, 2);
+    same_reps(&r, codes, r.reps);
+    sim_result_reps_free(&r);
+    r.reps = codes;
+    sim_free(&r);
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes_time_as_links),
         cmocka_unit_test(test_classes_past_their_codes),
+        cmocka_unit_test(test_wafer_codes_as_chains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
