@@ -124,6 +124,11 @@ int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e);
 /* Makes r->reps from r's patterns and loaded links, and the links'
  * bandwidths in bw (the context's); WT_EINTERNAL out of memory. */
 int sim_result_reps(sim_result *r, const net_bw *bw, wt_err *e);
+/* sim_result_reps with the classes' codes at most code_max (INT_MAX
+ * there; sim_classes.c): smaller, the paths of a wafer whose links vary
+ * more. *path (unless NULL): 0 every range classed by codes, 1 some
+ * range's codes numbered again on the way, 2 the links classed by chains. */
+int sim_result_reps_max(sim_result *r, const net_bw *bw, int code_max, int *path, wt_err *e);
 /* Frees r->reps (NULL after). */
 void sim_result_reps_free(sim_result *r);
 
