@@ -259,7 +259,10 @@ static int hier_next(const coll_groups *g, int outer, const wafer *wf, int sub_w
         }
         for (int s = 0; s < nsub; s++)
             slot[first[s]] = -1;
-        if (nsub < 2 || n % nsub || (q > 0 && n / nsub != q))
+        /* q 1 (every member a subgroup of its own) is as trivial as one
+         * subgroup: the answer is -1 whatever the other groups hold, so
+         * they are not walked (a wafer's DP groups of 4 are 200,000) */
+        if (nsub < 2 || nsub == n || n % nsub || (q > 0 && n / nsub != q))
             goto out;
         q = n / nsub;
         /* bucket s holds seq[s q .. s q + q - 1], in ring order */

@@ -477,6 +477,7 @@ typedef struct level2_state {
     int nvar;
     const place_kind *pl;
     const coll_algo *co;
+    const int *ring;        /* per variant: the variant of its placement with the ring, or -1 */
     int *sig;               /* per signature x variant: a profile index or SIG_* */
     search_routed *prof;    /* the profiles */
     size_t nprof, cap_prof;
@@ -501,23 +502,50 @@ static int geo_of(const level2_state *s, const order *o)
     return s->core_sig[o->core] * PLACE_NKINDS + (int)s->pl[o->variant];
 }
 
-/* o's bound with what is known of its signature (its geometry, and its
- * routed profile when it has one), never below its own. */
-static double refine(level2_state *s, const order *o)
+/* o's spec (sim_spec) into s->spec, the calling thread's scratch: WT_OK,
+ * or the code of its refusal. */
+static int spec_of(level2_state *s, const order *o)
 {
-    int sg = sig_of(s, o);
     const search_core *c = &s->cores[o->core];
     strategy st;
     model m;
     search_core_strategy(c, s->pl[o->variant], s->co[o->variant], &st);
     search_core_model(c, s->st->m, &m);
-    if (sim_spec(s->spec, s->st->wf, &m, &st, NULL) != WT_OK)
+    return sim_spec(s->spec, s->st->wf, &m, &st, NULL);
+}
+
+/* The group kinds o's phases run collectives on (bit coll kind), the
+ * ones its placement's geometry is built for; every kind when its spec is
+ * refused (the evaluation says why). */
+static unsigned op_kinds(level2_state *s, const order *o)
+{
+    if (spec_of(s, o) != WT_OK)
+        return ~0u;
+    unsigned kinds = 0;
+    for (int i = 0; i < s->spec->nphases; i++)
+        for (int j = 0; j < s->spec->phases[i].nops; j++)
+            kinds |= 1u << s->spec->phases[i].ops[j].kind;
+    return kinds;
+}
+
+/* o's bound with what is known of its signature (its geometry, and its
+ * routed profile when it has one), never below its own. *twin is set when
+ * o's collective acts on nothing (search_geom_acts) and its ring twin is
+ * in the space: then it is that twin to the bit, and never evaluated. */
+static double refine(level2_state *s, const order *o, int *twin)
+{
+    *twin = 0;
+    int sg = sig_of(s, o);
+    if (spec_of(s, o) != WT_OK)
         return o->bound;
+    const search_geom *g = &s->geom[s->geo[geo_of(s, o)]];
+    coll_algo a = s->co[o->variant];
+    *twin = s->ring[o->variant] >= 0 && !search_geom_acts(g, a, s->spec);
     double routed[SIM_MAX_PHASES] = {0};
     if (s->sig[sg] >= 0)
         search_routed_bounds(&s->prof[s->sig[sg]], s->spec, routed);
-    search_geom_bounds(&s->geom[s->geo[geo_of(s, o)]], s->co[o->variant], s->spec, routed);
-    return fmax(o->bound, sim_bound_routed(s->spec, s->link_bw, routed, s->co[o->variant]));
+    search_geom_bounds(g, a, s->spec, routed);
+    return fmax(o->bound, sim_bound_routed(s->spec, s->link_bw, routed, a));
 }
 
 /* Candidates looked at ahead of the one taken for placements to build
@@ -530,6 +558,7 @@ static double refine(level2_state *s, const order *o)
 typedef struct geom_batch {
     level2_state *s;
     const order *at;
+    const unsigned *kinds;
     search_geom *out;
     int *rc;
     wt_err *err;
@@ -549,7 +578,7 @@ static void geom_one(void *arg, size_t i, int thread)
     memset(&b->out[i], 0, sizeof b->out[i]);
     /* the strategy as the evaluation resolves it: a refused one has no cuts */
     b->rc[i] = strategy_resolve(&st, &m, b->s->st->wf, NULL) == WT_OK
-                   ? search_geom_build(&b->s->cuts[thread], &st, b->s->algos, &b->out[i], &b->err[i])
+                   ? search_geom_build(&b->s->cuts[thread], &st, b->s->algos, b->kinds[i], &b->out[i], &b->err[i])
                    : WT_OK;
 }
 
@@ -592,10 +621,13 @@ static int take_geometry(level2_state *s, queue *q, const order *o, const kept *
         s->cap_geom = cap;
     }
     int brc[64];
+    unsigned kinds[64];
+    for (int i = 0; i < n; i++)
+        kinds[i] = op_kinds(s, &want[i]);
     wt_err *err = malloc((size_t)n * sizeof *err); /* 2 KB each: not on the stack */
     if (!err)
         return wt_oom(e, "search geometries");
-    geom_batch b = {s, want, s->geom + s->ngeom, brc, err};
+    geom_batch b = {s, want, kinds, s->geom + s->ngeom, brc, err};
     par_for(jobs, (size_t)n, geom_one, &b);
     for (int i = 0; i < n; i++) {
         if (brc[i] != WT_OK && rc == WT_OK) {
@@ -689,9 +721,10 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
                     level2_progress(o, bins, fresh, kth);
                 int known = SEEN_GEOM | (s->sig[sg] >= 0 ? SEEN_PROFILE : 0);
                 if (known & ~c.seen) {
-                    c.bound = refine(s, &c);
+                    int twin;
+                    c.bound = refine(s, &c, &twin);
                     c.seen |= known;
-                    if (c.bound <= kth && queue_push(&q, c)) {
+                    if (!twin && c.bound <= kth && queue_push(&q, c)) {
                         rc = wt_oom(e, "search queue");
                         goto out;
                     }
@@ -841,7 +874,14 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     unsigned algos = 0;
     for (int v = 0; v < nvar; v++)
         algos |= 1u << co[v];
-    level2_state l2 = {st, cores, core_sig, nvar, pl, co, NULL, NULL, 0, 0, algos, NULL, NULL, 0, 0,
+    int ring[SEARCH_MAX_VARIANTS];
+    for (int v = 0; v < nvar; v++) {
+        ring[v] = -1;
+        for (int w = 0; w < nvar; w++)
+            if (pl[w] == pl[v] && co[w] == COLL_RING)
+                ring[v] = w;
+    }
+    level2_state l2 = {st, cores, core_sig, nvar, pl, co, ring, NULL, NULL, 0, 0, algos, NULL, NULL, 0, 0,
                        calloc((size_t)st->jobs, sizeof(search_cuts)), malloc(GEOM_AHEAD * sizeof(order)),
                        calloc(1, sizeof(sim_result)), sim_ctx_link_bw(st->ctx[0])};
     size_t nsv = nsig * (size_t)nvar, ngk = nsig * PLACE_NKINDS;

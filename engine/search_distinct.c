@@ -44,8 +44,7 @@ static int chunk_applies(const sim_result *r)
     return 0;
 }
 
-/* Whether pass is one of algorithm a's own, which the ring never uses. */
-static int own_pass(coll_algo a, int pass)
+int search_own_pass(coll_algo a, int pass)
 {
     switch (a) {
     case COLL_BIDIR: return pass == PASS_BIDIR;
@@ -80,7 +79,7 @@ static int collective_applies(const sim_result *r)
     for (int i = 0; i < r->nphases; i++)
         for (int t = 0; t < r->phases[i].nterms; t++) {
             const sim_pattern *p = &r->patterns[r->phases[i].terms[t].pattern];
-            if (own_pass(a, p->pass) && !(a == COLL_HIER && spans_wafers(r, p->kind)))
+            if (search_own_pass(a, p->pass) && !(a == COLL_HIER && spans_wafers(r, p->kind)))
                 return 1;
         }
     return 0;

@@ -163,9 +163,9 @@ static void pass_cut(search_cuts *c, const coll_groups *g, int p, double *cut)
  * with algorithm a and hierarchical split `inner`, from the pass cuts
  * (cut[pass] < 0 not known yet, filled on first use); -1 when a pass of
  * a's expansion does not exist (an uneven hierarchical split), -2 out of
- * memory. */
+ * memory. *own is set when a pass of the expansion is one of a's own. */
 static double op_cut(search_cuts *c, const coll_groups *g, const strategy *s, coll_algo a, int inner, int op,
-                     double *cut)
+                     double *cut, int *own)
 {
     coll_term ct[COLL_MAX_TERMS];
     int n = 1;
@@ -186,6 +186,8 @@ static double op_cut(search_cuts *c, const coll_groups *g, const strategy *s, co
         }
         sum += ct[i].coef * cut[p];
     }
+    for (int i = 0; i < n; i++)
+        *own |= search_own_pass(a, ct[i].pass);
     return sum;
 }
 
@@ -224,19 +226,23 @@ static int kind_cuts(search_cuts *c, const plan *pl, const strategy *s, int kind
         /* pipeline groups only shift; the others only run collectives */
         int first = kind == CG_PP ? -1 : OP_ALLREDUCE, last = kind == CG_PP ? -1 : OP_REDUCESCATTER;
         for (int op = first; op <= last && rc == WT_OK; op++) {
-            double v = op_cut(c, &g, s, a, inner, op, cut);
-            if (v == -1) /* traffic.c falls back to a ring */
-                v = op_cut(c, &g, s, COLL_RING, 0, op, cut);
+            int own = 0;
+            double v = op_cut(c, &g, s, a, inner, op, cut, &own);
+            if (v == -1) /* traffic.c falls back to a ring, which has no pass of its own */
+                v = op_cut(c, &g, s, COLL_RING, 0, op, cut, &own);
             if (v == -2)
                 rc = wt_oom(e, "search cuts");
             out->s_per_byte[alg][kind][op + 1] = v;
+            if (own && !g.wafers) /* groups across wafers run hier whatever the algorithm */
+                out->own[alg] |= 1u << kind;
         }
     }
     coll_groups_free(&g);
     return rc;
 }
 
-int search_geom_build(search_cuts *c, const strategy *s, unsigned algos, search_geom *out, wt_err *e)
+int search_geom_build(search_cuts *c, const strategy *s, unsigned algos, unsigned kinds, search_geom *out,
+                      wt_err *e)
 {
     memset(out, 0, sizeof *out);
     plan pl;
@@ -246,8 +252,9 @@ int search_geom_build(search_cuts *c, const strategy *s, unsigned algos, search_
     if (rc != WT_OK)
         return rc;
     out->placed = 1;
+    out->kinds = kinds & ~(1u << CG_STORE);
     for (int kind = 0; kind < CG_NKIND && rc == WT_OK; kind++)
-        if (kind != CG_STORE)
+        if (out->kinds >> kind & 1)
             rc = kind_cuts(c, &pl, s, kind, algos, out, e);
     place_free(&pl);
     return rc;
@@ -264,4 +271,19 @@ void search_geom_bounds(const search_geom *g, coll_algo a, const sim_result *spe
                 s += ph->ops[j].bytes * g->s_per_byte[a][ph->ops[j].kind][ph->ops[j].op + 1];
         routed[i] = fmax(routed[i], s);
     }
+}
+
+int search_geom_acts(const search_geom *g, coll_algo a, const sim_result *spec)
+{
+    if (a == COLL_RING)
+        return 1;
+    for (int i = 0; i < spec->nphases; i++)
+        for (int j = 0; j < spec->phases[i].nops; j++) {
+            const sim_op *op = &spec->phases[i].ops[j];
+            if (op->kind == CG_STORE || op->op < 0) /* the store's and the shift's passes are every algorithm's */
+                continue;
+            if (!(g->kinds >> op->kind & 1) || (g->own[a] >> op->kind & 1))
+                return 1;
+        }
+    return 0;
 }

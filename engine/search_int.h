@@ -52,6 +52,10 @@ void search_core_model(const search_core *c, const model *m, model *out);
  * passes the step uses: search_distinct.c), so every figure is the same.
  * The top list keeps one of each. */
 int search_same_strategy(const sim_result *a, const sim_result *b);
+/* Whether pass is one of algorithm a's own, which the ring never uses
+ * (bidir's two-way ring, 2d's rows and columns, hier's inner and outer
+ * rings): where an algorithm acts. */
+int search_own_pass(coll_algo a, int pass);
 
 /* What one routed evaluation of a signature tells about its siblings
  * (search_routed.c): per phase, its ops and the seconds its passes but the
@@ -78,9 +82,13 @@ void search_routed_bounds(const search_routed *p, const sim_result *spec, double
 /* What a signature's placement says of its passes before any routing
  * (search_geom.c): per collective algorithm, group kind and op (index
  * op + 1, op -1 the pipeline shift), a lower bound on the seconds its
- * passes take at their busiest links per byte of the op's M. */
+ * passes take at their busiest links per byte of the op's M, for the
+ * kinds it was built for (the others' bounds are 0); and per algorithm
+ * the kinds whose collectives it expands into passes of its own. */
 typedef struct search_geom {
     int placed;                       /* 0: the placement refuses it (all 0) */
+    unsigned kinds;                   /* bit coll kind: the kinds it holds */
+    unsigned own[COLL_NALGOS];        /* bit coll kind: a's own passes run there (search_own_pass) */
     double s_per_byte[COLL_NALGOS][CG_NKIND][4];
 } search_geom;
 
@@ -98,13 +106,22 @@ typedef struct search_cuts {
 int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e);
 void search_cuts_free(search_cuts *c);
 /* The geometry of s (resolved) on c's wafer into out, for each collective
- * algorithm of the mask algos (bit coll_algo; s's own is not read); WT_OK
- * with out->placed = 0 when the placement refuses s, an error only when
- * memory runs out. */
-int search_geom_build(search_cuts *c, const strategy *s, unsigned algos, search_geom *out, wt_err *e);
+ * algorithm of the mask algos (bit coll_algo; s's own is not read) and
+ * each group kind of the mask kinds (bit coll kind: those a candidate's
+ * phases run collectives on; a kind's groups and passes are most of the
+ * cost); WT_OK with out->placed = 0 when the placement refuses s, an error
+ * only when memory runs out. */
+int search_geom_build(search_cuts *c, const strategy *s, unsigned algos, unsigned kinds, search_geom *out,
+                      wt_err *e);
 /* Raises routed[i], for each phase i of spec (sim_spec'd, of g's
  * signature, with algorithm a of those g was built for), to g's bound on
  * its passes but the store's. */
 void search_geom_bounds(const search_geom *g, coll_algo a, const sim_result *spec, double *routed);
+/* Whether algorithm a acts on the candidate spec (sim_spec'd, placed as
+ * g): the ring always; another when some collective of its phases runs on
+ * a kind where g expands a into passes of its own, or on a kind g does not
+ * hold. When it does not, the candidate is its ring twin to the bit
+ * (search_same_strategy calls them one strategy). */
+int search_geom_acts(const search_geom *g, coll_algo a, const sim_result *spec);
 
 #endif

@@ -190,6 +190,11 @@ static void test_hier_subgroups(void **state)
     }
     /* 6x6 windows do not split 16x16 evenly: no hierarchical pass */
     assert_int_equal(coll_pass_next(&f.g, PASS_INNER, &f.wf, 6, 6, next), -1);
+    /* 1x1 windows: every member a subgroup of its own, as trivial as one
+     * window over the whole group */
+    assert_int_equal(coll_pass_next(&f.g, PASS_INNER, &f.wf, 1, 1, next), -1);
+    assert_int_equal(coll_pass_next(&f.g, PASS_OUTER, &f.wf, 1, 1, next), -1);
+    assert_int_equal(coll_pass_next(&f.g, PASS_INNER, &f.wf, 16, 16, next), -1);
     free(next);
     teardown(&f);
 }

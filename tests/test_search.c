@@ -440,13 +440,51 @@ static void test_routed_bound_below_fine(void **state)
 
 /* The placement's cuts (search_geom.c) never bound a candidate above its
  * step: every 3rd candidate of a space on each wafer and network model,
- * bounded with its own signature's cuts, then evaluated. */
+ * bounded with its own signature's cuts, then evaluated. Built for the
+ * kinds its phases run collectives on alone, as the search builds it, the
+ * geometry bounds it as built for every kind, and (one in two) it says
+ * the candidate's collective acts exactly when search_same_strategy keeps
+ * the candidate apart from its ring twin. */
 typedef struct geom_check {
     const wafer *wf;
     sim_ctx *ctx;
     search_cuts cuts;
     long n, seen, tighter;   /* checked, candidates seen, bounds above sim_bounds' */
+    long twins, acting;      /* candidates of another algorithm than the ring: one strategy with the ring, not */
 } geom_check;
+
+/* The kinds spec's phases run collectives on (bit coll kind). */
+static unsigned spec_kinds(const sim_result *spec)
+{
+    unsigned kinds = 0;
+    for (int i = 0; i < spec->nphases; i++)
+        for (int j = 0; j < spec->phases[i].nops; j++)
+            kinds |= 1u << spec->phases[i].ops[j].kind;
+    return kinds;
+}
+
+/* Whether g says r's collective acts exactly when search_same_strategy
+ * keeps r apart from its ring twin (evaluated here); counted into c. */
+static void twin_holds(geom_check *c, const search_geom *g, const sim_result *spec, const sim_result *r)
+{
+    if (r->s.collective == COLL_RING)
+        return;
+    strategy ring = r->s;
+    ring.collective = COLL_RING;
+    sim_result w;
+    assert_int_equal(sim_eval_ctx(c->ctx, &w, &r->m, &ring, NULL), WT_OK);
+    int acts = search_geom_acts(g, r->s.collective, spec), same = search_same_strategy(r, &w);
+    if (acts == same) {
+        char id[160];
+        identity(r, id, sizeof id);
+        fail_msg("%s: the geometry says its collective %s, the evaluations say %s", id, acts ? "acts" : "is inert",
+                 same ? "one strategy" : "two");
+    }
+    assert_true(!same || same_figures(r, &w));
+    c->twins += same;
+    c->acting += !same;
+    sim_free(&w);
+}
 
 static void check_geom(void *ud, const strategy *s, const model *m, int fits, double bound)
 {
@@ -457,16 +495,23 @@ static void check_geom(void *ud, const strategy *s, const model *m, int fits, do
     assert_int_equal(sim_spec(&spec, c->wf, m, s, NULL), WT_OK);
     /* built for every algorithm at once, as the search does, and for its
      * own alone: the shared groups and passes give the same figures */
-    search_geom g, own;
-    assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, &g, NULL), WT_OK);
-    assert_int_equal(search_geom_build(&c->cuts, &spec.s, 1u << s->collective, &own, NULL), WT_OK);
+    search_geom g, own, all;
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, spec_kinds(&spec), &g, NULL),
+                     WT_OK);
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, 1u << s->collective, spec_kinds(&spec), &own, NULL),
+                     WT_OK);
+    assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, ~0u, &all, NULL), WT_OK);
     assert_memory_equal(g.s_per_byte[s->collective], own.s_per_byte[s->collective], sizeof own.s_per_byte[0]);
     int ok = sim_eval_ctx(c->ctx, &r, m, s, NULL) == WT_OK;
     assert_int_equal(ok, g.placed); /* refused by its placement exactly when it has no cuts */
     if (!ok)
         return;
-    double routed[SIM_MAX_PHASES] = {0};
+    double routed[SIM_MAX_PHASES] = {0}, routed_all[SIM_MAX_PHASES] = {0};
     search_geom_bounds(&g, s->collective, &spec, routed);
+    search_geom_bounds(&all, s->collective, &spec, routed_all);
+    assert_memory_equal(routed, routed_all, sizeof routed);
+    if (c->n % 2 == 0) /* one candidate in two: a twin costs an evaluation */
+        twin_holds(c, &g, &spec, &r);
     double b = sim_bound_routed(&spec, sim_ctx_link_bw(c->ctx), routed, s->collective);
     bound_holds("cut", b, bound, &r, &c->n, &c->tighter);
 }
@@ -480,14 +525,15 @@ static void test_geom_bound_below_fine(void **state)
         bound_wafer(k, &wf);
         search_space sp = {.mems = 1u | (1u << MEM_ACT_INT8), .chunks = 1u | 4u, .allow_idle = k == 3};
         for (int net = 0; net < net_model_table().n; net++) {
-            geom_check c = {&wf, NULL, {0}, 0, 0, 0};
+            geom_check c = {&wf, NULL, {0}, 0, 0, 0, 0, 0};
             assert_int_equal(sim_ctx_new(&c.ctx, &wf, NULL), WT_OK);
             sim_ctx_set_net(c.ctx, net_model_at(net));
             assert_int_equal(search_cuts_init(&c.cuts, &wf, NULL), WT_OK);
             assert_int_equal(search_each(&wf, &m, &sp, check_geom, &c, NULL), WT_OK);
-            print_message("%dx%d x%d %s: cut bound checked on %ld candidates, above level 1's on %ld\n", wf.w, wf.h,
-                          wf.wafers_x, net_model_at(net)->c.name, c.n, c.tighter);
-            assert_true(c.n > 200 && c.tighter > 0);
+            print_message("%dx%d x%d %s: cut bound checked on %ld candidates, above level 1's on %ld; "
+                          "%ld ring twins, %ld collectives that act\n",
+                          wf.w, wf.h, wf.wafers_x, net_model_at(net)->c.name, c.n, c.tighter, c.twins, c.acting);
+            assert_true(c.n > 200 && c.tighter > 0 && c.twins > 0 && c.acting > 0);
             search_cuts_free(&c.cuts);
             sim_ctx_free(c.ctx);
         }
