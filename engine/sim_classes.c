@@ -459,6 +459,7 @@ static void class_range(void *ctx, int part)
     class_job *j = ctx;
     class_part *p = &j->part[part];
     part_range(j, part, p);
+    sim_zero_slots(j->r, j->of, sizeof *j->of, part, j->nparts);
     int64_t radix = 1;
     int rc = 0;
     for (int q = 0; q < j->r->npatterns && !rc; q++) {
@@ -535,7 +536,7 @@ static int classes_make(const sim_result *r, const unsigned char *use, const net
     for (int q = 0; q < r->npatterns; q++)
         entries += use[q] ? (size_t)r->patterns[q].nnz : 0;
     class_job j = {.r = r, .use = use, .bw = bw, .code_max = code_max, .nparts = par_parts(entries)};
-    j.of = c->of = calloc(wafer_nlinks(r->wf), sizeof *c->of); /* calloc: only the pages of loaded links are touched */
+    j.of = c->of = sim_links_alloc(r, sizeof *c->of); /* cleared by the ranges (class_range) */
     int rc = c->of ? 0 : -1;
     if (!rc)
         par_run(j.nparts, class_range, &j);

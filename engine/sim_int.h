@@ -121,6 +121,24 @@ int sim_list_loaded(sim_result *r, unsigned char *marks, wt_err *e);
  * WT_EINTERNAL out of memory. */
 int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e);
 
+/* A per-link array of r (wafer_nlinks elements of `size` bytes) that the
+ * walks over r's loaded links fill, or NULL out of memory: where at least
+ * half the links are loaded (a wafer's own strategy loads nearly all), every
+ * page is touched anyway, so it comes uncleared and each part of the walk
+ * clears its own slots first (sim_zero_slots): the array's first touch is
+ * then a write, its page faults taken on the cores at once, rather than
+ * calloc's clearing on one thread, or a read that maps the zero page and a
+ * write that faults again. Elsewhere it comes from calloc, and the pages of
+ * the links no pattern loads are never touched. */
+void *sim_links_alloc(const sim_result *r, size_t size);
+
+/* Zeroes the slots of a per-link array `a` from sim_links_alloc (elements
+ * of `size` bytes) that part `part` of r's loaded links split into nparts
+ * (par_first) owns, where that array came uncleared: from the part's first
+ * loaded link (slot 0 for the first part) to the next part's first (every
+ * slot after it for the last), so the parts clear every slot once. */
+void sim_zero_slots(const sim_result *r, void *a, size_t size, int part, int nparts);
+
 /* Makes r->reps from r's patterns and loaded links, and the links'
  * bandwidths in bw (the context's); WT_EINTERNAL out of memory. */
 int sim_result_reps(sim_result *r, const net_bw *bw, wt_err *e);

@@ -227,6 +227,35 @@ int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e)
     return WT_OK;
 }
 
+/* 1 when sim_links_alloc's arrays come uncleared: at least half the links
+ * loaded. */
+static int links_dense(const sim_result *r)
+{
+    return 2 * (size_t)r->nloaded >= wafer_nlinks(r->wf);
+}
+
+void *sim_links_alloc(const sim_result *r, size_t size)
+{
+    size_t nl = wafer_nlinks(r->wf);
+    return links_dense(r) ? malloc(nl * size) : calloc(nl, size);
+}
+
+/* The slot where the part of the loaded links from index i on begins. */
+static size_t slot_from(const sim_result *r, size_t i)
+{
+    return i < (size_t)r->nloaded ? (size_t)r->loaded[i] : wafer_nlinks(r->wf);
+}
+
+void sim_zero_slots(const sim_result *r, void *a, size_t size, int part, int nparts)
+{
+    if (!links_dense(r))
+        return;
+    size_t n = (size_t)r->nloaded;
+    size_t lo = part == 0 ? 0 : slot_from(r, par_first(n, part, nparts));
+    size_t hi = part == nparts - 1 ? wafer_nlinks(r->wf) : slot_from(r, par_first(n, part + 1, nparts));
+    memset((char *)a + lo * size, 0, (hi - lo) * size);
+}
+
 size_t sim_entries(const sim_result *r)
 {
     size_t n = 0;

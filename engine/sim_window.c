@@ -509,6 +509,7 @@ static void peak_part(void *ctx, int part)
     const int *of = r->reps->cl.of;
     size_t i0, i1;
     par_range((size_t)r->nloaded, part, j->nparts, &i0, &i1);
+    sim_zero_slots(r, r->link_peak, sizeof *r->link_peak, part, j->nparts);
     int hot = 0;
     double max = 0;
     for (size_t i = i0; i < i1; i++) {
@@ -547,10 +548,11 @@ static int reps_windows(sim_result *r, double window_s, wt_err *e)
 int sim_window_figures(sim_result *r, double window_s, wt_err *e)
 {
     size_t nl = wafer_nlinks(r->wf);
-    /* calloc: the pages of the links no pattern loads are never touched;
-     * a result timed again (sim_retime) keeps its patterns, so its peaks
-     * are 0 but at the links the list holds again */
-    double *peak = r->link_peak ? r->link_peak : calloc(nl, sizeof *peak);
+    /* by class the ranges clear their own slots (peak_part); else calloc:
+     * the pages of the links no pattern loads are never touched. A result
+     * timed again (sim_retime) keeps its patterns, so its peaks are 0 but
+     * at the links the list holds again */
+    double *peak = r->link_peak ? r->link_peak : r->reps ? sim_links_alloc(r, sizeof *peak) : calloc(nl, sizeof *peak);
     int rc = peak ? sim_result_classes(r, e) : wt_oom(e, "link windows");
     if (rc != WT_OK) {
         free(peak);

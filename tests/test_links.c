@@ -93,6 +93,14 @@ static void check_windows(const sim_result *r, size_t nl)
         hot += r->link_peak[l] >= SIM_HOT;
         max = r->link_peak[l] > max ? r->link_peak[l] : max;
     }
+    for (size_t l = 0, i = 0; l < nl; l++) { /* 0 at the links no pattern loads */
+        int is_loaded = i < (size_t)r->nloaded && r->loaded[i] == (int)l;
+        i += is_loaded;
+        if (!is_loaded) {
+            assert_true(r->link_peak[l] == 0);
+            assert_true(!r->reps || r->reps->cl.of[l] == 0);
+        }
+    }
     assert_int_equal(r->hot_links, hot);
     assert_true(r->max_peak_util == max);
     assert_true(max > 0);
@@ -102,6 +110,49 @@ static void check_windows(const sim_result *r, size_t nl)
         assert_int_equal(sim_link_windows_at(r, SIM_WINDOW_S, 0, &r->loaded[i], 1, &peak, NULL, &e), WT_OK);
         assert_true(peak == r->link_peak[r->loaded[i]]);
     }
+}
+
+/* The slots part `part` of nparts zeroes of 16 (-1 elsewhere) are exactly
+ * [lo, hi). */
+static void check_zeroed(const sim_result *r, int part, int nparts, int lo, int hi)
+{
+    int a[16];
+    memset(a, 0xff, sizeof a);
+    sim_zero_slots(r, a, sizeof *a, part, nparts);
+    for (int l = 0; l < 16; l++)
+        assert_int_equal(a[l], l >= lo && l < hi ? 0 : -1);
+}
+
+/* With half the links loaded or more, the parts of a split of the loaded
+ * links zero the slots from their first loaded link to the next part's,
+ * the first from 0, the last to the end: each slot once, an empty part
+ * none (but the first, before any link). With fewer, the array comes from
+ * calloc and the parts leave it. */
+static void test_zero_slots(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(wafer_init(&wf, 2, 2, 1, 1, NULL), WT_OK);
+    assert_int_equal(wafer_nlinks(&wf), 16);
+    int loaded[] = {3, 4, 5, 7, 9, 10, 12, 15};
+    sim_result r = {.wf = &wf, .loaded = loaded, .nloaded = 8};
+    check_zeroed(&r, 0, 1, 0, 16);
+    check_zeroed(&r, 0, 3, 0, 5);   /* loaded[0, 2) */
+    check_zeroed(&r, 1, 3, 5, 10);  /* loaded[2, 5) */
+    check_zeroed(&r, 2, 3, 10, 16); /* loaded[5, 8) */
+    check_zeroed(&r, 0, 10, 0, 3);  /* empty */
+    check_zeroed(&r, 1, 10, 3, 4);  /* loaded[0, 1) */
+    check_zeroed(&r, 5, 10, 9, 9);  /* empty */
+    check_zeroed(&r, 6, 10, 9, 10); /* loaded[4, 5) */
+    check_zeroed(&r, 9, 10, 15, 16);
+    r.nloaded = 7; /* 7 of 16: from calloc */
+    check_zeroed(&r, 0, 1, 0, 0);
+    int *a = sim_links_alloc(&r, sizeof *a);
+    assert_non_null(a);
+    for (int l = 0; l < 16; l++)
+        assert_int_equal(a[l], 0);
+    free(a);
+    wafer_free(&wf);
 }
 
 static void check_eval(const wafer *wf, const char *net, const model *m, const char *text, int classed)
@@ -150,6 +201,7 @@ static void test_mesh_by_patterns(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_slots),
         cmocka_unit_test(test_wse3_classed),
         cmocka_unit_test(test_mesh_by_patterns),
     };
