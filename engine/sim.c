@@ -153,6 +153,10 @@ static int link_figures(sim_result *r, sim_ctx *c, wt_err *e)
     int rc = r->loaded ? WT_OK : sim_list_loaded(r, c->marks, e);
     if (rc != WT_OK)
         return rc;
+    /* made after the list: on a wafer loaded nearly whole it comes
+     * uncleared, and the walk that fills it clears it on the cores */
+    if (!r->link_bytes && !(r->link_bytes = sim_links_alloc(r, sizeof *r->link_bytes)))
+        return wt_oom(e, "link bytes");
     for (int p = 0; p < r->npatterns; p++)
         r->patterns[p].step_coef = 0;
     for (int i = 0; i < r->nphases; i++) {
@@ -177,8 +181,10 @@ static int time_and_figures(sim_result *r, sim_ctx *c, wt_err *e)
     int rc = c->net->time_step(c, r, e);
     if (rc != WT_OK)
         return rc;
-    if (r->step_time_s > c->cutoff_s) {
+    if (r->step_time_s > c->cutoff_s) { /* its link bytes stay 0 */
         r->above_cutoff = 1;
+        if (!r->link_bytes && !(r->link_bytes = calloc(wafer_nlinks(wf), sizeof *r->link_bytes)))
+            return wt_oom(e, "link bytes");
         return WT_OK;
     }
     double step = r->step_time_s, peak_all = (double)r->units_live * wf->peak_flops;
@@ -235,11 +241,9 @@ int sim_eval_tuned(sim_ctx *c, sim_result *r, const model *m, const strategy *s,
     rc = place_plan(&r->plan, wf, &r->s, e);
     if (rc != WT_OK)
         return rc;
-    size_t nl = wafer_nlinks(wf);
-    r->link_bytes = calloc(nl, sizeof *r->link_bytes);
     r->stage_mem = calloc((size_t)r->s.pp, sizeof *r->stage_mem);
     r->stage_busy = calloc((size_t)r->s.pp, sizeof *r->stage_busy);
-    if (!r->link_bytes || !r->stage_mem || !r->stage_busy) {
+    if (!r->stage_mem || !r->stage_busy) {
         sim_free(r);
         return wt_oom(e, "result");
     }

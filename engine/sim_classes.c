@@ -423,7 +423,7 @@ static int codes_classify(const class_job *j, class_part *part)
     memcpy(&prev, &v, sizeof prev);
     int inv_id = rc ? 0 : code_get(&inv, prev);
     part->n = 1;
-    for (int i = part->i0, end = part->i1; i < end; i++) {
+    for (int i = part->i0, end = part->i1; i < end && !rc; i++) {
         int l = loaded[i], code = of[l];
         if (!code)
             continue;

@@ -136,8 +136,9 @@ void *sim_links_alloc(const sim_result *r, size_t size);
  * of `size` bytes) that part `part` of r's loaded links split into nparts
  * (par_first) owns, where that array came uncleared: from the part's first
  * loaded link (slot 0 for the first part) to the next part's first (every
- * slot after it for the last), so the parts clear every slot once. */
-void sim_zero_slots(const sim_result *r, void *a, size_t size, int part, int nparts);
+ * slot after it for the last), so the parts clear every slot once. 1 when
+ * it cleared them, 0 where the array came from calloc. */
+int sim_zero_slots(const sim_result *r, void *a, size_t size, int part, int nparts);
 
 /* Makes r->reps from r's patterns and loaded links, and the links'
  * bandwidths in bw (the context's); WT_EINTERNAL out of memory. */

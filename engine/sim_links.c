@@ -127,17 +127,19 @@ typedef struct bytes_job {
 
 /* Each link's bytes summed in pattern order over the range's link slots
  * (only the loaded links hold bytes: a result timed again keeps its
- * patterns, and starts from 0 at those). */
+ * patterns, and starts from 0 at those, or at every slot of the range
+ * where its array came uncleared). */
 static void bytes_of_patterns(void *ctx, int part)
 {
     bytes_job *j = ctx;
     sim_result *r = j->r;
     size_t i0, i1;
     par_range((size_t)r->nloaded, part, j->nparts, &i0, &i1);
+    int cleared = sim_zero_slots(r, r->link_bytes, sizeof *r->link_bytes, part, j->nparts);
     if (i0 == i1)
         return;
     int a = r->loaded[i0], b = r->loaded[i1 - 1] + 1;
-    for (size_t i = i0; i < i1; i++)
+    for (size_t i = i0; i < i1 && !cleared; i++)
         r->link_bytes[r->loaded[i]] = 0;
     for (int p = 0; p < r->npatterns; p++) {
         const sim_pattern *pat = &r->patterns[p];
@@ -173,6 +175,8 @@ static void bytes_of_classes(void *ctx, int part)
     sim_result *r = j->r;
     const int *of = r->reps->cl.of;
     int alone = j->nparts == 1;
+    if (alone)
+        sim_zero_slots(r, r->link_bytes, sizeof *r->link_bytes, 0, 1);
     if (part == 0) {
         double sum = 0;
         for (int i = 0; i < r->nloaded; i++) {
@@ -186,6 +190,7 @@ static void bytes_of_classes(void *ctx, int part)
     }
     size_t i0, i1;
     par_range((size_t)r->nloaded, part - 1, j->nparts - 1, &i0, &i1);
+    sim_zero_slots(r, r->link_bytes, sizeof *r->link_bytes, part - 1, j->nparts - 1);
     for (size_t i = i0; i < i1; i++)
         r->link_bytes[r->loaded[i]] = j->class_sum[of[r->loaded[i]]];
 }
@@ -246,14 +251,15 @@ static size_t slot_from(const sim_result *r, size_t i)
     return i < (size_t)r->nloaded ? (size_t)r->loaded[i] : wafer_nlinks(r->wf);
 }
 
-void sim_zero_slots(const sim_result *r, void *a, size_t size, int part, int nparts)
+int sim_zero_slots(const sim_result *r, void *a, size_t size, int part, int nparts)
 {
     if (!links_dense(r))
-        return;
+        return 0;
     size_t n = (size_t)r->nloaded;
     size_t lo = part == 0 ? 0 : slot_from(r, par_first(n, part, nparts));
     size_t hi = part == nparts - 1 ? wafer_nlinks(r->wf) : slot_from(r, par_first(n, part + 1, nparts));
     memset((char *)a + lo * size, 0, (hi - lo) * size);
+    return 1;
 }
 
 size_t sim_entries(const sim_result *r)

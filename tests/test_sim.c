@@ -485,6 +485,22 @@ static void test_fluid_dp_line_by_hand(void **state)
     assert_rel(r.dp_exposed_s, group0 + 2 * bucket - alone);
     double mb = 3 * (2 * layer + logits) / peak, opt = 12 * P / peak;
     assert_rel(r.step_time_s, 2 * mb + r.dp_exposed_s + opt);
+    size_t nl = wafer_nlinks(&wf), loaded = 0;
+    for (size_t l = 0; l < nl; l++)
+        loaded += r.link_bytes[l] > 0;
+    assert_int_equal(r.above_cutoff, 0);
+    assert_int_equal(loaded, 6); /* the ring's links: 3 each way */
+    double step = r.step_time_s;
+    sim_free(&r);
+    /* a step the context's cutoff stops is not finished: marked, its link
+     * bytes (made after the timing) there and 0 at every link */
+    sim_ctx_set_cutoff(c, step / 2);
+    assert_int_equal(sim_eval_ctx(c, &r, &m, &s, NULL), WT_OK);
+    assert_int_equal(r.above_cutoff, 1);
+    assert_true(r.step_time_s > step / 2);
+    assert_non_null(r.link_bytes);
+    for (size_t l = 0; l < nl; l++)
+        assert_true(r.link_bytes[l] == 0);
     sim_free(&r);
     sim_ctx_free(c);
     wafer_free(&wf);
