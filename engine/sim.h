@@ -350,7 +350,8 @@ double sim_start_near(const sim_result *r, double t, int dir);
  * does. */
 double sim_phase_first(const sim_result *r, int phase);
 /* Fills r's windowed figures (window_s, link_peak, hot_links,
- * max_peak_util) with window_s; the errors of sim_link_windows. */
+ * max_peak_util) with window_s; the errors of sim_link_windows, after
+ * which link_peak is NULL. */
 int sim_window_figures(sim_result *r, double window_s, wt_err *e);
 /* Phase index by name, or -1. */
 int sim_phase_find(const sim_result *r, const char *name);

@@ -127,8 +127,7 @@ int sim_step_links(sim_result *r, const net_bw *bw, int usable, wt_err *e);
  * page is touched anyway, so it comes uncleared and each part of the walk
  * clears its own slots first (sim_zero_slots): the array's first touch is
  * then a write, its page faults taken on the cores at once, rather than
- * calloc's clearing on one thread, or a read that maps the zero page and a
- * write that faults again. Elsewhere it comes from calloc, and the pages of
+ * calloc's clearing on one thread (of memory the heap kept). Elsewhere it comes from calloc, and the pages of
  * the links no pattern loads are never touched. */
 void *sim_links_alloc(const sim_result *r, size_t size);
 

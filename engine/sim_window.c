@@ -573,9 +573,13 @@ int sim_window_figures(sim_result *r, double window_s, wt_err *e)
                 r->max_peak_util = u;
         }
     }
-    if (rc == WT_OK)
-        r->window_s = fmin(window_s, r->step_time_s);
-    return rc;
+    if (rc != WT_OK) { /* no peaks rather than some: an uncleared array's others are garbage */
+        free(r->link_peak);
+        r->link_peak = NULL;
+        return rc;
+    }
+    r->window_s = fmin(window_s, r->step_time_s);
+    return WT_OK;
 }
 
 /* ---- the step played in time ------------------------------------------- */

@@ -163,6 +163,10 @@ static void check_eval(const wafer *wf, const char *net, const model *m, const c
     assert_int_equal(strategy_spec(text, &s, &e), WT_OK);
     sim_result r;
     assert_int_equal(sim_eval_net(&r, wf, net_model_find(net), m, &s, &e), WT_OK);
+    /* a refused window leaves no peaks, rather than an array never filled */
+    assert_int_equal(sim_window_figures(&r, -1, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "window -1 s: must be a positive time");
+    assert_null(r.link_peak);
     assert_int_equal(sim_window_figures(&r, SIM_WINDOW_S, &e), WT_OK);
     size_t nl = wafer_nlinks(wf);
     assert_true(sim_entries(&r) >= 2 * SIM_CLASSES_MIN); /* large enough to split (par.h) */
