@@ -248,12 +248,16 @@ typedef struct route_geo {
     size_t pitch;
     double inv_w;
     size_t lo, hi;  /* the cells this walk writes: all, or one part's rows (route_parts_stage) */
-    int ylo, yhi;   /* and those rows, [ylo, yhi) */
+    /* A flow whose units both lie below ulo or both at uhi or above has no
+     * marker in those rows: rows [ylo, yhi) give ulo = (ylo - 1) * w (an N
+     * move ends one row below its start) and uhi = yhi * w. Units compare
+     * without finding their rows. */
+    int ulo, uhi;
 } route_geo;
 
 static route_geo route_geo_of(const route_ctx *rc)
 {
-    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w, 0, SIZE_MAX, 0, INT_MAX};
+    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w, 0, SIZE_MAX, INT_MIN, INT_MAX};
     return g;
 }
 
@@ -756,13 +760,11 @@ WT_HOT size_t route_clean_mode(const route_ctx *rc, const route_geo *gp, const r
         const double b = flows[i].bytes;
         if (route_flow_bad(nunits, src, dst, b))
             break;
-        if (src == dst)
+        /* a part leaves the flows whose markers all lie in other parts' rows */
+        if (src == dst || (src > dst ? src : dst) < g.ulo || (src < dst ? src : dst) >= g.uhi)
             continue;
         int y0 = route_row_of(&g, src), x0 = src - y0 * w;
         int y1 = route_row_of(&g, dst), x1 = dst - y1 * w;
-        /* a part leaves the flows whose markers all lie in other parts' rows */
-        if ((y0 > y1 ? y0 : y1) + 1 < g.ylo || (y0 < y1 ? y0 : y1) >= g.yhi)
-            continue;
         int32_t k = b > 0; /* an empty flow covers no link */
         if (!balanced) {
             route_dor_add(&g, x0, y0, x1, y1, xfirst, b, k);
@@ -892,8 +894,8 @@ static void route_parts_stage(void *ctx, int k)
         route_geo g = route_geo_of(rc);
         g.lo = (size_t)y0 * rc->pitch;
         g.hi = (size_t)y1 * rc->pitch;
-        g.ylo = y0;
-        g.yhi = y1;
+        g.ulo = (y0 - 1) * rc->w;
+        g.uhi = y1 * rc->w;
         p->t = (route_tally){0, 0.0};
         p->lo = INT_MAX;
         p->hi = -1;
