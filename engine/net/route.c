@@ -701,24 +701,62 @@ typedef struct route_tally {
     double max_lat;
 } route_tally;
 
-/* The bytes every flow that loads links carries into *bytes (0 when none
- * does); returns 1 when they differ. While they are all the same, a link's
- * load is its flow count times those bytes, with no rounding to pile up,
- * and the pass needs no sums. */
-static int route_mixed(const route_flow *flows, size_t n, double *bytes)
+/* The bytes the flows that load links carry: the first such flow's (0
+ * when none does), and whether some other one carries different bytes. */
+typedef struct route_bytes {
+    double first;
+    int mixed;
+} route_bytes;
+
+static route_bytes route_bytes_of(const route_flow *flows, size_t n)
 {
-    double first = 0;
+    route_bytes rb = {0.0, 0};
     for (size_t i = 0; i < n; i++) {
         double b = flows[i].bytes;
         if (flows[i].src == flows[i].dst || b == 0)
             continue;
-        if (first == 0)
-            first = b;
-        else if (b != first)
-            return 1;
+        if (rb.first == 0) {
+            rb.first = b;
+        } else if (b != rb.first) {
+            rb.mixed = 1;
+            break;
+        }
     }
-    *bytes = first;
-    return 0;
+    return rb;
+}
+
+typedef struct route_bytes_job {
+    const route_flow *flows;
+    size_t n;
+    int nparts;
+    route_bytes part[PAR_MAX];
+} route_bytes_job;
+
+static void route_bytes_range(void *ctx, int k)
+{
+    route_bytes_job *j = ctx;
+    size_t i0, i1;
+    par_range(j->n, k, j->nparts, &i0, &i1);
+    j->part[k] = route_bytes_of(j->flows + i0, i1 - i0);
+}
+
+/* The bytes every flow that loads links carries into *bytes (0 when none
+ * does); returns 1 when they differ. While they are all the same, a link's
+ * load is its flow count times those bytes, with no rounding to pile up,
+ * and the pass needs no sums. A large call is checked on the cores at
+ * once: it is one walk over every flow before the routing can start. */
+static int route_mixed(const route_ctx *rc, const route_flow *flows, size_t n, double *bytes)
+{
+    route_bytes_job j = {flows, n, route_ctx_parts(rc, n), {{0.0, 0}}};
+    par_run(j.nparts, route_bytes_range, &j);
+    route_bytes all = {0.0, 0};
+    for (int k = 0; k < j.nparts && !all.mixed; k++) {
+        const route_bytes *p = &j.part[k];
+        all.mixed = p->mixed || (all.first != 0 && p->first != 0 && p->first != all.first);
+        all.first = all.first != 0 ? all.first : p->first;
+    }
+    *bytes = all.first;
+    return all.mixed;
 }
 
 WT_HOT void route_tally_flow(const route_ctx *rc, route_tally *t, int x0, int y0, int x1,
@@ -1045,7 +1083,7 @@ static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mo
         return WT_EINTERNAL;
     }
     double bytes = 0;
-    rc->mixed = route_mixed(flows, n, &bytes);
+    rc->mixed = route_mixed(rc, flows, n, &bytes);
     if (rc->mixed && !rc->sum) {
         rc->sum = calloc(((size_t)rc->h + 1) * rc->pitch, sizeof *rc->sum);
         if (!rc->sum) {
