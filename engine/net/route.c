@@ -896,8 +896,21 @@ typedef struct route_parts_job {
     route_part part[PAR_MAX];
 } route_parts_job;
 
+/* Lists link slot with count v when v is not zero; returns the list's new
+ * length. */
+WT_HOT size_t route_part_emit(int *link, double *load, size_t k, size_t slot, int64_t v, double unit)
+{
+    if (!v)
+        return k;
+    link[k] = (int)slot;
+    load[k] = (double)v * unit;
+    return k + 1;
+}
+
 /* One row of the pass from the running counts, as route_count_row; lists
- * its links from link/load on when link is not NULL; returns how many. */
+ * its links from link/load on when link is not NULL; returns how many.
+ * Whether a link carries anything is a coin toss in a busy mesh: counting
+ * adds the tests up instead of branching on them. */
 static size_t route_part_row(const int32_t *c, size_t slot, size_t w, int64_t *col_n, int64_t *col_s,
                              double unit, int *link, double *load)
 {
@@ -906,16 +919,15 @@ static size_t route_part_row(const int32_t *c, size_t slot, size_t w, int64_t *c
     for (size_t x = 0; x < w; x++, c += WAFER_NDIR, slot += WAFER_NDIR) {
         e += c[WAFER_E];
         wv += c[WAFER_W];
-        int64_t v[WAFER_NDIR] = {e, wv, col_n[x] += c[WAFER_N], col_s[x] += c[WAFER_S]};
-        for (int d = 0; d < WAFER_NDIR; d++) {
-            if (!v[d])
-                continue;
-            if (link) {
-                link[k] = (int)slot + d;
-                load[k] = (double)v[d] * unit;
-            }
-            k++;
+        int64_t n = col_n[x] += c[WAFER_N], s = col_s[x] += c[WAFER_S];
+        if (!link) {
+            k += (size_t)(e != 0) + (size_t)(wv != 0) + (size_t)(n != 0) + (size_t)(s != 0);
+            continue;
         }
+        k = route_part_emit(link, load, k, slot + WAFER_E, e, unit);
+        k = route_part_emit(link, load, k, slot + WAFER_W, wv, unit);
+        k = route_part_emit(link, load, k, slot + WAFER_N, n, unit);
+        k = route_part_emit(link, load, k, slot + WAFER_S, s, unit);
     }
     return k;
 }
