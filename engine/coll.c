@@ -164,14 +164,21 @@ int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, 
     /* Base ranks have member digit 0: the first stride_lo ranks of every
      * block of stride_lo * n_lo, and for DP x SP only below the DP stride. */
     int k = 0, block = kl.stride_lo * kl.n_lo, limit = kl.n_hi > 1 ? kl.stride_hi : p->nranks;
+    /* the step of line groups, while the units are in the cache */
+    int step = g->size > 1 ? p->unit[offset[1]] - p->unit[offset[0]] : 0;
     for (int b0 = 0; b0 < limit; b0 += block) {
         for (int r = b0; r < b0 + kl.stride_lo; r++, k++) {
-            int *unit = g->unit + (size_t)k * (size_t)g->size;
-            for (int m = 0; m < g->size; m++)
+            int *unit = g->unit + (size_t)k * (size_t)g->size, apart = 0;
+            unit[0] = p->unit[r + offset[0]];
+            for (int m = 1; m < g->size; m++) {
                 unit[m] = p->unit[r + offset[m]];
+                apart |= unit[m] - unit[m - 1] != step;
+            }
+            step = apart ? 0 : step;
         }
     }
     assert(k == g->ngroups);
+    g->step = step;
     free(offset);
     if (wf->wafers_x * wf->wafers_y > 1)
         g->wafers = spans_wafers(g, wf);
@@ -189,14 +196,7 @@ int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, 
 
 int coll_groups_step(const coll_groups *g)
 {
-    int n = g->size, step = n > 1 ? g->unit[1] - g->unit[0] : 0;
-    for (int grp = 0; grp < g->ngroups && step; grp++) {
-        const int *unit = g->unit + (size_t)grp * (size_t)n;
-        for (int m = 1; m < n; m++)
-            if (unit[m] - unit[m - 1] != step)
-                return 0;
-    }
-    return step;
+    return g->step;
 }
 
 void coll_groups_free(coll_groups *g)

@@ -149,6 +149,7 @@ static void test_tatp_rows_and_cols(void **state)
     for (int grp = 0; grp < f.g.ngroups; grp++)
         for (int m = 1; m < 4; m++)
             assert_int_equal(f.g.unit[grp * 4 + m], f.g.unit[grp * 4] + m);
+    assert_int_equal(coll_groups_step(&f.g), 1);
     coll_groups_free(&f.g);
     wt_err e;
     assert_int_equal(coll_groups_build(&f.g, CG_TATP_COL, &f.p, &f.wf, &e), WT_OK);
@@ -156,6 +157,32 @@ static void test_tatp_rows_and_cols(void **state)
     assert_int_equal(f.g.ngroups, 8);
     for (int grp = 0; grp < f.g.ngroups; grp++)
         assert_int_equal(f.g.unit[grp * 2 + 1], f.g.unit[grp * 2] + 8);
+    assert_int_equal(coll_groups_step(&f.g), 8); /* along a column of the 8-wide mesh */
+    teardown(&f);
+}
+
+/* The step of line groups (1 along a row), and 0 once a group turns: a
+ * snake's second row runs back, units 7 6 5 4 after 0 1 2 3. */
+static void test_groups_step(void **state)
+{
+    (void)state;
+    fixture f;
+    const int dims[6] = {2, 4, 1, 1, 1, 1};
+    setup(&f, 4, 2, dims, PLACE_LINEAR, CG_TP);
+    assert_int_equal(coll_groups_step(&f.g), 1);
+    teardown(&f);
+    const int one[6] = {1, 8, 1, 1, 1, 1};
+    setup(&f, 4, 2, one, PLACE_SNAKE, CG_TP);
+    const int units[8] = {0, 1, 2, 3, 7, 6, 5, 4};
+    for (int m = 0; m < 8; m++)
+        assert_int_equal(f.g.unit[m], units[m]);
+    assert_int_equal(coll_groups_step(&f.g), 0);
+    teardown(&f);
+    /* the second group alone breaks the step: DP2 x TP4 snaked, the TP
+     * group of rank 4 runs 7 6 5 4 */
+    setup(&f, 4, 2, dims, PLACE_SNAKE, CG_TP);
+    assert_int_equal(f.g.unit[4], 7);
+    assert_int_equal(coll_groups_step(&f.g), 0);
     teardown(&f);
 }
 
@@ -359,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_folded_line),
         cmocka_unit_test(test_linear_ring_is_rank_order),
         cmocka_unit_test(test_tatp_rows_and_cols),
+        cmocka_unit_test(test_groups_step),
         cmocka_unit_test(test_hier_subgroups),
         cmocka_unit_test(test_expand_formulas),
         cmocka_unit_test(test_algorithm_rows),
