@@ -296,46 +296,52 @@ out:
 int coll_pass_next(const coll_groups *g, int pass, const wafer *wf, int sub_w, int sub_h, int *next)
 {
     int n = g->size;
-    for (int grp = 0; grp < g->ngroups; grp++)
-        for (int m = 0; m < n; m++)
-            next[grp * n + m] = m;
-    if (pass == PASS_INNER || pass == PASS_OUTER)
+    if (pass == PASS_INNER || pass == PASS_OUTER) {
+        for (int grp = 0; grp < g->ngroups; grp++)
+            for (int m = 0; m < n; m++)
+                next[grp * n + m] = m;
         return hier_next(g, pass == PASS_OUTER, wf, sub_w, sub_h, next);
+    }
+    if (g->ngroups < 1)
+        return 0;
+    /* The other passes follow the members' grid alone, the same in every
+     * group: the first group's next[] is copied to the others. */
     int *seq = malloc(sizeof *seq * 2 * (size_t)(n + g->gw + g->gh));
     if (!seq)
         return -2;
-    for (int grp = 0; grp < g->ngroups; grp++) {
-        int base = grp * n;
-        switch (pass) {
-        case PASS_RING:
-        case PASS_BIDIR:
-            close_cycle(next, base, g->ring, n);
-            break;
-        case PASS_ROWS: /* rings along grid rows (or columns), folded on tiles */
-        case PASS_COLS: {
-            int rows = pass == PASS_ROWS, len = rows ? g->gw : g->gh, lines = rows ? g->gh : g->gw;
-            int *folded = seq, *cells = seq + len;
-            if (g->tiled)
-                fold_line(len, folded);
-            else
-                for (int i = 0; i < len; i++)
-                    folded[i] = i;
-            for (int l = 0; l < lines; l++) {
-                for (int i = 0; i < len; i++)
-                    cells[i] = rows ? g->cell[folded[i] + l * g->gw] : g->cell[l + folded[i] * g->gw];
-                close_cycle(next, base, cells, len);
-            }
-            break;
+    for (int m = 0; m < n; m++)
+        next[m] = m;
+    switch (pass) {
+    case PASS_RING:
+    case PASS_BIDIR:
+        close_cycle(next, 0, g->ring, n);
+        break;
+    case PASS_ROWS: /* rings along grid rows (or columns), folded on tiles */
+    case PASS_COLS: {
+        int rows = pass == PASS_ROWS, len = rows ? g->gw : g->gh, lines = rows ? g->gh : g->gw;
+        int *folded = seq, *cells = seq + len;
+        if (g->tiled)
+            fold_line(len, folded);
+        else
+            for (int i = 0; i < len; i++)
+                folded[i] = i;
+        for (int l = 0; l < lines; l++) {
+            for (int i = 0; i < len; i++)
+                cells[i] = rows ? g->cell[folded[i] + l * g->gw] : g->cell[l + folded[i] * g->gw];
+            close_cycle(next, 0, cells, len);
         }
-        case PASS_SHIFT:
-            for (int m = 0; m + 1 < n; m++)
-                next[base + m] = m + 1;
-            break;
-        default:
-            break;
-        }
+        break;
+    }
+    case PASS_SHIFT:
+        for (int m = 0; m + 1 < n; m++)
+            next[m] = m + 1;
+        break;
+    default:
+        break;
     }
     free(seq);
+    for (int grp = 1; grp < g->ngroups; grp++)
+        memcpy(next + (size_t)grp * (size_t)n, next, (size_t)n * sizeof *next);
     return 0;
 }
 
