@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
+
 static const char *const kind_names[] = {"tatp.rows", "tatp.cols", "tp", "sp", "dp", "pp", "store"};
 
 const char *coll_kind_name(int kind)
@@ -142,6 +144,37 @@ int coll_groups_size(int kind, const plan *p)
     return kl.n_lo * kl.n_hi;
 }
 
+/* The units of groups gathered by ranges of groups on the cores at once:
+ * group k's base rank (member digit 0) is the (k mod stride_lo)-th of
+ * block k / stride_lo, and member m is offset[m] ranks above it. Each part
+ * also tells whether its groups all keep the first group's step. */
+typedef struct gather_job {
+    coll_groups *g;
+    const plan *p;
+    const int *offset;
+    int block, stride_lo, step, nparts;
+    int apart[PAR_MAX];
+} gather_job;
+
+static void gather_range(void *ctx, int part)
+{
+    gather_job *j = ctx;
+    coll_groups *g = j->g;
+    size_t k0, k1;
+    par_range((size_t)g->ngroups, part, j->nparts, &k0, &k1);
+    int apart = 0, n = g->size, step = j->step;
+    for (size_t k = k0; k < k1; k++) {
+        int r = (int)(k / (size_t)j->stride_lo) * j->block + (int)(k % (size_t)j->stride_lo);
+        int *unit = g->unit + k * (size_t)n;
+        unit[0] = j->p->unit[r + j->offset[0]];
+        for (int m = 1; m < n; m++) {
+            unit[m] = j->p->unit[r + j->offset[m]];
+            apart |= unit[m] - unit[m - 1] != step;
+        }
+    }
+    j->apart[part] = apart;
+}
+
 int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e)
 {
     memset(g, 0, sizeof *g);
@@ -163,22 +196,15 @@ int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, 
         offset[m] = (m % kl.n_lo) * kl.stride_lo + (m / kl.n_lo) * kl.stride_hi;
     /* Base ranks have member digit 0: the first stride_lo ranks of every
      * block of stride_lo * n_lo, and for DP x SP only below the DP stride. */
-    int k = 0, block = kl.stride_lo * kl.n_lo, limit = kl.n_hi > 1 ? kl.stride_hi : p->nranks;
-    /* the step of line groups, while the units are in the cache */
-    int step = g->size > 1 ? p->unit[offset[1]] - p->unit[offset[0]] : 0;
-    for (int b0 = 0; b0 < limit; b0 += block) {
-        for (int r = b0; r < b0 + kl.stride_lo; r++, k++) {
-            int *unit = g->unit + (size_t)k * (size_t)g->size, apart = 0;
-            unit[0] = p->unit[r + offset[0]];
-            for (int m = 1; m < g->size; m++) {
-                unit[m] = p->unit[r + offset[m]];
-                apart |= unit[m] - unit[m - 1] != step;
-            }
-            step = apart ? 0 : step;
-        }
-    }
-    assert(k == g->ngroups);
-    g->step = step;
+    int block = kl.stride_lo * kl.n_lo, limit = kl.n_hi > 1 ? kl.stride_hi : p->nranks;
+    assert((limit + block - 1) / block * kl.stride_lo == g->ngroups);
+    /* the step of line groups, found while the units are in the cache */
+    gather_job j = {g, p, offset, block, kl.stride_lo, g->size > 1 ? p->unit[offset[1]] - p->unit[offset[0]] : 0,
+                    par_parts((size_t)p->nranks), {0}};
+    par_run(j.nparts, gather_range, &j);
+    g->step = j.step;
+    for (int k = 0; k < j.nparts; k++)
+        g->step = j.apart[k] ? 0 : g->step;
     free(offset);
     if (wf->wafers_x * wf->wafers_y > 1)
         g->wafers = spans_wafers(g, wf);
