@@ -161,6 +161,36 @@ static void test_tatp_rows_and_cols(void **state)
     teardown(&f);
 }
 
+/* A plan large enough to gather its groups on the cores at once (par.h):
+ * DP2 x TATP512x512 tiles on a 1024 x 512 mesh. The TATP rows are 1024
+ * groups of 512 units one step apart, and together they hold every unit
+ * once; the DP pairs are the two tiles' same cells, 512 units apart. */
+static void test_groups_gathered_in_parts(void **state)
+{
+    (void)state;
+    fixture f;
+    const int dims[6] = {2, 1, 1, 1, 512, 512};
+    setup(&f, 1024, 512, dims, PLACE_TILES, CG_TATP_ROW);
+    assert_int_equal(f.g.ngroups, 1024);
+    assert_int_equal(coll_groups_step(&f.g), 1);
+    size_t nunits = wafer_nunits(&f.wf);
+    unsigned char *seen = calloc(nunits, 1);
+    assert_non_null(seen);
+    for (int grp = 0; grp < f.g.ngroups; grp++)
+        for (int m = 0; m < 512; m++) {
+            int u = f.g.unit[grp * 512 + m];
+            assert_int_equal(u, f.g.unit[grp * 512] + m);
+            assert_int_equal(seen[u]++, 0);
+        }
+    free(seen);
+    coll_groups_free(&f.g);
+    wt_err e;
+    assert_int_equal(coll_groups_build(&f.g, CG_DP, &f.p, &f.wf, &e), WT_OK);
+    assert_int_equal(f.g.ngroups, 512 * 512);
+    assert_int_equal(coll_groups_step(&f.g), 512);
+    teardown(&f);
+}
+
 /* The step of line groups (1 along a row), and 0 once a group turns: a
  * snake's second row runs back, units 7 6 5 4 after 0 1 2 3. */
 static void test_groups_step(void **state)
@@ -387,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_linear_ring_is_rank_order),
         cmocka_unit_test(test_tatp_rows_and_cols),
         cmocka_unit_test(test_groups_step),
+        cmocka_unit_test(test_groups_gathered_in_parts),
         cmocka_unit_test(test_hier_subgroups),
         cmocka_unit_test(test_expand_formulas),
         cmocka_unit_test(test_algorithm_rows),
