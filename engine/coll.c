@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
+
 static const char *const kind_names[] = {"tatp.rows", "tatp.cols", "tp", "sp", "dp", "pp", "store"};
 
 const char *coll_kind_name(int kind)
@@ -142,6 +144,37 @@ int coll_groups_size(int kind, const plan *p)
     return kl.n_lo * kl.n_hi;
 }
 
+/* The units of groups gathered by ranges of groups on the cores at once:
+ * group k's base rank (member digit 0) is the (k mod stride_lo)-th of
+ * block k / stride_lo, and member m is offset[m] ranks above it. Each part
+ * also tells whether its groups all keep the first group's step. */
+typedef struct gather_job {
+    coll_groups *g;
+    const plan *p;
+    const int *offset;
+    int block, stride_lo, step, nparts;
+    int apart[PAR_MAX];
+} gather_job;
+
+static void gather_range(void *ctx, int part)
+{
+    gather_job *j = ctx;
+    coll_groups *g = j->g;
+    size_t k0, k1;
+    par_range((size_t)g->ngroups, part, j->nparts, &k0, &k1);
+    int apart = 0, n = g->size, step = j->step;
+    for (size_t k = k0; k < k1; k++) {
+        int r = (int)(k / (size_t)j->stride_lo) * j->block + (int)(k % (size_t)j->stride_lo);
+        int *unit = g->unit + k * (size_t)n;
+        unit[0] = j->p->unit[r + j->offset[0]];
+        for (int m = 1; m < n; m++) {
+            unit[m] = j->p->unit[r + j->offset[m]];
+            apart |= unit[m] - unit[m - 1] != step;
+        }
+    }
+    j->apart[part] = apart;
+}
+
 int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e)
 {
     memset(g, 0, sizeof *g);
@@ -163,15 +196,15 @@ int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, 
         offset[m] = (m % kl.n_lo) * kl.stride_lo + (m / kl.n_lo) * kl.stride_hi;
     /* Base ranks have member digit 0: the first stride_lo ranks of every
      * block of stride_lo * n_lo, and for DP x SP only below the DP stride. */
-    int k = 0, block = kl.stride_lo * kl.n_lo, limit = kl.n_hi > 1 ? kl.stride_hi : p->nranks;
-    for (int b0 = 0; b0 < limit; b0 += block) {
-        for (int r = b0; r < b0 + kl.stride_lo; r++, k++) {
-            int *unit = g->unit + (size_t)k * (size_t)g->size;
-            for (int m = 0; m < g->size; m++)
-                unit[m] = p->unit[r + offset[m]];
-        }
-    }
-    assert(k == g->ngroups);
+    int block = kl.stride_lo * kl.n_lo, limit = kl.n_hi > 1 ? kl.stride_hi : p->nranks;
+    assert((limit + block - 1) / block * kl.stride_lo == g->ngroups);
+    /* the step of line groups, found while the units are in the cache */
+    gather_job j = {g, p, offset, block, kl.stride_lo, g->size > 1 ? p->unit[offset[1]] - p->unit[offset[0]] : 0,
+                    par_parts((size_t)p->nranks), {0}};
+    par_run(j.nparts, gather_range, &j);
+    g->step = j.step;
+    for (int k = 0; k < j.nparts; k++)
+        g->step = j.apart[k] ? 0 : g->step;
     free(offset);
     if (wf->wafers_x * wf->wafers_y > 1)
         g->wafers = spans_wafers(g, wf);
@@ -189,14 +222,7 @@ int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, 
 
 int coll_groups_step(const coll_groups *g)
 {
-    int n = g->size, step = n > 1 ? g->unit[1] - g->unit[0] : 0;
-    for (int grp = 0; grp < g->ngroups && step; grp++) {
-        const int *unit = g->unit + (size_t)grp * (size_t)n;
-        for (int m = 1; m < n; m++)
-            if (unit[m] - unit[m - 1] != step)
-                return 0;
-    }
-    return step;
+    return g->step;
 }
 
 void coll_groups_free(coll_groups *g)
@@ -296,46 +322,52 @@ out:
 int coll_pass_next(const coll_groups *g, int pass, const wafer *wf, int sub_w, int sub_h, int *next)
 {
     int n = g->size;
-    for (int grp = 0; grp < g->ngroups; grp++)
-        for (int m = 0; m < n; m++)
-            next[grp * n + m] = m;
-    if (pass == PASS_INNER || pass == PASS_OUTER)
+    if (pass == PASS_INNER || pass == PASS_OUTER) {
+        for (int grp = 0; grp < g->ngroups; grp++)
+            for (int m = 0; m < n; m++)
+                next[grp * n + m] = m;
         return hier_next(g, pass == PASS_OUTER, wf, sub_w, sub_h, next);
+    }
+    if (g->ngroups < 1)
+        return 0;
+    /* The other passes follow the members' grid alone, the same in every
+     * group: the first group's next[] is copied to the others. */
     int *seq = malloc(sizeof *seq * 2 * (size_t)(n + g->gw + g->gh));
     if (!seq)
         return -2;
-    for (int grp = 0; grp < g->ngroups; grp++) {
-        int base = grp * n;
-        switch (pass) {
-        case PASS_RING:
-        case PASS_BIDIR:
-            close_cycle(next, base, g->ring, n);
-            break;
-        case PASS_ROWS: /* rings along grid rows (or columns), folded on tiles */
-        case PASS_COLS: {
-            int rows = pass == PASS_ROWS, len = rows ? g->gw : g->gh, lines = rows ? g->gh : g->gw;
-            int *folded = seq, *cells = seq + len;
-            if (g->tiled)
-                fold_line(len, folded);
-            else
-                for (int i = 0; i < len; i++)
-                    folded[i] = i;
-            for (int l = 0; l < lines; l++) {
-                for (int i = 0; i < len; i++)
-                    cells[i] = rows ? g->cell[folded[i] + l * g->gw] : g->cell[l + folded[i] * g->gw];
-                close_cycle(next, base, cells, len);
-            }
-            break;
+    for (int m = 0; m < n; m++)
+        next[m] = m;
+    switch (pass) {
+    case PASS_RING:
+    case PASS_BIDIR:
+        close_cycle(next, 0, g->ring, n);
+        break;
+    case PASS_ROWS: /* rings along grid rows (or columns), folded on tiles */
+    case PASS_COLS: {
+        int rows = pass == PASS_ROWS, len = rows ? g->gw : g->gh, lines = rows ? g->gh : g->gw;
+        int *folded = seq, *cells = seq + len;
+        if (g->tiled)
+            fold_line(len, folded);
+        else
+            for (int i = 0; i < len; i++)
+                folded[i] = i;
+        for (int l = 0; l < lines; l++) {
+            for (int i = 0; i < len; i++)
+                cells[i] = rows ? g->cell[folded[i] + l * g->gw] : g->cell[l + folded[i] * g->gw];
+            close_cycle(next, 0, cells, len);
         }
-        case PASS_SHIFT:
-            for (int m = 0; m + 1 < n; m++)
-                next[base + m] = m + 1;
-            break;
-        default:
-            break;
-        }
+        break;
+    }
+    case PASS_SHIFT:
+        for (int m = 0; m + 1 < n; m++)
+            next[m] = m + 1;
+        break;
+    default:
+        break;
     }
     free(seq);
+    for (int grp = 1; grp < g->ngroups; grp++)
+        memcpy(next + (size_t)grp * (size_t)n, next, (size_t)n * sizeof *next);
     return 0;
 }
 

@@ -47,6 +47,7 @@ typedef struct coll_groups {
     int *ring;       /* size: ring order (member indices), owned */
     int tiled;       /* 1: the grid is the real layout, rings follow it */
     int wafers;      /* 1 when some group spans more than one wafer */
+    int step;        /* coll_groups_step's answer, found while the units are gathered */
 } coll_groups;
 
 int coll_groups_build(coll_groups *g, int kind, const plan *p, const wafer *wf, wt_err *e);

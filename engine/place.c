@@ -119,7 +119,9 @@ static int tiles_units(plan *p, const wafer *wf, wt_err *e)
         base[d] = total;
         total += p->size[d];
     }
-    int *off = malloc(sizeof *off * 2 * (size_t)total); /* x then y offset per (d, index) */
+    /* x then y offset per (d, index), then the unit offsets of the first
+     * dimension's members from its first */
+    int *off = malloc(sizeof *off * (2 * (size_t)total + (size_t)p->size[0]));
     if (!off)
         return wt_oom(e, "placement");
     int sx = 1, sy = 1;
@@ -133,10 +135,17 @@ static int tiles_units(plan *p, const wafer *wf, wt_err *e)
         sx *= p->tw[d];
         sy *= p->th[d];
     }
+    /* The first dimension's members lie at the same unit offsets from its
+     * first member in every run of them: the odometer turns the others. */
+    int n0 = p->size[0], *du = off + 2 * total;
+    for (int i = 0; i < n0; i++)
+        du[i] = wafer_unit(wf, off[2 * i] - off[0], off[2 * i + 1] - off[1]);
     int idx[NDIM] = {0}, x = p->ox, y = p->oy;
-    for (int r = 0; r < p->nranks; r++) {
-        p->unit[r] = wafer_unit(wf, x, y);
-        for (int d = 0; d < NDIM; d++) {
+    for (int r = 0; r < p->nranks; r += n0) {
+        int u0 = wafer_unit(wf, x, y);
+        for (int i = 0; i < n0; i++)
+            p->unit[r + i] = u0 + du[i];
+        for (int d = 1; d < NDIM; d++) {
             const int *o = off + 2 * (base[d] + idx[d]);
             x -= o[0];
             y -= o[1];

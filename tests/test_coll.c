@@ -149,6 +149,7 @@ static void test_tatp_rows_and_cols(void **state)
     for (int grp = 0; grp < f.g.ngroups; grp++)
         for (int m = 1; m < 4; m++)
             assert_int_equal(f.g.unit[grp * 4 + m], f.g.unit[grp * 4] + m);
+    assert_int_equal(coll_groups_step(&f.g), 1);
     coll_groups_free(&f.g);
     wt_err e;
     assert_int_equal(coll_groups_build(&f.g, CG_TATP_COL, &f.p, &f.wf, &e), WT_OK);
@@ -156,6 +157,62 @@ static void test_tatp_rows_and_cols(void **state)
     assert_int_equal(f.g.ngroups, 8);
     for (int grp = 0; grp < f.g.ngroups; grp++)
         assert_int_equal(f.g.unit[grp * 2 + 1], f.g.unit[grp * 2] + 8);
+    assert_int_equal(coll_groups_step(&f.g), 8); /* along a column of the 8-wide mesh */
+    teardown(&f);
+}
+
+/* A plan large enough to gather its groups on the cores at once (par.h):
+ * DP2 x TATP512x512 tiles on a 1024 x 512 mesh. The TATP rows are 1024
+ * groups of 512 units one step apart, and together they hold every unit
+ * once; the DP pairs are the two tiles' same cells, 512 units apart. */
+static void test_groups_gathered_in_parts(void **state)
+{
+    (void)state;
+    fixture f;
+    const int dims[6] = {2, 1, 1, 1, 512, 512};
+    setup(&f, 1024, 512, dims, PLACE_TILES, CG_TATP_ROW);
+    assert_int_equal(f.g.ngroups, 1024);
+    assert_int_equal(coll_groups_step(&f.g), 1);
+    size_t nunits = wafer_nunits(&f.wf);
+    unsigned char *seen = calloc(nunits, 1);
+    assert_non_null(seen);
+    for (int grp = 0; grp < f.g.ngroups; grp++)
+        for (int m = 0; m < 512; m++) {
+            int u = f.g.unit[grp * 512 + m];
+            assert_int_equal(u, f.g.unit[grp * 512] + m);
+            assert_int_equal(seen[u]++, 0);
+        }
+    free(seen);
+    coll_groups_free(&f.g);
+    wt_err e;
+    assert_int_equal(coll_groups_build(&f.g, CG_DP, &f.p, &f.wf, &e), WT_OK);
+    assert_int_equal(f.g.ngroups, 512 * 512);
+    assert_int_equal(coll_groups_step(&f.g), 512);
+    teardown(&f);
+}
+
+/* The step of line groups (1 along a row), and 0 once a group turns: a
+ * snake's second row runs back, units 7 6 5 4 after 0 1 2 3. */
+static void test_groups_step(void **state)
+{
+    (void)state;
+    fixture f;
+    const int dims[6] = {2, 4, 1, 1, 1, 1};
+    setup(&f, 4, 2, dims, PLACE_LINEAR, CG_TP);
+    assert_int_equal(coll_groups_step(&f.g), 1);
+    teardown(&f);
+    const int one[6] = {1, 8, 1, 1, 1, 1};
+    setup(&f, 4, 2, one, PLACE_SNAKE, CG_TP);
+    const int units[8] = {0, 1, 2, 3, 7, 6, 5, 4};
+    for (int m = 0; m < 8; m++)
+        assert_int_equal(f.g.unit[m], units[m]);
+    assert_int_equal(coll_groups_step(&f.g), 0);
+    teardown(&f);
+    /* the second group alone breaks the step: DP2 x TP4 snaked, the TP
+     * group of rank 4 runs 7 6 5 4 */
+    setup(&f, 4, 2, dims, PLACE_SNAKE, CG_TP);
+    assert_int_equal(f.g.unit[4], 7);
+    assert_int_equal(coll_groups_step(&f.g), 0);
     teardown(&f);
 }
 
@@ -359,6 +416,8 @@ int main(void)
         cmocka_unit_test(test_folded_line),
         cmocka_unit_test(test_linear_ring_is_rank_order),
         cmocka_unit_test(test_tatp_rows_and_cols),
+        cmocka_unit_test(test_groups_step),
+        cmocka_unit_test(test_groups_gathered_in_parts),
         cmocka_unit_test(test_hier_subgroups),
         cmocka_unit_test(test_expand_formulas),
         cmocka_unit_test(test_algorithm_rows),

@@ -1117,6 +1117,31 @@ static void check_split_bad_flow(void)
     close_mesh(&fx);
 }
 
+/* Bytes that differ only in a later part of the split check: two flows
+ * to an empty ring first (they load nothing, so they set no bytes), then
+ * eight of 2 bytes and one of 5 over the E link of (0,0). Read as all
+ * alike, the link would carry 9 x 2; it carries 8 x 2 + 5 = 21. */
+static void check_split_mixed_late(void)
+{
+    fixture fx;
+    open_mesh(&fx, 3, 2);
+    route_flow f[11];
+    f[0] = flow(&fx, 2, 1, 2, 1, 7.0);
+    f[1] = flow(&fx, 1, 1, 1, 1, 3.0);
+    for (int i = 2; i < 10; i++)
+        f[i] = flow(&fx, 0, 0, 1, 0, 2.0);
+    f[10] = flow(&fx, 0, 0, 1, 0, 5.0);
+    size_t s[] = {slot(&fx, 0, 0, WAFER_E)};
+    double v[] = {21};
+    route_expect(&fx, f, 11, ROUTE_XY, s, v, 1);
+    /* the same with the 5 bytes first: a part's own bytes differ from
+     * the first part's */
+    f[2] = f[10];
+    f[10] = flow(&fx, 0, 0, 1, 0, 2.0);
+    route_expect(&fx, f, 11, ROUTE_XY, s, v, 1);
+    close_mesh(&fx);
+}
+
 /* Calls split over 2, 5 and 8 parts (more parts than rows on the thin
  * meshes): the lists, doubles and stats of one walk, checked by the same
  * tests against the hop-by-hop reference and the dense call (one walk). */
@@ -1130,6 +1155,7 @@ static void test_split_parts(void **state)
         test_lines_closed_form(state);
         test_rows_closed_form(state);
         check_split_bad_flow();
+        check_split_mixed_late();
     }
     split_parts = 0;
 }

@@ -248,12 +248,16 @@ typedef struct route_geo {
     size_t pitch;
     double inv_w;
     size_t lo, hi;  /* the cells this walk writes: all, or one part's rows (route_parts_stage) */
-    int ylo, yhi;   /* and those rows, [ylo, yhi) */
+    /* A flow whose units both lie below ulo or both at uhi or above has no
+     * marker in those rows: rows [ylo, yhi) give ulo = (ylo - 1) * w (an N
+     * move ends one row below its start) and uhi = yhi * w. Units compare
+     * without finding their rows. */
+    int ulo, uhi;
 } route_geo;
 
 static route_geo route_geo_of(const route_ctx *rc)
 {
-    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w, 0, SIZE_MAX, 0, INT_MAX};
+    route_geo g = {rc->cnt, rc->mixed ? rc->sum : NULL, rc->pitch, rc->inv_w, 0, SIZE_MAX, INT_MIN, INT_MAX};
     return g;
 }
 
@@ -697,24 +701,62 @@ typedef struct route_tally {
     double max_lat;
 } route_tally;
 
-/* The bytes every flow that loads links carries into *bytes (0 when none
- * does); returns 1 when they differ. While they are all the same, a link's
- * load is its flow count times those bytes, with no rounding to pile up,
- * and the pass needs no sums. */
-static int route_mixed(const route_flow *flows, size_t n, double *bytes)
+/* The bytes the flows that load links carry: the first such flow's (0
+ * when none does), and whether some other one carries different bytes. */
+typedef struct route_bytes {
+    double first;
+    int mixed;
+} route_bytes;
+
+static route_bytes route_bytes_of(const route_flow *flows, size_t n)
 {
-    double first = 0;
+    route_bytes rb = {0.0, 0};
     for (size_t i = 0; i < n; i++) {
         double b = flows[i].bytes;
         if (flows[i].src == flows[i].dst || b == 0)
             continue;
-        if (first == 0)
-            first = b;
-        else if (b != first)
-            return 1;
+        if (rb.first == 0) {
+            rb.first = b;
+        } else if (b != rb.first) {
+            rb.mixed = 1;
+            break;
+        }
     }
-    *bytes = first;
-    return 0;
+    return rb;
+}
+
+typedef struct route_bytes_job {
+    const route_flow *flows;
+    size_t n;
+    int nparts;
+    route_bytes part[PAR_MAX];
+} route_bytes_job;
+
+static void route_bytes_range(void *ctx, int k)
+{
+    route_bytes_job *j = ctx;
+    size_t i0, i1;
+    par_range(j->n, k, j->nparts, &i0, &i1);
+    j->part[k] = route_bytes_of(j->flows + i0, i1 - i0);
+}
+
+/* The bytes every flow that loads links carries into *bytes (0 when none
+ * does); returns 1 when they differ. While they are all the same, a link's
+ * load is its flow count times those bytes, with no rounding to pile up,
+ * and the pass needs no sums. A large call is checked on the cores at
+ * once: it is one walk over every flow before the routing can start. */
+static int route_mixed(const route_ctx *rc, const route_flow *flows, size_t n, double *bytes)
+{
+    route_bytes_job j = {flows, n, route_ctx_parts(rc, n), {{0.0, 0}}};
+    par_run(j.nparts, route_bytes_range, &j);
+    route_bytes all = {0.0, 0};
+    for (int k = 0; k < j.nparts && !all.mixed; k++) {
+        const route_bytes *p = &j.part[k];
+        all.mixed = p->mixed || (all.first != 0 && p->first != 0 && p->first != all.first);
+        all.first = all.first != 0 ? all.first : p->first;
+    }
+    *bytes = all.first;
+    return all.mixed;
 }
 
 WT_HOT void route_tally_flow(const route_ctx *rc, route_tally *t, int x0, int y0, int x1,
@@ -756,13 +798,11 @@ WT_HOT size_t route_clean_mode(const route_ctx *rc, const route_geo *gp, const r
         const double b = flows[i].bytes;
         if (route_flow_bad(nunits, src, dst, b))
             break;
-        if (src == dst)
+        /* a part leaves the flows whose markers all lie in other parts' rows */
+        if (src == dst || (src > dst ? src : dst) < g.ulo || (src < dst ? src : dst) >= g.uhi)
             continue;
         int y0 = route_row_of(&g, src), x0 = src - y0 * w;
         int y1 = route_row_of(&g, dst), x1 = dst - y1 * w;
-        /* a part leaves the flows whose markers all lie in other parts' rows */
-        if ((y0 > y1 ? y0 : y1) + 1 < g.ylo || (y0 < y1 ? y0 : y1) >= g.yhi)
-            continue;
         int32_t k = b > 0; /* an empty flow covers no link */
         if (!balanced) {
             route_dor_add(&g, x0, y0, x1, y1, xfirst, b, k);
@@ -856,8 +896,21 @@ typedef struct route_parts_job {
     route_part part[PAR_MAX];
 } route_parts_job;
 
+/* Lists link slot with count v when v is not zero; returns the list's new
+ * length. */
+WT_HOT size_t route_part_emit(int *link, double *load, size_t k, size_t slot, int64_t v, double unit)
+{
+    if (!v)
+        return k;
+    link[k] = (int)slot;
+    load[k] = (double)v * unit;
+    return k + 1;
+}
+
 /* One row of the pass from the running counts, as route_count_row; lists
- * its links from link/load on when link is not NULL; returns how many. */
+ * its links from link/load on when link is not NULL; returns how many.
+ * Whether a link carries anything is a coin toss in a busy mesh: counting
+ * adds the tests up instead of branching on them. */
 static size_t route_part_row(const int32_t *c, size_t slot, size_t w, int64_t *col_n, int64_t *col_s,
                              double unit, int *link, double *load)
 {
@@ -866,16 +919,15 @@ static size_t route_part_row(const int32_t *c, size_t slot, size_t w, int64_t *c
     for (size_t x = 0; x < w; x++, c += WAFER_NDIR, slot += WAFER_NDIR) {
         e += c[WAFER_E];
         wv += c[WAFER_W];
-        int64_t v[WAFER_NDIR] = {e, wv, col_n[x] += c[WAFER_N], col_s[x] += c[WAFER_S]};
-        for (int d = 0; d < WAFER_NDIR; d++) {
-            if (!v[d])
-                continue;
-            if (link) {
-                link[k] = (int)slot + d;
-                load[k] = (double)v[d] * unit;
-            }
-            k++;
+        int64_t n = col_n[x] += c[WAFER_N], s = col_s[x] += c[WAFER_S];
+        if (!link) {
+            k += (size_t)(e != 0) + (size_t)(wv != 0) + (size_t)(n != 0) + (size_t)(s != 0);
+            continue;
         }
+        k = route_part_emit(link, load, k, slot + WAFER_E, e, unit);
+        k = route_part_emit(link, load, k, slot + WAFER_W, wv, unit);
+        k = route_part_emit(link, load, k, slot + WAFER_N, n, unit);
+        k = route_part_emit(link, load, k, slot + WAFER_S, s, unit);
     }
     return k;
 }
@@ -892,8 +944,8 @@ static void route_parts_stage(void *ctx, int k)
         route_geo g = route_geo_of(rc);
         g.lo = (size_t)y0 * rc->pitch;
         g.hi = (size_t)y1 * rc->pitch;
-        g.ylo = y0;
-        g.yhi = y1;
+        g.ulo = (y0 - 1) * rc->w;
+        g.uhi = y1 * rc->w;
         p->t = (route_tally){0, 0.0};
         p->lo = INT_MAX;
         p->hi = -1;
@@ -1043,7 +1095,7 @@ static int route_call(route_ctx *rc, const route_flow *flows, size_t n, route_mo
         return WT_EINTERNAL;
     }
     double bytes = 0;
-    rc->mixed = route_mixed(flows, n, &bytes);
+    rc->mixed = route_mixed(rc, flows, n, &bytes);
     if (rc->mixed && !rc->sum) {
         rc->sum = calloc(((size_t)rc->h + 1) * rc->pitch, sizeof *rc->sum);
         if (!rc->sum) {
