@@ -28,7 +28,7 @@ void tiles_count(const wafer *wf, int tw, int th, double *links, double *live)
             for (int x = x0; x < x0 + tw && x < wf->w; x++) {
                 unsigned m = wafer_usable_mask(wf, x, y); /* 0 for a dead unit */
                 n += (int)((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1));
-                alive += !wf->dead_units || !wf->unit_dead[wafer_unit(wf, x, y)];
+                alive += !wf->unit_dead[wafer_unit(wf, x, y)];
             }
             links[row + (size_t)kx] += n;
             if (live)

@@ -105,11 +105,18 @@ int wafer_dir_parse(char c);
  * coordinates are not checked against a mesh. */
 int wafer_parse_fault(const char *s, int *x, int *y, int *dir, char *bad);
 
+/* 1 when no unit and no link of the mesh has failed: every link between
+ * two units is usable, and no flag needs reading. */
+static inline int wafer_healthy(const wafer *wf)
+{
+    return !wf->dead_units && !wf->dead_links;
+}
+
 /* 1 when the link exists, is not failed and both of its ends are alive. */
 static inline int wafer_link_usable(const wafer *wf, int u, int dir)
 {
     int v = wafer_neighbor(wf, u, dir);
-    if (!wf->dead_units && !wf->dead_links) /* a healthy mesh: no flag read */
+    if (wafer_healthy(wf))
         return v >= 0;
     return v >= 0 && !wf->link_dead[(size_t)u * WAFER_NDIR + (size_t)dir] && !wf->unit_dead[u] &&
            !wf->unit_dead[v];
@@ -119,7 +126,7 @@ static inline int wafer_link_usable(const wafer *wf, int u, int dir)
  * wafer_link_usable for the four directions, without divisions. */
 static inline unsigned wafer_usable_mask(const wafer *wf, int x, int y)
 {
-    if (!wf->dead_units && !wf->dead_links) /* a healthy mesh: its edges alone (no flag read) */
+    if (wafer_healthy(wf)) /* its edges alone */
         return (x + 1 < wf->w) << WAFER_E | (x > 0) << WAFER_W | (y > 0) << WAFER_N | (y + 1 < wf->h) << WAFER_S;
     int u = y * wf->w + x;
     if (wf->unit_dead[u])

@@ -151,15 +151,6 @@ static void route_build_prefix(route_ctx *rc)
     }
 }
 
-/* 1 when some of the n flags is set. */
-static int route_any_flag(const unsigned char *flag, size_t n)
-{
-    unsigned char any = 0;
-    for (size_t i = 0; i < n; i++)
-        any |= flag[i];
-    return any != 0;
-}
-
 int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
 {
     *out = NULL;
@@ -197,9 +188,8 @@ int route_ctx_new(route_ctx **out, const wafer *wf, wt_err *e)
         rc->wafer_col[x] = x / wf->wafer_w;
     for (int y = 0; y < rc->h; y++)
         rc->wafer_row[y] = y / wf->wafer_h;
-    /* Without a dead flag every link between two units is usable: one
-     * read of the flags instead of a mask per unit. */
-    if (!wf->dead_units && !route_any_flag(wf->link_dead, wafer_nlinks(wf))) {
+    /* On a healthy mesh every link between two units is usable: no mask. */
+    if (wafer_healthy(wf)) {
         *out = rc;
         return WT_OK;
     }
