@@ -277,6 +277,9 @@ for case in "spin_policy INT 130" "search_policy TERM 143" "sort_policy INT 130"
     set -- $case
     start ui --lua-budget 1e15 --lua-mem 1GiB
     wait_for "figures" "$1: the first frame"
+    # Paused, so that the policy first runs on the n below, after its message.
+    keys ' '
+    wait_for "paused" "$1: space pauses"
     keys ':' "policy $tmp/$1.lua" Enter
     wait_for "policy $1 acts between steps" "$1: :policy"
     keys n

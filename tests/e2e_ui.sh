@@ -221,6 +221,10 @@ wt.policy("bad_policy", {
   end
 })
 EOF
+# Paused first: a step that fired before the capture would print the policy's
+# traceback and scroll the message away.
+keys ' '
+wait_for "paused" "space pauses"
 keys ':' "policy $tmp/bad_policy.lua" Enter
 wait_for "policy bad_policy acts between steps" ":policy FILE"
 keys 'n'
