@@ -184,16 +184,20 @@ static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mod
 }
 
 /* The pass of the next[] of c as lines (route_lines_sparse) when every
- * group of the wave lies on a row or column in member order and sends
- * alike: *covered 1 and the pattern made, else *covered 0. */
+ * group of the wave lies on a row or column in member order, its members
+ * equally spaced, and sends alike: *covered 1 and the pattern made, else
+ * *covered 0. */
 static int line_pattern(build *b, const coll_groups *g, int kind, int pass, route_mode mode, int wave, int nwaves,
                         int *index, int *covered, wt_err *e)
 {
     sim_ctx *c = b->c;
     const wafer *wf = b->r->wf;
     int step = coll_groups_step(g), n = g->size, nl = 0;
+    /* a step below the width runs along a row (route_lines_sparse checks
+     * that the lines stay on it), a multiple of it down a column */
+    int column = step >= wf->w, stride = column ? step / wf->w : step;
     *covered = 0;
-    if (step != 1 && step != wf->w)
+    if (step <= 0 || (column && step % wf->w))
         return WT_OK;
     const int *to = c->next + (size_t)wave * (size_t)n;
     for (int grp = wave; grp < g->ngroups; grp += nwaves) {
@@ -201,7 +205,7 @@ static int line_pattern(build *b, const coll_groups *g, int kind, int pass, rout
             return WT_OK;
         c->origin[nl++] = g->unit[(size_t)grp * (size_t)n];
     }
-    route_lines L = {c->origin, nl, n, step == wf->w, to, coll_pass_two_way(pass)};
+    route_lines L = {c->origin, nl, n, column, to, coll_pass_two_way(pass), stride};
     route_sparse sp = {0};
     route_stats st;
     int rc = route_lines_sparse(c->rc, &L, &sp, &st, covered, e);

@@ -928,24 +928,24 @@ static void expect_uncovered(int rv, const int *covered, const route_sparse *sp)
     assert_int_equal(sp->n, 0);
 }
 
-/* Random lines of len units on a w x h mesh that share no unit, in
- * shuffled order: along rows, runs with gaps in every row; along columns,
- * bands of rows with gaps between them, some columns of each band.
+/* Random lines of len units stride apart on a w x h mesh, in shuffled
+ * order: from every place a line fits, some (rows of the mesh alike in
+ * runs, so that classes of several rows or columns form), some twice.
  * Returns how many. */
-static int random_lines(int w, int h, int len, int column, int *origin)
+static int random_lines(int w, int h, int len, int stride, int column, int *origin)
 {
-    int n = 0;
-    if (column) {
-        for (int y = rng_int(2); y + len <= h; y += len + rng_int(3))
-            for (int x = 0; x < w; x++)
-                if (rng_int(3))
-                    origin[n++] = y * w + x;
-    } else {
-        for (int y = 0; y < h; y++)
-            for (int x = rng_int(2); x + len <= w; x += len + rng_int(3))
-                if (rng_int(4))
-                    origin[n++] = y * w + x;
+    int n = 0, span = (len - 1) * stride, K = column ? w : h, M = column ? h : w;
+    int *keep = malloc(sizeof *keep * (size_t)M);
+    assert_non_null(keep);
+    for (int k = 0; k < K; k++) {
+        if (k == 0 || rng_int(3) == 0) /* a new set of places for this mesh line and the next ones */
+            for (int q = 0; q < M; q++)
+                keep[q] = q + span < M && rng_int(3) == 0 ? 1 + (rng_int(5) == 0) : 0;
+        for (int q = 0; q < M; q++)
+            for (int t = 0; t < keep[q]; t++)
+                origin[n++] = column ? q * w + k : k * w + q;
     }
+    free(keep);
     for (int i = n - 1; i > 0; i--) {
         int j = rng_int(i + 1), t = origin[i];
         origin[i] = origin[j];
@@ -961,12 +961,13 @@ static void check_lines(int w, int h, uint64_t seed)
     open_mesh(&fx, w, h);
     renew_ctx(&fx);
     int column = rng_int(2), span = column ? h : w, len = 1 + rng_int(span);
-    int *origin = malloc(sizeof *origin * (size_t)(w * h + 1)), *to = malloc(sizeof *to * (size_t)len);
-    route_flow *f = malloc(sizeof *f * 2 * (size_t)(w * h));
+    int stride = 1 + (len > 1 ? rng_int((span - 1) / (len - 1)) : rng_int(3));
+    int *origin = malloc(sizeof *origin * (size_t)(2 * w * h + 1)), *to = malloc(sizeof *to * (size_t)len);
+    route_flow *f = malloc(sizeof *f * 4 * (size_t)(w * h) * (size_t)len + 1);
     assert_true(origin && to && f);
     for (int p = 0; p < len; p++)
         to[p] = rng_int(4) == 0 ? p : rng_int(len);
-    int two_way = rng_int(2), nl = random_lines(w, h, len, column, origin), step = column ? w : 1;
+    int two_way = rng_int(2), nl = random_lines(w, h, len, stride, column, origin), step = (column ? w : 1) * stride;
     size_t n = 0;
     for (int i = 0; i < nl; i++)
         for (int p = 0; p < len; p++) {
@@ -977,23 +978,26 @@ static void check_lines(int w, int h, uint64_t seed)
             if (two_way)
                 f[n++] = (route_flow){b, a, 1.0};
         }
-    route_lines L = {origin, nl, len, column, to, two_way};
+    route_lines L = {origin, nl, len, column, to, two_way, stride};
     route_sparse sp = {0};
     route_stats st;
     int covered;
     assert_int_equal(route_lines_sparse(fx.rc, &L, &sp, &st, &covered, &fx.e), WT_OK);
     if (!covered)
-        fail_msg("%dx%d seed %llu: %d lines of %d not covered", w, h, (unsigned long long)seed, nl, len);
+        fail_msg("%dx%d seed %llu: %d lines of %d, stride %d, not covered", w, h, (unsigned long long)seed, nl, len,
+                 stride);
     expect_closed(&fx, &sp, &st, f, n);
     free(sp.link);
     free(sp.load);
 
-    /* Two lines sharing a unit, or a fault: not covered, nothing listed. */
+    /* A line off the mesh, or a fault: not covered, nothing listed. */
     if (nl > 0) {
-        origin[nl] = origin[0];
-        route_lines twice = {origin, nl + 1, len, column, to, two_way};
+        int o = origin[0], far = column ? (h - 1) * w + o % w : (o / w) * w + w - 1;
+        origin[nl] = far;
+        route_lines off = {origin, nl + 1, len, column, to, two_way, stride};
         sp = (route_sparse){0};
-        expect_uncovered(route_lines_sparse(fx.rc, &twice, &sp, &st, &covered, &fx.e), &covered, &sp);
+        if (len > 1)
+            expect_uncovered(route_lines_sparse(fx.rc, &off, &sp, &st, &covered, &fx.e), &covered, &sp);
     }
     if (w > 1) {
         wt_err e;
@@ -1007,14 +1011,15 @@ static void check_lines(int w, int h, uint64_t seed)
     close_mesh(&fx);
 }
 
-/* Lines along rows and columns, of every length, on meshes of several
- * shapes: the loads of the flows they stand for. */
+/* Lines along rows and columns, of every length and stride, interleaved
+ * and twice, on meshes of several shapes: the loads of the flows they
+ * stand for. */
 static void test_lines_closed_form(void **state)
 {
     (void)state;
-    static const int shapes[][2] = {{5, 7}, {8, 3}, {1, 6}, {6, 1}, {9, 9}, {12, 4}, {2, 2}};
+    static const int shapes[][2] = {{5, 7}, {8, 3}, {1, 6}, {6, 1}, {9, 9}, {12, 4}, {2, 2}, {16, 12}, {3, 20}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        for (uint64_t s = 1; s <= 25; s++)
+        for (uint64_t s = 1; s <= 40; s++)
             check_lines(shapes[i][0], shapes[i][1], 100 * i + s);
 }
 
@@ -1084,7 +1089,7 @@ static void test_closed_form_multiwafer(void **state)
     int origin[1] = {0}, to[8] = {1, 2, 3, 4, 5, 6, 7, 0}, on[32], port_x[8] = {0};
     for (int u = 0; u < 32; u++)
         on[u] = u;
-    route_lines L = {origin, 1, 8, 0, to, 0};
+    route_lines L = {origin, 1, 8, 0, to, 0, 1};
     route_sparse sp = {0};
     route_stats st;
     int covered = 1;

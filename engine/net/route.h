@@ -104,24 +104,24 @@ int route_ctx_parts(const route_ctx *rc, size_t work);
 
 /*
  * Closed forms (route_line.c) for the two patterns that load every link of
- * a busy wafer, listed without their flows in O(lines x len) or O(units):
- * the same list, the same doubles and the same stats as route_flows_sparse
- * on the flows they stand for, in any mode (all their flows are straight).
+ * a busy wafer, listed without their flows in O(lines x len + units): the
+ * same list, the same doubles and the same stats as route_flows_sparse on
+ * the flows they stand for, in any mode (all their flows are straight).
  * Each sets *covered to 1 when it applies, else to 0 and appends nothing
- * (then route the flows): a faulty mesh, several wafers, lines off the mesh
- * or sharing units, lines along columns that start on rows closer than len
- * without starting on the same row.
+ * (then route the flows): a faulty mesh, several wafers, a line off the
+ * mesh.
  */
-/* nlines lines of len units in a row (column = 0: origin + p is position
- * p) or a column (origin + p * w). Every line sends one byte from position
- * p to position to[p] (nothing when to[p] == p), and back when two_way.
- * origin is sorted in place. */
+/* nlines lines of len units in a row (column = 0: origin + p * stride is
+ * position p) or a column (origin + p * stride * w). Every line sends one
+ * byte from position p to position to[p] (nothing when to[p] == p), and
+ * back when two_way. Lines may interleave or coincide: their flows add. */
 typedef struct route_lines {
-    int *origin;     /* nlines: the unit of each line's position 0 */
+    const int *origin; /* nlines: the unit of each line's position 0 */
     int nlines, len;
     int column;
     const int *to;   /* len positions */
     int two_way;
+    int stride;      /* mesh positions from one member to the next, >= 1 */
 } route_lines;
 
 int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, route_stats *st, int *covered,

@@ -9,11 +9,14 @@
  * double route_flows_sparse lists (count x 1.0, or 2 x count x 0.5).
  *
  * Lines (route_lines_sparse): every line sends the same flows between its
- * positions, so one difference array over len positions gives each
- * position's forward (E or S) and backward (W or N) count for every line,
- * and the list is those counts laid out in slot order: along rows, line by
- * line in unit order; along columns, a band of lines that start on the
- * same row, row by row across the band.
+ * positions, stride mesh positions apart along a row or a column. Mesh
+ * lines (rows or columns) whose lines start at the same places carry the
+ * same counts, so one difference array over a mesh line per such class
+ * gives each position's forward (E or S) and backward (W or N) count, the
+ * flows of lines that interleave or coincide added. The list is those
+ * counts laid out in slot order: along rows, each row its class's counts;
+ * along columns, each row the counts at that row of every column carrying
+ * lines, column by column.
  *
  * Rows (route_rows_sparse): every flow runs within its row between a unit
  * and the column its row's port is on, so each row is one difference array
@@ -41,9 +44,37 @@ static void stats_of(route_stats *st, const wafer *wf, int hops)
     st->detoured = 0;
 }
 
-/* Adds one flow from position a to b of a line into the difference arrays
- * (fwd covers a .. b-1, back b+1 .. a); returns its hops. */
-static int line_flow(int64_t *dfwd, int64_t *dback, int a, int b)
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The lines of a call by the mesh lines (rows or columns) they lie on:
+ * mesh line k holds offsets at[k] .. at[k + 1] - 1 of off, the positions
+ * of its lines' origins along it, ascending; cls[k] is its class (-1 with
+ * no lines), the first mesh line with the same offsets. Each class has
+ * the counts of its lines' flows at every position of a mesh line:
+ * fwd (E or S) and back (W or N), with nz[c] the positions where either
+ * is nonzero; mult[c] mesh lines are of class c.
+ */
+typedef struct lines_job {
+    const route_lines *L;
+    int w, h, nlines, ncls;
+    int *at, *off, *cls;     /* mesh lines: w or h + 1, nlines, w or h */
+    int *rep, *mult;         /* each class's first mesh line, and count */
+    double *fwd, *back;      /* ncls x M (the length of a mesh line) */
+    int *nz;                 /* ncls x M along columns (0 or 1 per direction, summed), ncls along rows */
+    size_t *row_at;          /* h + 1: counts, then each row's first entry */
+    route_sparse *out;       /* NULL in the counting walk */
+    size_t n0;
+    int nparts;
+} lines_job;
+
+/* Adds one flow from position a to b of a mesh line into the difference
+ * arrays (fwd covers a .. b-1, back b+1 .. a). */
+static void line_flow(int64_t *dfwd, int64_t *dback, int a, int b)
 {
     if (a < b) {
         dfwd[a]++;
@@ -52,87 +83,151 @@ static int line_flow(int64_t *dfwd, int64_t *dback, int a, int b)
         dback[b + 1]++;
         dback[a + 1]--;
     }
-    return abs(b - a);
 }
 
-static int cmp_int(const void *a, const void *b)
+/* Class c's counts from the lines of its first mesh line: one difference
+ * array per direction over the mesh line (d, 2 (len + 1) cells, zero). */
+static void lines_counts(lines_job *j, int c, int64_t *d)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    const route_lines *L = j->L;
+    int len = L->column ? j->h : j->w, s = L->stride, k = j->rep[c];
+    int64_t *dfwd = d, *dback = d + len + 1;
+    for (int i = j->at[k]; i < j->at[k + 1]; i++)
+        for (int p = 0; p < L->len; p++) {
+            int a = j->off[i] + p * s, b = j->off[i] + L->to[p] * s;
+            line_flow(dfwd, dback, a, b);
+            if (L->two_way)
+                line_flow(dfwd, dback, b, a);
+        }
+    double *fwd = j->fwd + (size_t)c * (size_t)len, *back = j->back + (size_t)c * (size_t)len;
+    int nz = 0;
+    for (int64_t q = 0, f = 0, b = 0; q < len; q++) {
+        f += dfwd[q];
+        b += dback[q];
+        fwd[q] = (double)f;
+        back[q] = (double)b;
+        if (L->column)
+            j->nz[(size_t)c * (size_t)len + (size_t)q] = (f != 0) + (b != 0);
+        else
+            nz += (f != 0) + (b != 0);
+    }
+    if (!L->column)
+        j->nz[c] = nz;
 }
 
-/* Sorts the origins and checks that the lines lie in the mesh and share no
- * unit, and that lines along columns come in bands: lines starting on rows
- * less than len apart start on the same row. */
-static int lines_fit(const wafer *wf, const route_lines *L)
+/* Row y's entries, written at its offset when the list is there; returns
+ * their number. Along rows: its class's counts, E before W. Along
+ * columns: each column's N then S count at y, by column. */
+static size_t lines_row(const lines_job *j, int y)
 {
-    int w = wf->w, h = wf->h, n = L->nlines, len = L->len;
-    int sorted = 1;
-    for (int i = 0; i < n; i++) {
-        int o = L->origin[i];
-        if (o < 0 || o >= w * h || (L->column ? o / w + len > h : o % w + len > w))
-            return 0;
-        sorted &= i == 0 || L->origin[i - 1] < o;
+    const route_lines *L = j->L;
+    int w = j->w;
+    size_t n = 0;
+    int *link = j->out ? j->out->link + j->n0 + j->row_at[y] : NULL;
+    double *load = j->out ? j->out->load + j->n0 + j->row_at[y] : NULL;
+    if (!L->column) {
+        int c = j->cls[y];
+        if (c < 0 || !link)
+            return c < 0 ? 0 : (size_t)j->nz[c];
+        const double *fwd = j->fwd + (size_t)c * (size_t)w, *back = j->back + (size_t)c * (size_t)w;
+        size_t base = (size_t)y * (size_t)w * WAFER_NDIR;
+        for (int x = 0; x < w; x++) {
+            size_t slot = base + (size_t)x * WAFER_NDIR;
+            if (fwd[x] != 0) {
+                link[n] = (int)(slot + WAFER_E);
+                load[n++] = fwd[x];
+            }
+            if (back[x] != 0) {
+                link[n] = (int)(slot + WAFER_W);
+                load[n++] = back[x];
+            }
+        }
+        return n;
     }
-    if (!sorted)
-        qsort(L->origin, (size_t)n, sizeof *L->origin, cmp_int);
-    for (int i = 1; i < n; i++) {
-        int a = L->origin[i - 1], b = L->origin[i];
-        if (L->column ? (b / w != a / w && b / w < a / w + len) || a == b : b < a + len)
-            return 0;
+    if (!link) {
+        for (int c = 0; c < j->ncls; c++)
+            n += (size_t)j->mult[c] * (size_t)j->nz[(size_t)c * (size_t)j->h + (size_t)y];
+        return n;
     }
-    return 1;
+    size_t base = (size_t)y * (size_t)w * WAFER_NDIR;
+    for (int x = 0; x < w; x++) {
+        int c = j->cls[x];
+        if (c < 0)
+            continue;
+        size_t at = (size_t)c * (size_t)j->h + (size_t)y, slot = base + (size_t)x * WAFER_NDIR;
+        if (j->back[at] != 0) {
+            link[n] = (int)(slot + WAFER_N);
+            load[n++] = j->back[at];
+        }
+        if (j->fwd[at] != 0) {
+            link[n] = (int)(slot + WAFER_S);
+            load[n++] = j->fwd[at];
+        }
+    }
+    return n;
 }
-
-/* One nonzero count of a line: the slot it loads, relative to the slot of
- * the line's origin, and the flows over it. */
-typedef struct line_entry {
-    size_t off;
-    double load;
-} line_entry;
-
-/*
- * A line pattern's list, written in runs that split over the cores: a run
- * is some lines times some of a line's entries, at an offset known before
- * any is written (every line has the same entries). Along rows a run is one
- * line, all its entries; along columns, one band of lines at one position,
- * its entries on each line of the band in turn.
- */
-typedef struct lines_job {
-    const route_lines *L;
-    const line_entry *ent;    /* per_line, in slot order within a line */
-    const size_t *before;     /* columns: entries of a line before position p, len + 1 */
-    const int *band;          /* columns: first line of each band, nbands + 1 */
-    size_t per_line, n0, nruns;
-    route_sparse *out;
-    int nparts;
-} lines_job;
 
 static void lines_range(void *ctx, int part)
 {
-    const lines_job *j = ctx;
-    const route_lines *L = j->L;
-    size_t r0 = par_first(j->nruns, part, j->nparts), r1 = par_first(j->nruns, part + 1, j->nparts);
-    for (size_t r = r0; r < r1; r++) {
-        size_t first = r, last = r + 1, e0 = 0, e1 = j->per_line, at = r * j->per_line;
-        if (L->column) {
-            size_t b = r / (size_t)L->len, p = r % (size_t)L->len;
-            first = (size_t)j->band[b];
-            last = (size_t)j->band[b + 1];
-            e0 = j->before[p];
-            e1 = j->before[p + 1];
-            at = first * j->per_line + e0 * (last - first);
-        }
-        int *link = j->out->link + j->n0 + at;
-        double *load = j->out->load + j->n0 + at;
-        for (size_t k = first; k < last; k++) {
-            size_t base = (size_t)L->origin[k] * WAFER_NDIR;
-            for (size_t i = e0; i < e1; i++) {
-                *link++ = (int)(base + j->ent[i].off);
-                *load++ = j->ent[i].load;
-            }
-        }
+    lines_job *j = ctx;
+    size_t y0, y1;
+    par_range((size_t)j->h, part, j->nparts, &y0, &y1);
+    for (size_t y = y0; y < y1; y++) {
+        size_t n = lines_row(j, (int)y);
+        if (!j->out)
+            j->row_at[y + 1] = n;
     }
+}
+
+/* The mesh lines' offsets (sorted origins: along rows each row's run;
+ * along columns counted into columns in row order) and their classes.
+ * Returns 0 when a line leaves the mesh. */
+static int lines_classes(lines_job *j)
+{
+    const route_lines *L = j->L;
+    int w = j->w, h = j->h, K = L->column ? w : h, M = L->column ? h : w, span = (L->len - 1) * L->stride;
+    for (int i = 0; i < j->nlines; i++) {
+        int o = L->origin[i];
+        if (o < 0 || o >= w * h || (L->column ? o / w : o % w) + span >= M)
+            return 0;
+        j->at[(L->column ? o % w : o / w) + 1]++;
+    }
+    for (int k = 0; k < K; k++)
+        j->at[k + 1] += j->at[k];
+    for (int i = 0; i < j->nlines; i++) {
+        int o = L->origin[i], k = L->column ? o % w : o / w;
+        j->off[j->at[k]++] = L->column ? o / w : o % w;
+    }
+    for (int k = K; k > 0; k--)
+        j->at[k] = j->at[k - 1];
+    j->at[0] = 0;
+    for (int k = 0; k < K; k++) { /* each mesh line's offsets ascending */
+        int *o = j->off + j->at[k], n = j->at[k + 1] - j->at[k], sorted = 1;
+        for (int i = 1; i < n; i++)
+            sorted &= o[i - 1] <= o[i];
+        if (!sorted)
+            qsort(o, (size_t)n, sizeof *o, cmp_int);
+    }
+    int last = -1; /* the mesh line with lines before k */
+    j->ncls = 0;
+    for (int k = 0; k < K; k++) {
+        int n = j->at[k + 1] - j->at[k], c;
+        j->cls[k] = -1;
+        if (n == 0)
+            continue;
+        if (last >= 0 && j->at[last + 1] - j->at[last] == n &&
+            !memcmp(j->off + j->at[last], j->off + j->at[k], (size_t)n * sizeof *j->off)) {
+            c = j->cls[last];
+        } else {
+            c = j->ncls++;
+            j->rep[c] = k;
+            j->mult[c] = 0;
+        }
+        j->cls[k] = c;
+        j->mult[c]++;
+        last = k;
+    }
+    return 1;
 }
 
 int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, route_stats *st, int *covered,
@@ -140,64 +235,65 @@ int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, r
 {
     const wafer *wf = route_ctx_wafer(rc);
     *covered = 0;
-    if (!route_ctx_clean(rc) || L->len < 1 || L->nlines < 0 || !lines_fit(wf, L))
+    if (!route_ctx_clean(rc) || L->len < 1 || L->nlines < 0 || L->stride < 1)
         return WT_OK;
-    int len = L->len, hops = 0;
-    for (int p = 0; p < len; p++)
+    int len = L->len, hops = 0, w = wf->w, h = wf->h;
+    for (int p = 0; p < len; p++) {
         if (L->to[p] < 0 || L->to[p] >= len) {
             wt_fail(e, "route: line position %d sends to %d of %d", p, L->to[p], len);
             return WT_EINTERNAL;
         }
-    /* one block: the differences, a line's entries, where each position's
-     * start, and along columns where each band starts */
-    size_t n = (size_t)len + 1, bands = L->column ? (size_t)L->nlines + 1 : 1;
-    _Static_assert(sizeof(line_entry) % sizeof(int64_t) == 0 && sizeof(size_t) <= sizeof(int64_t), "aligned parts");
-    int64_t *d = calloc(2 * n + 4 * n + n + bands, sizeof *d);
-    if (!d)
-        return wt_oom(e, "route lines");
-    int64_t *dfwd = d, *dback = d + n;
-    line_entry *ent = (line_entry *)(d + 2 * n);
-    size_t *before = (size_t *)(d + 6 * n);
-    int *band = (int *)(d + 7 * n);
+        int d = abs(L->to[p] - p) * L->stride;
+        hops = d > hops ? d : hops;
+    }
+    /* one block of ints: at, off, cls, rep, mult; then the counts */
+    size_t K = (size_t)(L->column ? w : h), M = (size_t)(L->column ? h : w), nl = (size_t)L->nlines;
+    int *ints = calloc(K + 1 + nl + 3 * K, sizeof *ints);
+    size_t *row_at = malloc(sizeof *row_at * ((size_t)h + 1));
+    lines_job j = {L, w, h, L->nlines, 0, ints, ints + K + 1, ints + K + 1 + nl, ints + 2 * K + 1 + nl,
+                   ints + 3 * K + 1 + nl, NULL, NULL, NULL, row_at, NULL, 0, 1};
+    int64_t *d = NULL;
     int rv = WT_OK;
-    for (int p = 0; p < len; p++) {
-        int h = line_flow(dfwd, dback, p, L->to[p]);
-        if (L->two_way)
-            line_flow(dfwd, dback, L->to[p], p);
-        hops = h > hops ? h : hops;
+    if (!ints || !row_at) {
+        rv = wt_oom(e, "route lines");
+        goto done;
     }
-    /* The counts from the differences, as a line's entries in slot order:
-     * E before W along a row, N before S along a column. */
-    size_t per_line = 0, step = L->column ? (size_t)wf->w * WAFER_NDIR : WAFER_NDIR;
-    int lo = L->column ? WAFER_N : WAFER_E, hi = L->column ? WAFER_S : WAFER_W;
-    for (int64_t p = 0, f = 0, b = 0; p < len; p++) {
-        f += dfwd[p];
-        b += dback[p];
-        int64_t c_lo = L->column ? b : f, c_hi = L->column ? f : b;
-        before[p] = per_line;
-        if (c_lo)
-            ent[per_line++] = (line_entry){(size_t)p * step + (size_t)lo, (double)c_lo};
-        if (c_hi)
-            ent[per_line++] = (line_entry){(size_t)p * step + (size_t)hi, (double)c_hi};
+    if (!lines_classes(&j))
+        goto done;
+    size_t cells = (size_t)j.ncls * M;
+    j.fwd = malloc(sizeof *j.fwd * (2 * cells + 1));
+    j.nz = malloc(sizeof *j.nz * (L->column ? cells + 1 : (size_t)j.ncls + 1));
+    d = malloc(sizeof *d * 2 * (M + 1));
+    if (!j.fwd || !j.nz || !d) {
+        rv = wt_oom(e, "route lines");
+        goto done;
     }
-    before[len] = per_line;
-    size_t nbands = 0, total = per_line * (size_t)L->nlines;
-    for (int i = 0; L->column && i < L->nlines; i++)
-        if (i == 0 || L->origin[i] / wf->w != L->origin[i - 1] / wf->w)
-            band[nbands++] = i;
-    band[nbands] = L->nlines;
-    if (route_sparse_reserve(out, total) < 0) {
+    j.back = j.fwd + cells;
+    for (int c = 0; c < j.ncls; c++) {
+        memset(d, 0, sizeof *d * 2 * (M + 1));
+        lines_counts(&j, c, d);
+    }
+    j.nparts = route_ctx_parts(rc, nl * (size_t)len);
+    row_at[0] = 0;
+    par_run(j.nparts, lines_range, &j);
+    for (int y = 0; y < h; y++)
+        row_at[y + 1] += row_at[y];
+    if (route_sparse_reserve(out, row_at[h]) < 0) {
         rv = wt_oom(e, "route link list");
         goto done;
     }
-    lines_job j = {L, ent, before, band, per_line, out->n, L->column ? nbands * (size_t)len : (size_t)L->nlines,
-                   out, route_ctx_parts(rc, total)};
-    if (total > 0) /* else the list may have no arrays yet */
+    j.out = out;
+    j.n0 = out->n;
+    if (row_at[h] > 0) /* else the list may have no arrays yet */
         par_run(j.nparts, lines_range, &j);
-    out->n += total;
+    out->n += row_at[h];
     stats_of(st, wf, L->nlines > 0 ? hops : 0);
     *covered = 1;
 done:
+    free(ints);
+    free(row_at);
+    free(j.fwd);
+    free(j.nz);
     free(d);
     return rv;
 }
