@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
 #include "search_int.h"
 
 /* Directions a boundary is crossed in: east and west over the column
@@ -54,11 +55,13 @@ void search_cuts_free(search_cuts *c)
 {
     free(c->cap);
     free(c->diff);
+    free(c->part_diff);
     free(c->next);
     free(c->x);
     free(c->y);
     free(c->ux);
     free(c->uy);
+    free(c->at_x);
     memset(c, 0, sizeof *c);
 }
 
@@ -69,12 +72,19 @@ int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e)
     size_t n = 2 * (size_t)wf->w + 2 * (size_t)wf->h, units = wafer_nunits(wf);
     c->cap = calloc(n, sizeof *c->cap);
     c->diff = malloc(n * sizeof *c->diff);
+    c->part_diff = malloc(PAR_MAX * n * sizeof *c->part_diff);
     c->next = malloc(units * sizeof *c->next);
     c->x = malloc(units * sizeof *c->x);
     c->y = malloc(units * sizeof *c->y);
     c->ux = malloc(units * sizeof *c->ux);
     c->uy = malloc(units * sizeof *c->uy);
-    if (!c->cap || !c->diff || !c->next || !c->x || !c->y || !c->ux || !c->uy) {
+    c->at_x = calloc(SEARCH_SHAPES * n, sizeof *c->at_x); /* with at_y, n_x and n_y */
+    if (c->at_x) {
+        c->at_y = c->at_x + SEARCH_SHAPES * (size_t)wf->w;
+        c->n_x = c->at_y + SEARCH_SHAPES * (size_t)wf->h;
+        c->n_y = c->n_x + SEARCH_SHAPES * (size_t)wf->w;
+    }
+    if (!c->cap || !c->diff || !c->part_diff || !c->next || !c->x || !c->y || !c->ux || !c->uy || !c->at_x) {
         search_cuts_free(c);
         return wt_oom(e, "search cuts");
     }
@@ -110,19 +120,161 @@ static inline void cross(int *d, size_t w, size_t h, int ax, int ay, int bx, int
     ns[ay < by ? by : ay]--;
 }
 
-/* The flows of a pass (each member to its successor in c->next; the
- * members' columns and rows in c->x, c->y) into c->diff, one way. */
+/*
+ * Groups of one shape (each member at the same offset from the group's
+ * first unit, the box of the members moved along staying on the mesh, so
+ * the offsets are the same columns and rows apart) that send alike (the
+ * same successors) cross the column boundaries as one of them does, moved
+ * by the columns they start on, and likewise the rows: a column
+ * boundary's count is one group's flows across it, moved to each column
+ * groups start on, times the groups that start there. A kind's groups are
+ * taken so when they come in at most SEARCH_SHAPES shapes (a snake's rows
+ * run both ways: two): O(flows of a group x columns and rows groups start
+ * on) instead of O(members).
+ */
+static int groups_moved(search_cuts *c, const coll_groups *g)
+{
+    const wafer *wf = c->wf;
+    int n = g->size, lo_x[SEARCH_SHAPES], hi_x[SEARCH_SHAPES], lo_y[SEARCH_SHAPES], hi_y[SEARCH_SHAPES];
+    c->nshapes = 0;
+    memset(c->n_x, 0, sizeof *c->n_x * SEARCH_SHAPES * (size_t)wf->w);
+    memset(c->n_y, 0, sizeof *c->n_y * SEARCH_SHAPES * (size_t)wf->h);
+    for (int k = 0; k < g->ngroups; k++) {
+        const int *u = g->unit + (size_t)k * (size_t)n;
+        int sh = 0;
+        for (; sh < c->nshapes; sh++) {
+            const int *r = g->unit + (size_t)c->shape_rep[sh] * (size_t)n;
+            int m = 1;
+            while (m < n && u[m] - u[0] == r[m] - r[0])
+                m++;
+            if (m == n)
+                break;
+        }
+        if (sh == c->nshapes) { /* a new shape: its box */
+            if (sh == SEARCH_SHAPES)
+                return 0;
+            c->shape_rep[sh] = k;
+            c->nshapes++;
+            lo_x[sh] = hi_x[sh] = lo_y[sh] = hi_y[sh] = 0;
+            for (int m = 1; m < n; m++) {
+                int dx = c->ux[u[m]] - c->ux[u[0]], dy = c->uy[u[m]] - c->uy[u[0]];
+                lo_x[sh] = dx < lo_x[sh] ? dx : lo_x[sh];
+                hi_x[sh] = dx > hi_x[sh] ? dx : hi_x[sh];
+                lo_y[sh] = dy < lo_y[sh] ? dy : lo_y[sh];
+                hi_y[sh] = dy > hi_y[sh] ? dy : hi_y[sh];
+            }
+        }
+        int ox = c->ux[u[0]], oy = c->uy[u[0]];
+        if (ox + lo_x[sh] < 0 || ox + hi_x[sh] >= wf->w || oy + lo_y[sh] < 0 || oy + hi_y[sh] >= wf->h)
+            return 0;
+        c->n_x[(size_t)sh * (size_t)wf->w + (size_t)ox]++;
+        c->n_y[(size_t)sh * (size_t)wf->h + (size_t)oy]++;
+    }
+    for (int sh = 0; sh < c->nshapes; sh++) {
+        const int *nx = c->n_x + (size_t)sh * (size_t)wf->w, *ny = c->n_y + (size_t)sh * (size_t)wf->h;
+        int *ax = c->at_x + (size_t)sh * (size_t)wf->w, *ay = c->at_y + (size_t)sh * (size_t)wf->h;
+        c->nx[sh] = c->ny[sh] = 0;
+        for (int x = 0; x < wf->w; x++)
+            if (nx[x])
+                ax[c->nx[sh]++] = x;
+        for (int y = 0; y < wf->h; y++)
+            if (ny[y])
+                ay[c->ny[sh]++] = y;
+    }
+    return 1;
+}
+
+/* 1 when every group has the first group's successors. */
+static int send_alike(const search_cuts *c, const coll_groups *g)
+{
+    size_t n = (size_t)g->size;
+    for (size_t k = 1; k < (size_t)g->ngroups; k++)
+        if (memcmp(c->next + k * n, c->next, n * sizeof *c->next))
+            return 0;
+    return 1;
+}
+
+/* A kind's members walked by ranges of groups on the cores at once: their
+ * columns and rows into c->x, c->y (place), or a pass's flows into each
+ * part's difference arrays (flows). */
+typedef struct members_job {
+    search_cuts *c;
+    const coll_groups *g;
+    int nparts, place;
+} members_job;
+
+static void members_range(void *ctx, int part)
+{
+    const members_job *j = ctx;
+    search_cuts *c = j->c;
+    const coll_groups *g = j->g;
+    size_t k0, k1, n = (size_t)g->size, w = (size_t)c->wf->w, h = (size_t)c->wf->h;
+    par_range((size_t)g->ngroups, part, j->nparts, &k0, &k1);
+    if (j->place) {
+        for (size_t i = k0 * n; i < k1 * n; i++) {
+            c->x[i] = c->ux[g->unit[i]];
+            c->y[i] = c->uy[g->unit[i]];
+        }
+        return;
+    }
+    int *d = c->part_diff + (size_t)part * (2 * w + 2 * h);
+    memset(d, 0, (2 * w + 2 * h) * sizeof *d);
+    for (size_t base = k0 * n; base < k1 * n; base += n)
+        for (size_t m = 0; m < n; m++) {
+            size_t a = base + m, b = base + (size_t)c->next[a];
+            if (a != b)
+                cross(d, w, h, c->x[a], c->y[a], c->x[b], c->y[b]);
+        }
+}
+
+/* Adds count flows' crossings of boundaries lo .. hi - 1 (moved by each
+ * place groups start on, times the groups there) to one direction's
+ * difference array d. */
+static void cross_moved(int *d, const int *at, const int *count, int nat, int lo, int hi)
+{
+    for (int i = 0; lo != hi && i < nat; i++) {
+        d[at[i] + lo] += count[at[i]];
+        d[at[i] + hi] -= count[at[i]];
+    }
+}
+
+/* The flows of a pass (each member to its successor in c->next) into
+ * c->diff, one way: from one group of each shape, moved, where the groups
+ * allow it and it is cheaper, else member by member. */
 static void pass_flows(search_cuts *c, const coll_groups *g)
 {
     const wafer *wf = c->wf;
-    size_t w = (size_t)wf->w, h = (size_t)wf->h;
+    size_t w = (size_t)wf->w, h = (size_t)wf->h, members = (size_t)g->ngroups * (size_t)g->size, places = 0;
     memset(c->diff, 0, (2 * w + 2 * h) * sizeof *c->diff);
-    for (size_t base = 0; base < (size_t)g->ngroups * (size_t)g->size; base += (size_t)g->size)
-        for (int m = 0; m < g->size; m++) {
-            size_t a = base + (size_t)m, b = base + (size_t)c->next[a];
-            if (a != b)
-                cross(c->diff, w, h, c->x[a], c->y[a], c->x[b], c->y[b]);
+    for (int sh = 0; sh < c->nshapes; sh++)
+        places += (size_t)(c->nx[sh] + c->ny[sh]);
+    if (c->nshapes && (size_t)g->size * places < members && send_alike(c, g)) {
+        for (int sh = 0; sh < c->nshapes; sh++) {
+            const int *u = g->unit + (size_t)c->shape_rep[sh] * (size_t)g->size;
+            const int *at_x = c->at_x + (size_t)sh * w, *n_x = c->n_x + (size_t)sh * w;
+            const int *at_y = c->at_y + (size_t)sh * h, *n_y = c->n_y + (size_t)sh * h;
+            for (int a = 0; a < g->size; a++) {
+                int b = c->next[a], ax = c->ux[u[a]] - c->ux[u[0]], bx = c->ux[u[b]] - c->ux[u[0]];
+                int ay = c->uy[u[a]] - c->uy[u[0]], by = c->uy[u[b]] - c->uy[u[0]];
+                int *we = c->diff + (bx > ax ? 0 : w), *ns = c->diff + 2 * w + (by > ay ? 0 : h);
+                cross_moved(we, at_x, n_x, c->nx[sh], ax < bx ? ax : bx, ax < bx ? bx : ax);
+                cross_moved(ns, at_y, n_y, c->ny[sh], ay < by ? ay : by, ay < by ? by : ay);
+            }
         }
+        return;
+    }
+    /* counts are whole numbers: the parts' sums are one walk's */
+    members_job j = {c, g, par_chunks(members), 1};
+    if (!c->placed_xy)
+        par_run(j.nparts, members_range, &j);
+    c->placed_xy = 1;
+    j.place = 0;
+    par_run(j.nparts, members_range, &j);
+    for (int k = 0; k < j.nparts; k++) {
+        const int *d = c->part_diff + (size_t)k * (2 * w + 2 * h);
+        for (size_t i = 0; i < 2 * w + 2 * h; i++)
+            c->diff[i] += d[i];
+    }
 }
 
 /* The cut of the flows in c->diff, or of them and their reverses when
@@ -201,11 +353,9 @@ static int kind_cuts(search_cuts *c, const plan *pl, const strategy *s, int kind
     int rc = coll_groups_build(&g, kind, pl, c->wf, e);
     if (rc != WT_OK)
         return rc;
-    size_t members = (size_t)g.ngroups * (size_t)g.size;
-    for (size_t i = 0; i < members; i++) {
-        c->x[i] = c->ux[g.unit[i]];
-        c->y[i] = c->uy[g.unit[i]];
-    }
+    if (c->by_members || !groups_moved(c, &g))
+        c->nshapes = 0;
+    c->placed_xy = 0;
     double cut[NPASS];
     for (int p = 0; p < NPASS; p++)
         cut[p] = -1;

@@ -94,13 +94,25 @@ typedef struct search_geom {
 
 /* The mesh's bandwidth across each column and row boundary, each way, and
  * scratch for one wafer: one per thread that builds geometries. */
+/* Shapes of groups search_cuts takes moved at most. */
+#define SEARCH_SHAPES 4
+
 typedef struct search_cuts {
     const wafer *wf;
     double *cap;                      /* bytes/s of the usable links across each boundary */
     int *diff;                        /* flows across, as difference arrays */
+    int *part_diff;                   /* PAR_MAX of them: each part's of a walk on the cores */
     int *next;                        /* wafer_nunits: a pass's successors */
     int *x, *y;                       /* wafer_nunits: each member's column and row */
     int *ux, *uy;                     /* wafer_nunits: each unit's column and row */
+    /* a kind's groups as a few shapes moved (search_geom.c): per shape, the
+     * columns and rows its groups start on and how many start on each */
+    int nshapes;                      /* 0: the groups are not */
+    int shape_rep[SEARCH_SHAPES];     /* a group of each shape */
+    int *at_x, *at_y, *n_x, *n_y;     /* SEARCH_SHAPES x (w or h) each */
+    int nx[SEARCH_SHAPES], ny[SEARCH_SHAPES];
+    int placed_xy;                    /* x and y hold the kind's members */
+    int by_members;                   /* 1: never from shapes moved (tests compare) */
 } search_cuts;
 
 int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e);
