@@ -14,7 +14,9 @@
  *     max_busy >= B / (sum of the bandwidths of those links)
  *
  * whatever the routing mode. The largest ratio over the boundaries and
- * directions (a cut) bounds the pass in O(flows + w + h) instead of a route.
+ * directions (a cut) bounds the pass in O(flows + w + h) instead of a route,
+ * walked on the cores at once, or from one group of each shape when the
+ * groups are a few shapes moved (groups_moved).
  * A collective's terms (coll_expand, with the algorithm as traffic.c
  * resolves it: hierarchical for groups that span wafers, a ring where a
  * pass of the algorithm does not exist) each take at least coef x their
@@ -128,9 +130,9 @@ static inline void cross(int *d, size_t w, size_t h, int ax, int ay, int bx, int
  * by the columns they start on, and likewise the rows: a column
  * boundary's count is one group's flows across it, moved to each column
  * groups start on, times the groups that start there. A kind's groups are
- * taken so when they come in at most SEARCH_SHAPES shapes (a snake's rows
- * run both ways: two): O(flows of a group x columns and rows groups start
- * on) instead of O(members).
+ * taken so when they come in at most SEARCH_SHAPES shapes (a snake's
+ * mirrored rows do not: they walk member by member): O(flows of a group x
+ * columns and rows groups start on) instead of O(members).
  */
 static int groups_moved(search_cuts *c, const coll_groups *g)
 {
