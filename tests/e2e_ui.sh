@@ -36,9 +36,10 @@ where() { cap | sed 's/▀/./g; s/◆/@/' | awk '{ i = index($0, "@"); if (i) { 
 before=$(where)
 [ -n "$before" ] || fail "the cursor does not show before a key"
 keys l l l j j
-i=0
-while [ "$(where)" = "$before" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+# until all five keys are drawn: the screen may show the cursor part way
 want="$((${before% *} + 3)) $((${before#* } + 9))"
+i=0
+while [ "$(where)" != "$want" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(where)" = "$want" ] || fail "l l l j j: the cursor is at '$(where)', not '$want' (from '$before')"
 esc=$(printf '\033')
 T capture-pane -p -e -t ui | sed -n 2p | grep -q "7m$esc\[38;5;[0-9]*m3" || fail "the x ruler does not mark the cursor's 3"
