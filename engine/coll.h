@@ -56,8 +56,8 @@ int coll_groups_size(int kind, const plan *p);
 void coll_groups_free(coll_groups *g);
 
 /* The step s when member m of every group is on unit unit[0] + m * s
- * (below the mesh width: along a row, a multiple of it: down a column, as
- * route_lines reads them), else 0; 0 for groups of one. */
+ * (any constant step: route_lines takes one below the mesh width as a
+ * row, a multiple of it as a column), else 0; 0 for groups of one. */
 int coll_groups_step(const coll_groups *g);
 
 /* Fills next[ngroups * size] (member index each member sends to; itself when

@@ -130,9 +130,10 @@ static inline void cross(int *d, size_t w, size_t h, int ax, int ay, int bx, int
  * by the columns they start on, and likewise the rows: a column
  * boundary's count is one group's flows across it, moved to each column
  * groups start on, times the groups that start there. A kind's groups are
- * taken so when they come in at most SEARCH_SHAPES shapes (a snake's
- * mirrored rows do not: they walk member by member): O(flows of a group x
- * columns and rows groups start on) instead of O(members).
+ * taken so when they come in at most SEARCH_SHAPES shapes (a snake's rows
+ * run both ways: two; groups that wrap from row to row take more and walk
+ * member by member): O(flows of a group x columns and rows groups start
+ * on) instead of O(members).
  */
 static int groups_moved(search_cuts *c, const coll_groups *g)
 {
@@ -266,7 +267,7 @@ static void pass_flows(search_cuts *c, const coll_groups *g)
         return;
     }
     /* counts are whole numbers: the parts' sums are one walk's */
-    members_job j = {c, g, par_chunks(members), 1};
+    members_job j = {c, g, c->parts > 0 ? (c->parts < PAR_MAX ? c->parts : PAR_MAX) : par_chunks(members), 1};
     if (!c->placed_xy)
         par_run(j.nparts, members_range, &j);
     c->placed_xy = 1;

@@ -92,11 +92,11 @@ typedef struct search_geom {
     double s_per_byte[COLL_NALGOS][CG_NKIND][4];
 } search_geom;
 
-/* The mesh's bandwidth across each column and row boundary, each way, and
- * scratch for one wafer: one per thread that builds geometries. */
 /* Shapes of groups search_cuts takes moved at most. */
 #define SEARCH_SHAPES 4
 
+/* The mesh's bandwidth across each column and row boundary, each way, and
+ * scratch for one wafer: one per thread that builds geometries. */
 typedef struct search_cuts {
     const wafer *wf;
     double *cap;                      /* bytes/s of the usable links across each boundary */
@@ -113,6 +113,7 @@ typedef struct search_cuts {
     int nx[SEARCH_SHAPES], ny[SEARCH_SHAPES];
     int placed_xy;                    /* x and y hold the kind's members */
     int by_members;                   /* 1: never from shapes moved (tests compare) */
+    int parts;                        /* the member walk's parts: 0 par_chunks', else forced (tests) */
 } search_cuts;
 
 int search_cuts_init(search_cuts *c, const wafer *wf, wt_err *e);

@@ -963,7 +963,7 @@ static void check_lines(int w, int h, uint64_t seed)
     int column = rng_int(2), span = column ? h : w, len = 1 + rng_int(span);
     int stride = 1 + (len > 1 ? rng_int((span - 1) / (len - 1)) : rng_int(3));
     int *origin = malloc(sizeof *origin * (size_t)(2 * w * h + 1)), *to = malloc(sizeof *to * (size_t)len);
-    route_flow *f = malloc(sizeof *f * 4 * (size_t)(w * h) * (size_t)len + 1);
+    route_flow *f = malloc(sizeof *f * (4 * (size_t)(w * h) * (size_t)len + 1));
     assert_true(origin && to && f);
     for (int p = 0; p < len; p++)
         to[p] = rng_int(4) == 0 ? p : rng_int(len);
@@ -987,6 +987,17 @@ static void check_lines(int w, int h, uint64_t seed)
         fail_msg("%dx%d seed %llu: %d lines of %d, stride %d, not covered", w, h, (unsigned long long)seed, nl, len,
                  stride);
     expect_closed(&fx, &sp, &st, f, n);
+    /* appended after what the list holds: the same entries after it */
+    route_sparse twice = {0};
+    assert_int_equal(route_lines_sparse(fx.rc, &L, &twice, &st, &covered, &fx.e), WT_OK);
+    size_t n1 = twice.n;
+    assert_int_equal(route_lines_sparse(fx.rc, &L, &twice, &st, &covered, &fx.e), WT_OK);
+    assert_int_equal(twice.n, 2 * n1);
+    assert_int_equal(n1, sp.n);
+    assert_true(n1 == 0 || (!memcmp(twice.link + n1, sp.link, n1 * sizeof *sp.link) &&
+                            !memcmp(twice.load + n1, sp.load, n1 * sizeof *sp.load)));
+    free(twice.link);
+    free(twice.load);
     free(sp.link);
     free(sp.load);
 
@@ -998,6 +1009,17 @@ static void check_lines(int w, int h, uint64_t seed)
         sp = (route_sparse){0};
         if (len > 1)
             expect_uncovered(route_lines_sparse(fx.rc, &off, &sp, &st, &covered, &fx.e), &covered, &sp);
+        /* an origin before or past the mesh; a stride as long as the int */
+        int outside[2] = {-1, w * h};
+        for (int k = 0; k < 2; k++) {
+            origin[nl] = outside[k];
+            expect_uncovered(route_lines_sparse(fx.rc, &off, &sp, &st, &covered, &fx.e), &covered, &sp);
+        }
+        route_lines huge = {origin, nl, len > 1 ? len : 2, column, to, two_way, 1 << 30};
+        int to2[2] = {1, 0};
+        if (len == 1)
+            huge.to = to2;
+        expect_uncovered(route_lines_sparse(fx.rc, &huge, &sp, &st, &covered, &fx.e), &covered, &sp);
     }
     if (w > 1) {
         wt_err e;

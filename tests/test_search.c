@@ -502,12 +502,15 @@ static void check_geom(void *ud, const strategy *s, const model *m, int fits, do
                      WT_OK);
     assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, ~0u, &all, NULL), WT_OK);
     assert_memory_equal(g.s_per_byte[s->collective], own.s_per_byte[s->collective], sizeof own.s_per_byte[0]);
-    /* and member by member: groups moved cross the same boundaries */
+    /* and member by member in 3 parts: groups moved cross the same
+     * boundaries, and the parts add up to one walk */
     search_geom walked;
     c->cuts.by_members = 1;
+    c->cuts.parts = 3;
     assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, spec_kinds(&spec), &walked, NULL),
                      WT_OK);
     c->cuts.by_members = 0;
+    c->cuts.parts = 0;
     assert_memory_equal(g.s_per_byte, walked.s_per_byte, sizeof g.s_per_byte);
     int ok = sim_eval_ctx(c->ctx, &r, m, s, NULL) == WT_OK;
     assert_int_equal(ok, g.placed); /* refused by its placement exactly when it has no cuts */

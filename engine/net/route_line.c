@@ -11,9 +11,10 @@
  * Lines (route_lines_sparse): every line sends the same flows between its
  * positions, stride mesh positions apart along a row or a column. Mesh
  * lines (rows or columns) whose lines start at the same places carry the
- * same counts, so one difference array over a mesh line per such class
- * gives each position's forward (E or S) and backward (W or N) count, the
- * flows of lines that interleave or coincide added. The list is those
+ * same counts, so one difference array over a mesh line per run of such
+ * mesh lines (a class) gives each position's forward (E or S) and backward
+ * (W or N) count, the flows of lines that interleave or coincide added.
+ * The list is those
  * counts laid out in slot order: along rows, each row its class's counts;
  * along columns, each row the counts at that row of every column carrying
  * lines, column by column.
@@ -54,7 +55,8 @@ static int cmp_int(const void *a, const void *b)
  * The lines of a call by the mesh lines (rows or columns) they lie on:
  * mesh line k holds offsets at[k] .. at[k + 1] - 1 of off, the positions
  * of its lines' origins along it, ascending; cls[k] is its class (-1 with
- * no lines), the first mesh line with the same offsets. Each class has
+ * no lines): a run of mesh lines with lines, each with the same offsets as
+ * the one before, is one class, rep[c] its first. Each class has
  * the counts of its lines' flows at every position of a mesh line:
  * fwd (E or S) and back (W or N), with nz[c] the positions where either
  * is nonzero; mult[c] mesh lines are of class c.
@@ -235,9 +237,12 @@ int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, r
 {
     const wafer *wf = route_ctx_wafer(rc);
     *covered = 0;
-    if (!route_ctx_clean(rc) || L->len < 1 || L->nlines < 0 || L->stride < 1)
+    int len = L->len, hops = 0, w = wf->w, h = wf->h, mesh_line = L->column ? h : w;
+    /* a line longer than a mesh line leaves the mesh (and its span would
+     * not fit an int) */
+    if (!route_ctx_clean(rc) || len < 1 || L->nlines < 0 || L->stride < 1 ||
+        (len > 1 && L->stride > (mesh_line - 1) / (len - 1)))
         return WT_OK;
-    int len = L->len, hops = 0, w = wf->w, h = wf->h;
     for (int p = 0; p < len; p++) {
         if (L->to[p] < 0 || L->to[p] >= len) {
             wt_fail(e, "route: line position %d sends to %d of %d", p, L->to[p], len);
