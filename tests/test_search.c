@@ -502,11 +502,12 @@ static void check_geom(void *ud, const strategy *s, const model *m, int fits, do
                      WT_OK);
     assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, ~0u, &all, NULL), WT_OK);
     assert_memory_equal(g.s_per_byte[s->collective], own.s_per_byte[s->collective], sizeof own.s_per_byte[0]);
-    /* and member by member in 3 parts: groups moved cross the same
+    /* and member by member (one check in 16 in 3 parts: threads are
+     * costly under the sanitizers): groups moved cross the same
      * boundaries, and the parts add up to one walk */
     search_geom walked;
     c->cuts.by_members = 1;
-    c->cuts.parts = 3;
+    c->cuts.parts = c->seen % 48 == 1 ? 3 : 0;
     assert_int_equal(search_geom_build(&c->cuts, &spec.s, (1u << COLL_NALGOS) - 1, spec_kinds(&spec), &walked, NULL),
                      WT_OK);
     c->cuts.by_members = 0;
