@@ -63,7 +63,7 @@ static int cmp_int(const void *a, const void *b)
  */
 typedef struct lines_job {
     const route_lines *L;
-    int w, h, nlines, ncls;
+    int w, h, ncls;
     int *at, *off, *cls;     /* mesh lines: w or h + 1, nlines, w or h */
     int *rep, *mult;         /* each class's first mesh line, and count */
     double *fwd, *back;      /* ncls x M (the length of a mesh line) */
@@ -188,7 +188,7 @@ static int lines_classes(lines_job *j)
 {
     const route_lines *L = j->L;
     int w = j->w, h = j->h, K = L->column ? w : h, M = L->column ? h : w, span = (L->len - 1) * L->stride;
-    for (int i = 0; i < j->nlines; i++) {
+    for (int i = 0; i < L->nlines; i++) {
         int o = L->origin[i];
         if (o < 0 || o >= w * h || (L->column ? o / w : o % w) + span >= M)
             return 0;
@@ -196,7 +196,7 @@ static int lines_classes(lines_job *j)
     }
     for (int k = 0; k < K; k++)
         j->at[k + 1] += j->at[k];
-    for (int i = 0; i < j->nlines; i++) {
+    for (int i = 0; i < L->nlines; i++) {
         int o = L->origin[i], k = L->column ? o % w : o / w;
         j->off[j->at[k]++] = L->column ? o / w : o % w;
     }
@@ -255,7 +255,7 @@ int route_lines_sparse(route_ctx *rc, const route_lines *L, route_sparse *out, r
     size_t K = (size_t)(L->column ? w : h), M = (size_t)(L->column ? h : w), nl = (size_t)L->nlines;
     int *ints = calloc(K + 1 + nl + 3 * K, sizeof *ints);
     size_t *row_at = malloc(sizeof *row_at * ((size_t)h + 1));
-    lines_job j = {L, w, h, L->nlines, 0, ints, ints + K + 1, ints + K + 1 + nl, ints + 2 * K + 1 + nl,
+    lines_job j = {L, w, h, 0, ints, ints + K + 1, ints + K + 1 + nl, ints + 2 * K + 1 + nl,
                    ints + 3 * K + 1 + nl, NULL, NULL, NULL, row_at, NULL, 0, 1};
     int64_t *d = NULL;
     int rv = WT_OK;
