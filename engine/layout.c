@@ -30,6 +30,8 @@ typedef struct layout_in {
     yaml_node_t *fault_units, *fault_links; /* sequence nodes, or NULL */
     double store_bytes, store_bw_in, store_bw_out, store_lat;
     unsigned store_ports;
+    flit_cfg router;
+    long flit_bytes;
     char strategy[sizeof(((wafer *)0)->strategy)]; /* "TEXT;name=value;..." */
     int strategy_microbatch;
 } layout_in;
@@ -403,6 +405,38 @@ static const ydoc_key layout_store_keys[] = {
     {"ports", on_store_ports, 1},          {NULL, NULL, 0},
 };
 
+/* router.NAME: a whole number in its range (flit.h's FLIT_CFG_FIELDS). */
+static int layout_router_int(ydoc *d, yaml_node_t *v, const char *key, long lo, long hi, long *out, wt_err *e)
+{
+    if (ydoc_int(d, v, lo, hi, out, NULL) != WT_OK)
+        return ydoc_fail(d, v, e, "router.%s: expected a whole number from %ld to %ld", key, lo, hi);
+    return WT_OK;
+}
+
+#define ROUTER_HANDLER(name, lo, hi)                                                                         \
+    static int on_router_##name(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)                             \
+    {                                                                                                        \
+        long n;                                                                                              \
+        int rc = layout_router_int(d, v, #name, lo, hi, &n, e);                                              \
+        ((layout_in *)ctx)->router.name = (int)n;                                                            \
+        return rc;                                                                                           \
+    }
+FLIT_CFG_FIELDS(ROUTER_HANDLER)
+#undef ROUTER_HANDLER
+
+static int on_flit_bytes(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return layout_router_int(d, v, "flit_bytes", 1, 1 << 20, &((layout_in *)ctx)->flit_bytes, e);
+}
+
+static const ydoc_key layout_router_keys[] = {
+#define ROUTER_KEY(name, lo, hi) {#name, on_router_##name, 0},
+    FLIT_CFG_FIELDS(ROUTER_KEY)
+#undef ROUTER_KEY
+    {"flit_bytes", on_flit_bytes, 0},
+    {NULL, NULL, 0},
+};
+
 static const ydoc_key layout_fault_keys[] = {
     {"units", on_fault_units, 0}, {"links", on_fault_links, 0}, {NULL, NULL, 0},
 };
@@ -427,6 +461,11 @@ static int on_store(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
     return ydoc_map_at(d, v, "store", layout_store_keys, ctx, e);
 }
 
+static int on_router(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
+{
+    return ydoc_map_at(d, v, "router", layout_router_keys, ctx, e);
+}
+
 static int on_faults(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {
     return ydoc_map_at(d, v, "faults", layout_fault_keys, ctx, e);
@@ -437,7 +476,8 @@ static const ydoc_key layout_keys[] = {
     {"wafers", on_wafers, 0}, {"unit", on_unit, 1},
     {"link", on_link, 1},     {"interwafer", on_interwafer, 0},
     {"faults", on_faults, 0}, {"store", on_store, 0},
-    {"strategy", on_strategy, 0}, {NULL, NULL, 0},
+    {"strategy", on_strategy, 0}, {"router", on_router, 0},
+    {NULL, NULL, 0},
 };
 
 /* Marks every fault of list (already checked for syntax) on wf; a fault off
@@ -494,6 +534,8 @@ static int layout_build(ydoc *d, const layout_in *in, wafer *out, wt_err *e)
     out->store_bw_out = in->store_bw_out;
     out->store_lat = in->store_lat;
     out->store_ports = in->store_ports;
+    out->router = in->router;
+    out->flit_bytes = (int)in->flit_bytes;
     memcpy(out->strategy, in->strategy, sizeof out->strategy);
     out->strategy_microbatch = in->strategy_microbatch;
 
@@ -514,6 +556,8 @@ int layout_load(const char *path, wafer *out, wt_err *e)
     in.efficiency = 0.8;
     in.overhead = 1e-6;
     in.chunk_overhead = 100e-9;
+    flit_cfg_defaults(&in.router);
+    in.flit_bytes = WAFER_FLIT_BYTES;
 
     ydoc d;
     int rc = ydoc_load(&d, path, e);

@@ -5,15 +5,9 @@
 #include <string.h>
 
 #include "net.h"
+#include "rng.h"
 
-/* xorshift64*: small, fast, and the same sequence everywhere. */
-static double next_unit(session *S)
-{
-    S->rng ^= S->rng >> 12;
-    S->rng ^= S->rng << 25;
-    S->rng ^= S->rng >> 27;
-    return (double)((S->rng * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
-}
+static double next_unit(session *S) { return rng_unit(&S->rng); }
 
 /* Appends an action to the log. */
 static void note(session *S, const char *fmt, ...)

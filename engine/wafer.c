@@ -28,6 +28,8 @@ int wafer_init(wafer *wf, int wafer_w, int wafer_h, int wafers_x, int wafers_y, 
     wf->link_overhead = 1e-6;
     wf->chunk_overhead = 100e-9;
     wf->iw_bw = wf->link_bw * (wafer_w > wafer_h ? wafer_w : wafer_h);
+    flit_cfg_defaults(&wf->router);
+    wf->flit_bytes = WAFER_FLIT_BYTES;
     wf->iw_lat = wf->link_lat;
     wf->unit_dead = calloc(wafer_nunits(wf), 1);
     wf->link_dead = calloc(wafer_nlinks(wf), 1);

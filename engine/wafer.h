@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "flit.h"
 
 enum wafer_dir { WAFER_E = 0, WAFER_W = 1, WAFER_N = 2, WAFER_S = 3 };
 #define WAFER_NDIR 4
@@ -53,6 +54,12 @@ typedef struct wafer {
     double store_lat;       /* one transfer's latency, s */
     unsigned store_ports;   /* bit WAFER_E/W/N/S: the mesh edges its I/O enters along */
 
+    /* The routers the flit level runs (docs/MODEL.md, "The flit level"):
+     * BookSim2's mesh defaults unless the layout's router: section says
+     * otherwise; a link moves one flit of flit_bytes a cycle. */
+    flit_cfg router;
+    int flit_bytes;
+
     /* The strategy the layout recommends, as strategy_spec reads it
      * ("DP4,TATP16;exec=stream;..."), "" = none. */
     char strategy[256];
@@ -63,6 +70,10 @@ typedef struct wafer {
     unsigned char *link_dead; /* w * h * 4 flags, owned; a failed link is dead both ways */
     int dead_links;           /* failed links, each counted once (set them with wafer_fail_link) */
 } wafer;
+
+/* A flit's bytes unless a layout says otherwise: 128-bit flits, common in
+ * on-chip networks. */
+#define WAFER_FLIT_BYTES 16
 
 /* Allocates a healthy mesh of wafers_x x wafers_y wafers of wafer_w x wafer_h
  * units with the documented default hardware (see docs/MODEL.md). A mesh

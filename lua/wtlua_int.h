@@ -192,6 +192,19 @@ double wtlua_window_field(lua_State *L, int t);
  * span_s > 0. */
 void wtlua_push_link(lua_State *L, const wafer *wf, size_t l, double bytes, double span_s);
 
+/* wt.route's results: a flow's times as a new table {start_s, bw_done_s,
+ * finish_s}; the figures of all the flows set on the table on top. */
+void wtlua_push_flow_time(lua_State *L, double start_s, double bw_done_s, double finish_s);
+void wtlua_set_route_figures(lua_State *L, double time_s, double max_load, int max_hops, double max_latency_s);
+
+/* wt.route{net = "flit"}: pushes its result table for flows[0..n) (unit
+ * indices of wf, bytes) starting at start_s[i], in packets of packet_flits
+ * (LUA.md, "wt.route"); raises a Lua error for a mesh the flit level does
+ * not take (larger than FLIT_MAX_SIDE, failed units or links), balanced
+ * routing or too many flits. */
+int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_flits, const route_flow *flows,
+                     const double *start_s, int n);
+
 /* The result userdata at idx; raises when it is gone. */
 const sim_result *wtlua_check_result(lua_State *L, int idx);
 /* Every link's busiest window and hot time over r's window (the default

@@ -526,16 +526,53 @@ static int route_times(const wafer *wf, const net_model *net, const route_flow *
     return rv;
 }
 
+void wtlua_push_flow_time(lua_State *L, double start_s, double bw_done_s, double finish_s)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushnumber(L, start_s);
+    lua_setfield(L, -2, "start_s");
+    lua_pushnumber(L, bw_done_s);
+    lua_setfield(L, -2, "bw_done_s");
+    lua_pushnumber(L, finish_s);
+    lua_setfield(L, -2, "finish_s");
+}
+
+void wtlua_set_route_figures(lua_State *L, double time_s, double max_load, int max_hops, double max_latency_s)
+{
+    lua_pushnumber(L, time_s);
+    lua_setfield(L, -2, "time_s");
+    lua_pushnumber(L, max_load);
+    lua_setfield(L, -2, "max_load_bytes");
+    lua_pushinteger(L, max_hops);
+    lua_setfield(L, -2, "max_hops");
+    lua_pushnumber(L, max_latency_s);
+    lua_setfield(L, -2, "max_latency_s");
+}
+
 /* wt.route{layout=, routing=, net=, flows={{src={x,y}, dst={x,y}, bytes=N,
  * start_s=, priority=}, ...}} */
 static int l_route(lua_State *L)
 {
-    static const char *const fields[] = {"layout", "routing", "net", "flows", NULL};
+    static const char *const fields[] = {"layout", "routing", "net", "flows", "packet_flits", NULL};
     static const char *const flow_fields[] = {"src", "dst", "bytes", "start_s", "priority", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     check_fields(L, 1, fields, "wt.route: ");
-    const net_model *net = net_field(L, 1);
+    /* "flit" is no network model of a step: the flows run cycle by cycle */
+    int flit = lua_getfield(L, 1, "net") == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "flit");
+    lua_pop(L, 1);
+    const net_model *net = flit ? NULL : net_field(L, 1);
+    int packet_flits = 1;
+    if (lua_getfield(L, 1, "packet_flits") != LUA_TNIL) {
+        int isint;
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        if (!flit)
+            luaL_error(L, "wt.route: packet_flits is for net = \"flit\"");
+        if (!isint || lua_type(L, -1) != LUA_TNUMBER || v < 1 || v > 1024)
+            luaL_error(L, "wt.route: packet_flits must be a whole number from 1 to 1024");
+        packet_flits = (int)v;
+    }
+    lua_pop(L, 1);
     if (lua_getfield(L, 1, "layout") == LUA_TNIL) {
         lua_pop(L, 1);
         lua_pushliteral(L, "default");
@@ -586,6 +623,12 @@ static int l_route(lua_State *L)
         }
         lua_settop(L, f - 1);
     }
+    if (flit) {
+        double *start = lua_newuserdatauv(L, sizeof *start * nf, 0);
+        for (lua_Integer i = 0; i < n; i++)
+            start[i] = cls[i].start_s;
+        return wtlua_route_flit(L, wf, mode, packet_flits, flows, start, (int)n);
+    }
     route_sparse sp = {0};
     route_stats st;
     double end_s = 0;
@@ -609,24 +652,11 @@ static int l_route(lua_State *L)
     lua_setfield(L, -2, "links");
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 0; i < n; i++) {
-        lua_createtable(L, 0, 3);
-        lua_pushnumber(L, t[i].start_s);
-        lua_setfield(L, -2, "start_s");
-        lua_pushnumber(L, t[i].bw_done_s);
-        lua_setfield(L, -2, "bw_done_s");
-        lua_pushnumber(L, t[i].finish_s);
-        lua_setfield(L, -2, "finish_s");
+        wtlua_push_flow_time(L, t[i].start_s, t[i].bw_done_s, t[i].finish_s);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "flows");
-    lua_pushnumber(L, end_s);
-    lua_setfield(L, -2, "time_s");
-    lua_pushnumber(L, max_load);
-    lua_setfield(L, -2, "max_load_bytes");
-    lua_pushinteger(L, st.max_hops);
-    lua_setfield(L, -2, "max_hops");
-    lua_pushnumber(L, st.max_latency);
-    lua_setfield(L, -2, "max_latency_s");
+    wtlua_set_route_figures(L, end_s, max_load, st.max_hops, st.max_latency);
     return 1;
 }
 

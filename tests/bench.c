@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+#include "flit.h"
+#include "flit_traffic.h"
 #include "flow.h"
 #include "heap.h"
 #include "layout.h"
@@ -234,6 +236,43 @@ static int bench_search_at(const char *layout, const char *model_name, const cha
     return WT_OK;
 }
 
+/* The flit level on BookSim2's batch of 1024 flits a unit in 16-flit
+ * packets (one configuration, the defaults): the median CPU time of three
+ * runs, the cycle the last packet arrives, and BookSim2's. */
+static int bench_flit(int k, int pattern, long long booksim2, double target_s)
+{
+    flit_cfg c;
+    flit_cfg_defaults(&c);
+    flit_packet *p;
+    int np;
+    wt_err e;
+    if (flit_traffic_batch(k, k, pattern, 64, 16, 1, &p, &np, &e) != WT_OK) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return 1;
+    }
+    double t[3];
+    long long last = 0;
+    for (int i = 0; i < 3; i++) {
+        double t0 = cpu_s();
+        if (flit_run(k, k, &c, p, np, 100000000, NULL, &e) != WT_OK) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            free(p);
+            return 1;
+        }
+        t[i] = cpu_s() - t0;
+    }
+    for (int i = 0; i < np; i++)
+        last = p[i].arrived > last ? p[i].arrived : last;
+    free(p);
+    qsort(t, 3, sizeof *t, cmp_double);
+    double diff = 100.0 * (double)(last - booksim2) / (double)booksim2;
+    printf("bench flit_%dx%d_%s_batch %.3f s cpu median n=3 packets=%d last_arrival=%lld booksim2=%lld diff=%+.2f%% "
+           "target<%g %s, within 5%% %s\n",
+           k, k, flit_pattern_name(pattern), t[1], np, last, booksim2, diff, target_s, mark(t[1], target_s),
+           diff > -5 && diff < 5 ? "pass" : "FAIL");
+    return 0;
+}
+
 int main(void)
 {
     heap_keep_freed(); /* as the program does (tui/main.c) */
@@ -398,5 +437,10 @@ int main(void)
     for (int i = 1; i >= 0; i--)
         if (bench_recommended(wse[i], &m) != WT_OK)
             return 1;
+
+    /* The flit level: the 16x16 transpose batch of docs/ARCHITECTURE.md,
+     * and a bit-complement batch, where routers lose most to a flow model */
+    if (bench_flit(16, FLIT_TRANSPOSE, 15419, 1) != WT_OK || bench_flit(8, FLIT_BITCOMP, 5747, 1) != WT_OK)
+        return 1;
     return 0;
 }

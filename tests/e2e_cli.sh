@@ -93,6 +93,13 @@ expect_ok eval $run --window 1ms
 grep -q 'hot (1 ms peak >= 90 %)' "$tmp/out" || fail "eval table: no window"
 
 # bad input: one line naming the flag or file:line:col, exit 2
+expect_bad1 '^--net flit: the flit level runs one phase.s traffic: wafertop links --net flit --phase NAME$' eval --net flit
+expect_bad1 '^--net flit: name the phase to run with --phase NAME$' links --net flit
+expect_bad1 "^--phase: no phase 'fwd.nope' in this step" links --net flit --phase fwd.nope
+expect_bad1 '^--net flit: optimizer moves no bytes between units of the window 0,0 16x16$' links --net flit --phase optimizer
+expect_bad1 '^--net flit: unit 3,4 of the window 0,0 16x16 has failed; the flit level routes whole meshes$' \
+    links --net flit --phase fwd.attn.core --fail 3,4 --strategy DP8,TATP16
+expect_bad1 'router.num_vcs: expected a whole number from 1 to 32$' eval --layout tests/fixtures/layouts/bad-router-vcs.yaml
 expect_bad1 "^--window: '0'" eval --window 0
 expect_bad1 "^--window: '-1us' must be a positive time" links --window -1us
 expect_bad1 "^--window: 'abc': not a number" cmd hot_links --window abc

@@ -78,6 +78,20 @@ csv_ok links $links 960 links --strategy TATP16
 cells 1:x=0 1:y=0 1:dir=E
 csv_ok 'links --phase' $links 960 links --strategy DP256 --phase dp.allreduce --format csv
 
+# links --net flit: the phase's window (the whole 16x16 mesh) at flit level,
+# its buffers beside each link; what was run on stderr
+flit=x,y,dir,bytes,busy_s,util,buffer_mean,buffer_peak
+csv_ok 'links --net flit' $flit 960 links --net flit --phase fwd.attn.core
+cells 1:x=0 1:y=0 1:dir=E
+grep -q '^flit level: fwd.attn.core, one occurrence: .*, flow level .*; window 0,0 16x16, 512 flows' "$tmp/err" ||
+    fail "links --net flit: the summary is not on stderr: $(cat "$tmp/err")"
+python3 - "$tmp/out.csv" <<'PY' || fail "links --net flit: figures out of range"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert all(0 <= float(r["util"]) <= 1 and 0 <= int(r["buffer_peak"]) <= 128 for r in rows)
+assert max(float(r["util"]) for r in rows) > 0.5 and max(int(r["buffer_peak"]) for r in rows) > 8
+PY
+
 # search: the top 3 and the three baselines; the counts on stderr
 search=kind,rank,strategy,placement,collective,checkpoint,mem,chunk,exec,tp_seqpar,microbatch,step_time_s
 search=$search,tokens_per_s,mfu,max_link_util,memory_total,speedup

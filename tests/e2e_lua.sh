@@ -20,6 +20,7 @@ run_test tests/lua/fmt.lua
 run_test tests/lua/views.lua
 run_test tests/lua/route.lua
 run_test tests/lua/route_times.lua
+run_test tests/lua/route_flit.lua
 run_test tests/lua/net.lua
 run_test tests/lua/module.lua "$(stock commands)" "$(stock policies)" "$(stock strategies)"
 run_test tests/lua/session_patterns.lua

@@ -137,6 +137,31 @@ static void test_store(void **state)
     wafer_free(&wf);
 }
 
+/* The routers of the flit level: what router: sets, BookSim2's defaults
+ * for the rest and for layouts without the section. */
+static void test_router(void **state)
+{
+    (void)state;
+    wafer wf;
+    load_ok(FIX "router.yaml", &wf);
+    flit_cfg want;
+    flit_cfg_defaults(&want);
+    want.num_vcs = 4, want.vc_buf_size = 2, want.wait_for_tail_credit = 0, want.credit_delay = 1;
+    want.link_latency = 2;
+    assert_memory_equal(&wf.router, &want, sizeof want);
+    assert_int_equal(wf.flit_bytes, 8);
+    wafer_free(&wf);
+    load_ok("layouts/default.yaml", &wf);
+    flit_cfg_defaults(&want);
+    assert_memory_equal(&wf.router, &want, sizeof want);
+    assert_int_equal(wf.flit_bytes, WAFER_FLIT_BYTES);
+    wafer_free(&wf);
+    load_ok("layouts/wse2.yaml", &wf);
+    assert_int_equal(wf.flit_bytes, 4); /* 32-bit fabric links */
+    assert_memory_equal(&wf.router, &want, sizeof want);
+    wafer_free(&wf);
+}
+
 /* A recommended strategy: kept as strategy_spec's text, which gives back
  * the strategy and its options. */
 static void test_strategy(void **state)
@@ -363,12 +388,17 @@ typedef struct bad_case {
 static const bad_case bad_cases[] = {
     /* keys */
     {"bad-unknown-key.yaml",
-     "3:1: unknown key 'meshh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store, strategy)"},
+     "3:1: unknown key 'meshh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store, strategy, router)"},
     {"bad-unknown-subkey.yaml",
      "6:3: unit: unknown key 'sramm' (allowed: compute, sram, dram, dram_bandwidth, efficiency)"},
     {"bad-missing-mesh.yaml", "1:1: missing required key 'mesh'"},
     {"bad-store-no-bandwidth.yaml", "6:3: store: missing required key 'bandwidth_in'"},
     {"bad-store-port.yaml", "9:10: store.ports: 'up' is not an edge of the mesh (east, west, north, south)"},
+    {"bad-router-vcs.yaml", "6:12: router.num_vcs: expected a whole number from 1 to 32"},
+    {"bad-router-buffers.yaml", "5:23: router.vc_buf_size: expected a whole number from 1 to 65536"},
+    {"bad-router-key.yaml",
+     "7:3: router: unknown key 'buffers' (allowed: num_vcs, vc_buf_size, wait_for_tail_credit, alloc_iters, "
+     "credit_delay, routing_delay, vc_alloc_delay, sw_alloc_delay, st_final_delay, link_latency, flit_bytes)"},
     {"bad-strategy-option.yaml", "7:9: strategy.exec: exec 'streaming' is not one of resident, stream"},
     {"bad-strategy-microbatch.yaml", "7:15: strategy.microbatch: expected a whole number from 1 to 1048576"},
     {"bad-strategy-semicolon.yaml", "7:14: strategy.placement: must not contain ';' or '='"},
@@ -380,7 +410,7 @@ static const bad_case bad_cases[] = {
     {"bad-duplicate-subkey.yaml", "9:3: link: duplicate key 'bandwidth' (first given on line 7)"},
     {"bad-key-not-scalar.yaml", "9:1: expected a key name, found a list"},
     {"bad-key-newline.yaml",
-     "2:1: unknown key 'me sh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store, strategy)"},
+     "2:1: unknown key 'me sh' (allowed: name, mesh, wafers, unit, link, interwafer, faults, store, strategy, router)"},
     /* node types */
     {"bad-list-for-scalar.yaml", "5:9: unit.sram: expected a single value, found a list"},
     {"bad-map-for-scalar.yaml", "2:7: mesh: expected a single value, found a mapping"},
@@ -794,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_wse2),
         cmocka_unit_test(test_wse3),
         cmocka_unit_test(test_store),
+        cmocka_unit_test(test_router),
         cmocka_unit_test(test_strategy),
         cmocka_unit_test(test_dojo_tile),
         cmocka_unit_test(test_wsc_6x9),

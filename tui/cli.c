@@ -121,6 +121,8 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         if (o->nfail == (int)(sizeof o->fail / sizeof o->fail[0]))
             return wt_fail(e, "--fail: at most %d faults", o->nfail);
         o->fail[o->nfail++] = value;
+    } else if (!strcmp(n, "net") && !strcmp(value, "flit")) {
+        o->flit = 1; /* the evaluation keeps the default model; cli_parse checks the command takes it */
     } else if (!strcmp(n, "net")) {
         const net_model *net = net_model_find(value);
         wt_err why;
@@ -303,6 +305,8 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
         if ((value && (rc = printable(what, value, e)) != WT_OK) || (rc = apply_flag(o, f, value, e)) != WT_OK)
             return rc;
     }
+    if (o->flit && !(extra & CLI_FLIT))
+        return wt_fail(e, "--net flit: the flit level runs one phase's traffic: wafertop links --net flit --phase NAME");
     theme th; /* loaded here so that a bad --theme fails before a screen opens */
     return o->theme ? theme_find(root, o->theme, &th, e) : WT_OK;
 }

@@ -24,6 +24,7 @@ typedef struct cli_opts {
     const char *strategy;   /* default "DP8,TATP16" */
     int seq, batch, microbatch;   /* 0 = the model's */
     const struct net_model *net;  /* --net: what times every evaluation, default net_model_default() */
+    int flit;               /* --net flit (CLI_FLIT): links runs the phase at flit level */
     const char *format;     /* table | json | csv */
     double window;          /* --window: the windowed figures' window, s (default SIM_WINDOW_S) */
     int format_given;
@@ -68,7 +69,8 @@ enum {
     CLI_TUNE = 32u,       /* the session's flags */
     CLI_UI = 64u,         /* the screen's flags */
     CLI_PICTURE = 128u,   /* the picture's flags (--theme too) */
-    CLI_FORMAT = 256u     /* --format: the commands that print a table, JSON or CSV */
+    CLI_FORMAT = 256u,    /* --format: the commands that print a table, JSON or CSV */
+    CLI_FLIT = 512u       /* --net flit: one phase at flit level (links) */
 };
 
 /* Parses argv[0..argc) (the words after the command name). root is the data

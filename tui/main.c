@@ -14,6 +14,7 @@
 #include "heap.h"
 #include "out.h"
 #include "paths.h"
+#include "qty.h"
 #include "search.h"
 #include "sim.h"
 #include "snapshot.h"
@@ -109,26 +110,58 @@ static int find_phase(const sim_result *r, const char *name, int *phase, wt_err 
     return wt_fail(e, "--phase: no phase '%s' in this step (phases: %s)", name, list);
 }
 
+/* links --net flit: the phase's rows on stdout, what was run on stderr. */
+static int run_flit_phase(const sim_result *r, int phase, const char *format, wt_err *e)
+{
+    flit_phase_out o;
+    int rc = flit_phase_run(r, phase, 0, &o, e);
+    if (rc != WT_OK)
+        return rc;
+    const sim_phase *ph = &r->phases[phase];
+    char t[32], tf[32], bw[32];
+    fprintf(stderr,
+            "flit level: %s, one occurrence: %s, flow level %s (%+.1f %%); window %d,%d %dx%d, %lld flows "
+            "(%lld left out: they leave the window), %d passes, %lld cycles of %d B at %s, bytes scaled down "
+            "up to %.4g times\n",
+            ph->name, qty_format(o.time_s, QTY_TIME, t, sizeof t), qty_format(o.flow_s, QTY_TIME, tf, sizeof tf),
+            o.flow_s > 0 ? 100 * (o.time_s / o.flow_s - 1) : 0, o.x0, o.y0, o.w, o.h, o.flows, o.flows_out,
+            o.passes, o.cycles, r->wf->flit_bytes, qty_format(r->wf->link_bw, QTY_BANDWIDTH, bw, sizeof bw),
+            o.scale);
+    if (out_flit_links(stdout, r, &o, format) != 0)
+        rc = wt_oom(e, "links");
+    flit_phase_free(&o);
+    return rc;
+}
+
 static int run_links(int argc, char **argv, const char *root)
 {
     scenario sc = {0};
     wt_err e;
-    int rc = cli_parse(argc, argv, CLI_PHASE | CLI_FORMAT, root, &sc.o, &e);
+    int rc = cli_parse(argc, argv, CLI_PHASE | CLI_FORMAT | CLI_FLIT, root, &sc.o, &e);
     if (rc == WT_OK && sc.o.help) {
         char help[CLI_HELP_MAX];
-        printf("usage: wafertop links [options] [--phase NAME] [--format csv|table|json]\n"
+        printf("usage: wafertop links [options] [--phase NAME] [--net flit] [--format csv|table|json]\n"
                "One row per directed link: x,y,dir,bytes,busy_s,util over the step (or one phase).\n"
-               "dir is where the bytes go from unit x,y: E (x+1), W (x-1), N (y-1), S (y+1).\n\n%s%s",
+               "dir is where the bytes go from unit x,y: E (x+1), W (x-1), N (y-1), S (y+1).\n"
+               "With --net flit, one occurrence of the phase cycle by cycle on wormhole routers (the\n"
+               "layout's router: section), on at most a %dx%d window: x,y,dir,bytes,busy_s,util,\n"
+               "buffer_mean,buffer_peak (flits held in the buffers the link feeds); the summary on stderr.\n\n%s%s",
+               FLIT_PHASE_SIDE, FLIT_PHASE_SIDE,
                cli_scenario_help(help, sizeof help), cli_lua_help());
         return cmd_exit(cli_print_scripts(stdout, NULL, &sc.o.lua, CLI_SCRIPTS(WTLUA_STRATEGY), &e), &e);
     }
+    if (rc == WT_OK && sc.o.flit && !sc.o.phase)
+        rc = wt_fail(&e, "--net flit: name the phase to run with --phase NAME");
     if (rc == WT_OK)
         rc = evaluate(&sc, root, &e);
     int phase = -1;
     if (rc == WT_OK && sc.o.phase)
         rc = find_phase(&sc.r, sc.o.phase, &phase, &e);
     /* links default to CSV: one row per link is data, not a report */
-    if (rc == WT_OK && out_links(stdout, &sc.r, phase, sc.o.format_given ? sc.o.format : "csv") != 0)
+    const char *format = sc.o.format_given ? sc.o.format : "csv";
+    if (rc == WT_OK && sc.o.flit)
+        rc = run_flit_phase(&sc.r, phase, format, &e);
+    else if (rc == WT_OK && out_links(stdout, &sc.r, phase, format) != 0)
         rc = wt_oom(&e, "links");
     scenario_free(&sc);
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);

@@ -180,6 +180,31 @@ void out_eval_table(FILE *f, const sim_result *r)
     }
 }
 
+/* A links output's start: JSON's array opened, or the header of the table
+ * or the CSV: x, y, dir, bytes, busy_s, util, then columns a and b. */
+static void links_begin(FILE *f, int json, int table, json_writer *w, const char *a, const char *b)
+{
+    if (json) {
+        json_init(w, f);
+        json_begin_array(w);
+        return;
+    }
+    fprintf(f, table ? "%5s %5s %3s %14s %12s %8s %11s %12s\n" : "%s,%s,%s,%s,%s,%s,%s,%s\n", "x", "y", "dir",
+            "bytes", "busy_s", "util", a, b);
+}
+
+/* A link's JSON object opened, with the fields every links output has. */
+static void links_row(json_writer *w, int x, int y, const char *dir, double bytes, double busy, double util)
+{
+    json_begin_object(w);
+    json_key(w, "x"); json_int(w, x);
+    json_key(w, "y"); json_int(w, y);
+    json_key(w, "dir"); json_string(w, dir);
+    json_key(w, "bytes"); json_number(w, bytes);
+    json_key(w, "busy_s"); json_number(w, busy);
+    json_key(w, "util"); json_number(w, util);
+}
+
 int out_links(FILE *f, const sim_result *r, int phase, const char *format)
 {
     const wafer *wf = r->wf;
@@ -208,13 +233,7 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
     }
     int json = !strcmp(format, "json"), table = !strcmp(format, "table");
     json_writer w;
-    if (json) {
-        json_init(&w, f);
-        json_begin_array(&w);
-    } else {
-        fprintf(f, table ? "%5s %5s %3s %14s %12s %8s %9s %12s\n" : "%s,%s,%s,%s,%s,%s,%s,%s\n", "x", "y", "dir",
-                "bytes", "busy_s", "util", "peak_util", "hot_s");
-    }
+    links_begin(f, json, table, &w, "peak_util", "hot_s");
     for (size_t l = 0; l < nl; l++) {
         int u = (int)(l / WAFER_NDIR), dir = (int)(l % WAFER_NDIR);
         if (wafer_neighbor(wf, u, dir) < 0)
@@ -223,19 +242,13 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
         double busy = bytes[l] * inv_bw, util = span > 0 ? busy / span : 0;
         char dirs[2] = {wafer_dir_char(dir), '\0'};
         if (json) {
-            json_begin_object(&w);
-            json_key(&w, "x"); json_int(&w, wafer_x(wf, u));
-            json_key(&w, "y"); json_int(&w, wafer_y(wf, u));
-            json_key(&w, "dir"); json_string(&w, dirs);
-            json_key(&w, "bytes"); json_number(&w, bytes[l]);
-            json_key(&w, "busy_s"); json_number(&w, busy);
-            json_key(&w, "util"); json_number(&w, util);
+            links_row(&w, wafer_x(wf, u), wafer_y(wf, u), dirs, bytes[l], busy, util);
             json_key(&w, "peak_util"); json_number(&w, peak[l]);
             json_key(&w, "hot_s"); json_number(&w, peak[nl + l]);
             json_key(&w, "dead"); json_bool(&w, inv_bw <= 0);
             json_end_object(&w);
         } else {
-            fprintf(f, table ? "%5d %5d %3s %14.6g %12.6g %8.4f %9.4f %12.6g\n"
+            fprintf(f, table ? "%5d %5d %3s %14.6g %12.6g %8.4f %11.4f %12.6g\n"
                              : "%d,%d,%s,%.10g,%.10g,%.10g,%.10g,%.10g\n",
                     wafer_x(wf, u), wafer_y(wf, u), dirs, bytes[l], busy, util, peak[l], peak[nl + l]);
         }
@@ -244,5 +257,36 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
         json_end_array(&w);
     free(own);
     free(peak);
+    return 0;
+}
+
+int out_flit_links(FILE *f, const sim_result *r, const flit_phase_out *o, const char *format)
+{
+    const wafer *wf = r->wf;
+    int json = !strcmp(format, "json"), table = !strcmp(format, "table");
+    json_writer w;
+    links_begin(f, json, table, &w, "buffer_mean", "buffer_peak");
+    for (int wy = 0; wy < o->h; wy++)
+        for (int wx = 0; wx < o->w; wx++)
+            for (int dir = 0; dir < WAFER_NDIR; dir++) {
+                int x = o->x0 + wx, y = o->y0 + wy, v = wafer_neighbor(wf, wafer_unit(wf, x, y), dir);
+                if (v < 0 || wafer_x(wf, v) < o->x0 || wafer_x(wf, v) >= o->x0 + o->w || wafer_y(wf, v) < o->y0 ||
+                    wafer_y(wf, v) >= o->y0 + o->h)
+                    continue;
+                size_t l = ((size_t)wy * (size_t)o->w + (size_t)wx) * WAFER_NDIR + (size_t)dir;
+                char dirs[2] = {wafer_dir_char(dir), '\0'};
+                double busy = o->util[l] * o->time_s;
+                if (json) {
+                    links_row(&w, x, y, dirs, o->bytes[l], busy, o->util[l]);
+                    json_key(&w, "buffer_mean"); json_number(&w, o->buffer_mean[l]);
+                    json_key(&w, "buffer_peak"); json_int(&w, o->buffer_peak[l]);
+                    json_end_object(&w);
+                } else {
+                    fprintf(f, table ? "%5d %5d %3s %14.6g %12.6g %8.4f %11.4f %12d\n" : "%d,%d,%s,%.10g,%.10g,%.10g,%.10g,%d\n",
+                            x, y, dirs, o->bytes[l], busy, o->util[l], o->buffer_mean[l], o->buffer_peak[l]);
+                }
+            }
+    if (json)
+        json_end_array(&w);
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "flit_phase.h"
 #include "json.h"
 #include "report.h"
 #include "search.h"
@@ -41,6 +42,11 @@ double out_compare_ratio(int k, const sim_result *a, const sim_result *b);
  * step, or over one phase (phase >= 0; util is then the share of the time
  * that phase runs). format: table | json | csv. */
 int out_links(FILE *f, const sim_result *r, int phase, const char *format);
+/* The links of a phase's window at flit level (flit_phase.h), one row per
+ * directed link between two of its units: x,y,dir,bytes,busy_s,util,
+ * buffer_mean,buffer_peak (mesh coordinates); csv, table or json.
+ * Returns 0, or -1 out of memory. */
+int out_flit_links(FILE *f, const sim_result *r, const flit_phase_out *o, const char *format);
 
 /* A search of model m on wf: the counts, the top K and the baselines, or,
  * when nothing fits (s->ntop 0), the counts and why: the table's heading,

@@ -95,7 +95,7 @@ bad(with("priority", "high"), "flow 2: priority must be a whole number", "priori
 bad(with("prio", 1), "flow 2: unknown field 'prio' %(fields: src, dst, bytes, start_s, priority%)", "flow field")
 bad(42, "flow 2 must be a table", "flow not a table")
 check.raises(function() wt.route{flows = {A()}, nett = "fluid"} end,
-  "wt.route: unknown field 'nett' %(fields: layout, routing, net, flows%)", "top field")
+  "wt.route: unknown field 'nett' %(fields: layout, routing, net, flows, packet_flits%)", "top field")
 check.raises(function() wt.route{net = "flow", flows = {A()}} end, "net 'flow' is not one of fluid, bottleneck",
   "unknown net")
 check.done("route_times")

@@ -1,0 +1,210 @@
+/*
+ * flit_phase.c - one occurrence of a phase's traffic at flit level
+ * (contract in flit_phase.h).
+ */
+#include "flit_phase.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traffic.h"
+
+static int fp_clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The window: the whole mesh, or FLIT_PHASE_SIDE a side centred on the
+ * phase's busiest link (the mesh's centre without one), inside the mesh. */
+static void fp_window(const sim_result *r, const sim_phase *ph, flit_phase_out *o)
+{
+    const wafer *wf = r->wf;
+    o->w = wf->w < FLIT_PHASE_SIDE ? wf->w : FLIT_PHASE_SIDE;
+    o->h = wf->h < FLIT_PHASE_SIDE ? wf->h : FLIT_PHASE_SIDE;
+    int cx = wf->w / 2, cy = wf->h / 2;
+    if (ph->busiest_link >= 0) {
+        int u = ph->busiest_link / WAFER_NDIR;
+        cx = wafer_x(wf, u), cy = wafer_y(wf, u);
+    }
+    o->x0 = fp_clamp(cx - o->w / 2, 0, wf->w - o->w);
+    o->y0 = fp_clamp(cy - o->h / 2, 0, wf->h - o->h);
+}
+
+/* WT_OK when no unit of the window and no link between two of its units
+ * has failed. */
+static int fp_whole(const wafer *wf, const flit_phase_out *o, wt_err *e)
+{
+    for (int y = o->y0; y < o->y0 + o->h; y++)
+        for (int x = o->x0; x < o->x0 + o->w; x++) {
+            int u = wafer_unit(wf, x, y);
+            if (wf->unit_dead[u])
+                return wt_fail(e, "--net flit: unit %d,%d of the window %d,%d %dx%d has failed; the flit level "
+                                  "routes whole meshes", x, y, o->x0, o->y0, o->w, o->h);
+            for (int d = 0; d < WAFER_NDIR; d++) {
+                int v = wafer_neighbor(wf, u, d);
+                int vx = v < 0 ? -1 : wafer_x(wf, v), vy = v < 0 ? -1 : wafer_y(wf, v);
+                int inside = vx >= o->x0 && vx < o->x0 + o->w && vy >= o->y0 && vy < o->y0 + o->h;
+                if (inside && wf->link_dead[(size_t)u * WAFER_NDIR + (size_t)d])
+                    return wt_fail(e, "--net flit: link %d,%d,%c of the window %d,%d %dx%d has failed; the flit "
+                                      "level routes whole meshes", x, y, "EWNS"[d], o->x0, o->y0, o->w, o->h);
+            }
+        }
+    return WT_OK;
+}
+
+/* The flows of pattern p inside the window, in its units (y * w + x from
+ * its corner), each bytes x coef; counts the others in *out_of. */
+static int fp_flows(const sim_result *r, int p, double coef, const flit_phase_out *o, route_flow **flows,
+                    size_t *n, long long *out_of, wt_err *e)
+{
+    size_t all;
+    int rc = traffic_flows(r, p, flows, &all, e);
+    if (rc != WT_OK)
+        return rc;
+    const wafer *wf = r->wf;
+    size_t k = 0;
+    for (size_t i = 0; i < all; i++) {
+        route_flow f = (*flows)[i];
+        int sx = wafer_x(wf, f.src) - o->x0, sy = wafer_y(wf, f.src) - o->y0;
+        int dx = wafer_x(wf, f.dst) - o->x0, dy = wafer_y(wf, f.dst) - o->y0;
+        if (sx < 0 || sy < 0 || dx < 0 || dy < 0 || sx >= o->w || sy >= o->h || dx >= o->w || dy >= o->h) {
+            (*out_of)++;
+            continue;
+        }
+        (*flows)[k++] = (route_flow){sy * o->w + sx, dy * o->w + dx, f.bytes * coef};
+    }
+    *n = k;
+    return WT_OK;
+}
+
+/* The packets of flows f[0..n) at `scale` bytes per byte simulated: a flow
+ * of b bytes is round(b / (scale x flit_bytes)) flits (at least one) in
+ * packets of FLIT_PHASE_PACKET, its k-th packet created in cycle k, so that
+ * a unit sending several flows takes turns between them. */
+static flit_packet *fp_packets(const route_flow *f, size_t n, double scale, int flit_bytes, int *np)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        long long flits = llround(f[i].bytes / (scale * flit_bytes));
+        count += (size_t)((flits < 1 ? 1 : flits) + FLIT_PHASE_PACKET - 1) / FLIT_PHASE_PACKET;
+    }
+    flit_packet *p = count <= (size_t)1 << 28 ? malloc((count + 1) * sizeof *p) : NULL;
+    if (!p)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        long long flits = llround(f[i].bytes / (scale * flit_bytes));
+        flits = flits < 1 ? 1 : flits;
+        for (long long c = 0; flits > 0; c++, flits -= FLIT_PHASE_PACKET)
+            p[k++] = (flit_packet){.src = f[i].src,
+                                   .dst = f[i].dst,
+                                   .flits = (int)(flits < FLIT_PHASE_PACKET ? flits : FLIT_PHASE_PACKET),
+                                   .created = c};
+    }
+    *np = (int)k;
+    return p;
+}
+
+/* One pass: its flows' busiest link fixes the scale; the flit level's
+ * figures add into the window's, weighted by the pass's scaled cycles. */
+static int fp_pass(const sim_result *r, const route_flow *f, size_t n, int yx, int link_flits, flit_phase_out *o,
+                   double *load,
+                   double *busy, double *area, double *scaled, wt_err *e)
+{
+    const wafer *wf = r->wf;
+    size_t nl = (size_t)o->w * (size_t)o->h * WAFER_NDIR;
+    memset(load, 0, nl * sizeof *load);
+    double busiest = 0;
+    for (size_t i = 0; i < n; i++)
+        flit_route_add(o->w, yx, f[i].src, f[i].dst, f[i].bytes, load);
+    for (size_t l = 0; l < nl; l++)
+        busiest = load[l] > busiest ? load[l] : busiest;
+    double scale = busiest / ((double)wf->flit_bytes * link_flits);
+    scale = scale > 1 ? scale : 1;
+    int np;
+    flit_packet *p = fp_packets(f, n, scale, wf->flit_bytes, &np);
+    if (!p)
+        return wt_oom(e, "flit level packets");
+    flit_cfg c = wf->router;
+    c.yx = yx;
+    flit_stats st;
+    int rc = flit_run(o->w, o->h, &c, p, np, 1LL << 40, &st, e);
+    free(p);
+    if (rc != WT_OK)
+        return rc;
+    double weight = (double)st.cycles * scale;
+    for (size_t l = 0; l < nl; l++) {
+        o->bytes[l] += (double)st.flits[l] * scale * wf->flit_bytes;
+        busy[l] += (double)st.flits[l] * scale;
+        area[l] += st.buffer_mean[l] * weight;
+        o->buffer_peak[l] = st.buffer_peak[l] > o->buffer_peak[l] ? st.buffer_peak[l] : o->buffer_peak[l];
+    }
+    o->cycles += st.cycles;
+    o->scale = scale > o->scale ? scale : o->scale;
+    o->flow_s += busiest / wf->link_bw;
+    *scaled += weight;
+    flit_stats_free(&st);
+    return WT_OK;
+}
+
+void flit_phase_free(flit_phase_out *o)
+{
+    free(o->bytes);
+    free(o->util);
+    free(o->buffer_mean);
+    free(o->buffer_peak);
+    o->bytes = o->util = o->buffer_mean = NULL;
+    o->buffer_peak = NULL;
+}
+
+int flit_phase_run(const sim_result *r, int phase, int link_flits, flit_phase_out *o, wt_err *e)
+{
+    memset(o, 0, sizeof *o);
+    link_flits = link_flits > 0 ? link_flits : FLIT_PHASE_LINK_FLITS;
+    const sim_phase *ph = &r->phases[phase];
+    fp_window(r, ph, o);
+    int rc = fp_whole(r->wf, o, e);
+    if (rc != WT_OK)
+        return rc;
+    size_t nl = (size_t)o->w * (size_t)o->h * WAFER_NDIR;
+    double *load = malloc(nl * sizeof *load), *busy = calloc(nl, sizeof *busy), *area = calloc(nl, sizeof *area);
+    o->bytes = calloc(nl, sizeof *o->bytes);
+    o->util = calloc(nl, sizeof *o->util);
+    o->buffer_mean = calloc(nl, sizeof *o->buffer_mean);
+    o->buffer_peak = calloc(nl, sizeof *o->buffer_peak);
+    double scaled = 0;
+    if (!load || !busy || !area || !o->bytes || !o->util || !o->buffer_mean || !o->buffer_peak)
+        rc = wt_oom(e, "flit level");
+    for (int t = 0; rc == WT_OK && t < ph->nterms; t++) {
+        const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
+        if (pat->mode == ROUTE_BALANCED) {
+            rc = wt_fail(e, "--net flit: %s routes a pass balanced; the flit level routes xy or yx (--routing)",
+                         ph->name);
+            break;
+        }
+        route_flow *f = NULL;
+        size_t n = 0;
+        rc = fp_flows(r, ph->terms[t].pattern, ph->terms[t].coef, o, &f, &n, &o->flows_out, e);
+        if (rc == WT_OK && n > 0) {
+            rc = fp_pass(r, f, n, pat->mode == ROUTE_YX, link_flits, o, load, busy, area, &scaled, e);
+            o->passes++;
+            o->flows += (long long)n;
+        }
+        free(f);
+    }
+    if (rc == WT_OK && !o->passes)
+        rc = wt_fail(e, "--net flit: %s moves no bytes between units of the window %d,%d %dx%d", ph->name, o->x0,
+                     o->y0, o->w, o->h);
+    if (rc == WT_OK) {
+        o->cycle_s = r->wf->flit_bytes / r->wf->link_bw;
+        o->time_s = scaled * o->cycle_s;
+        for (size_t l = 0; l < nl; l++) {
+            o->util[l] = busy[l] / scaled;
+            o->buffer_mean[l] = area[l] / scaled;
+        }
+    }
+    free(load);
+    free(busy);
+    free(area);
+    if (rc != WT_OK)
+        flit_phase_free(o);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * flit_phase.h - one occurrence of a phase's traffic at flit level
+ * (docs/MODEL.md, "A phase at flit level").
+ *
+ * The phase's passes run one after another, each as a batch of its flows
+ * (the bytes a member sends its successor in the pass, all its
+ * latency-bound steps together) on the routers of the wafer's router:
+ * section, within a window of at most FLIT_PHASE_SIDE x FLIT_PHASE_SIDE
+ * units: flows that start or end outside it are left out. A pass's bytes
+ * are scaled down so that its busiest link carries at most link_flits
+ * flits (FLIT_PHASE_LINK_FLITS by default; a flow keeps at least one; the
+ * simulation's time grows with it, its error shrinks), in packets of
+ * FLIT_PHASE_PACKET flits, and its cycles are scaled back: a link moves one
+ * flit of flit_bytes a cycle at the wafer's link bandwidth.
+ */
+#ifndef WT_FLIT_PHASE_H
+#define WT_FLIT_PHASE_H
+
+#include "sim.h"
+
+#define FLIT_PHASE_SIDE FLIT_MAX_SIDE
+#define FLIT_PHASE_LINK_FLITS 4096
+#define FLIT_PHASE_PACKET 16
+
+typedef struct flit_phase_out {
+    int x0, y0, w, h;        /* the window: units x0..x0+w-1, y0..y0+h-1 */
+    int passes;              /* passes with flows in the window */
+    long long flows;         /* flows run */
+    long long flows_out;     /* flows left out: they start or end outside the window */
+    double scale;            /* the largest pass's bytes per byte simulated (>= 1) */
+    double cycle_s;          /* one cycle: flit_bytes / link bandwidth */
+    long long cycles;        /* cycles run, over the passes */
+    double time_s;           /* the passes' cycles scaled back: the phase's traffic at flit level */
+    double flow_s;           /* the same flows timed by each pass's busiest link (the flow level's bound) */
+    /* per link slot of the window (unit (x - x0) + (y - y0) * w, times
+     * WAFER_NDIR, plus the direction), w * h * WAFER_NDIR of each, owned: */
+    double *bytes;           /* bytes over the link in the occurrence */
+    double *util;            /* its busy fraction of time_s */
+    double *buffer_mean;     /* flits held in the input buffers it feeds, on average over time_s */
+    int *buffer_peak;        /* and at most */
+} flit_phase_out;
+
+/* Runs phase `phase` of r (a whole evaluation) into out, scaled to
+ * link_flits (0: FLIT_PHASE_LINK_FLITS). The window is the
+ * whole mesh when it fits, else centred on the phase's busiest link (or
+ * the mesh's centre) and moved inside the mesh. WT_EINPUT with one line:
+ * a phase without traffic, a window holding failed units or links (the
+ * flit level routes whole meshes), a pass routed `balanced`; WT_EINTERNAL
+ * out of memory. */
+int flit_phase_run(const sim_result *r, int phase, int link_flits, flit_phase_out *out, wt_err *e);
+void flit_phase_free(flit_phase_out *out);
+
+#endif

@@ -1,0 +1,169 @@
+/* engine/flit_phase.c: a phase's passes at flit level move exactly the
+ * bytes a hop-by-hop walk of their flows gives (scaled as documented), never
+ * faster than their busiest links allow; the window of a large mesh holds
+ * the busiest link; failed units, balanced routing and phases without
+ * traffic are refused with one line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "eval_small.h"
+#include "flit_phase.h"
+#include "traffic.h"
+
+/* The link slot of a w-wide window the route from a to b leaves a by (XY,
+ * or YX), or -1 at b: dimension order, walked by hand. */
+static int step_dir(int w, int a, int b, int yx)
+{
+    int x = a % w, y = a / w, bx = b % w, by = b / w;
+    int hx = bx > x ? WAFER_E : bx < x ? WAFER_W : -1, hy = by > y ? WAFER_S : by < y ? WAFER_N : -1;
+    return yx ? (hy >= 0 ? hy : hx) : (hx >= 0 ? hx : hy);
+}
+
+static void walk(int w, int a, int b, int yx, double amount, double *load)
+{
+    for (int d; (d = step_dir(w, a, b, yx)) >= 0;) {
+        load[(size_t)a * WAFER_NDIR + (size_t)d] += amount;
+        a += d == WAFER_E ? 1 : d == WAFER_W ? -1 : d == WAFER_S ? w : -w;
+    }
+}
+
+/* The bytes each link of an 8x8 wafer carries in phase p of r at flit
+ * level, from the flows and the scaling rule of flit_phase.h. */
+static void expected_bytes(const sim_result *r, int p, double *want)
+{
+    const sim_phase *ph = &r->phases[p];
+    size_t nl = wafer_nlinks(r->wf);
+    double *load = malloc(nl * sizeof *load);
+    assert_non_null(load);
+    memset(want, 0, nl * sizeof *want);
+    for (int t = 0; t < ph->nterms; t++) {
+        route_flow *f;
+        size_t n;
+        wt_err e;
+        assert_int_equal(traffic_flows(r, ph->terms[t].pattern, &f, &n, &e), WT_OK);
+        int yx = r->patterns[ph->terms[t].pattern].mode == ROUTE_YX;
+        memset(load, 0, nl * sizeof *load);
+        double busiest = 0;
+        for (size_t i = 0; i < n; i++)
+            walk(8, f[i].src, f[i].dst, yx, f[i].bytes * ph->terms[t].coef, load);
+        for (size_t l = 0; l < nl; l++)
+            busiest = fmax(busiest, load[l]);
+        double fb = r->wf->flit_bytes, scale = fmax(1, busiest / (fb * FLIT_PHASE_LINK_FLITS));
+        for (size_t i = 0; i < n; i++) {
+            double flits = fmax(1, (double)llround(f[i].bytes * ph->terms[t].coef / (scale * fb)));
+            walk(8, f[i].src, f[i].dst, yx, flits * scale * fb, want);
+        }
+        free(f);
+    }
+    free(load);
+}
+
+static void test_bytes_and_bounds(void **state)
+{
+    (void)state;
+    wafer wf;
+    small_wafer(&wf);
+    sim_ctx *c;
+    assert_int_equal(sim_ctx_new(&c, &wf, NULL), WT_OK);
+    size_t nl = wafer_nlinks(&wf);
+    double *want = malloc(nl * sizeof *want);
+    assert_non_null(want);
+    int phases_run = 0;
+    for (size_t k = 0; k < NSMALL_CASES; k++) {
+        sim_result r;
+        eval_with(c, &r, small_cases[k][0], small_cases[k][1], small_cases[k][2]);
+        int balanced = r.s.routing == ROUTE_BALANCED;
+        for (int p = 0; p < r.nphases; p++) {
+            flit_phase_out o;
+            wt_err e;
+            int rc = flit_phase_run(&r, p, 0, &o, &e);
+            if (rc != WT_OK) {
+                /* only a phase without traffic, or a balanced pass */
+                assert_int_equal(rc, WT_EINPUT);
+                if (!strstr(e.msg, "moves no bytes") && !(balanced && strstr(e.msg, "balanced")))
+                    fail_msg("%s %s: %s", small_cases[k][0], r.phases[p].name, e.msg);
+                continue;
+            }
+            phases_run++;
+            assert_false(balanced);
+            assert_true(o.x0 == 0 && o.y0 == 0 && o.w == 8 && o.h == 8);
+            assert_int_equal(o.flows_out, 0);
+            expected_bytes(&r, p, want);
+            for (size_t l = 0; l < nl; l++) {
+                if (fabs(o.bytes[l] - want[l]) > 1e-9 * fmax(1, want[l]))
+                    fail_msg("%s %s link %zu: %.17g bytes, want %.17g", small_cases[k][0], r.phases[p].name, l,
+                             o.bytes[l], want[l]);
+                assert_true(o.util[l] >= 0 && o.util[l] <= 1 + 1e-12);
+                assert_true(o.buffer_peak[l] <= wf.router.num_vcs * wf.router.vc_buf_size);
+                assert_true(o.buffer_mean[l] >= 0 && o.buffer_mean[l] <= o.buffer_peak[l] + 1e-12);
+            }
+            /* no faster than each pass's busiest link, up to a flit's rounding */
+            assert_true(o.time_s >= o.flow_s * (1 - 1.0 / 64));
+            assert_true(o.scale >= 1 && o.cycles > 0);
+            assert_true(o.time_s >= o.cycles * o.cycle_s * (1 - 1e-12));
+            flit_phase_free(&o);
+        }
+        sim_free(&r);
+    }
+    assert_true(phases_run > 20);
+    free(want);
+    sim_ctx_free(c);
+    wafer_free(&wf);
+}
+
+static void test_window_and_refusals(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(wafer_init(&wf, 100, 70, 1, 1, NULL), WT_OK);
+    wf.peak_flops = 1e14, wf.efficiency = 0.8, wf.link_bw = 1e11, wf.link_lat = 1e-8, wf.sram_bytes = 1e12;
+    sim_result r;
+    model m = small_model();
+    strategy s;
+    strategy_defaults(&s);
+    wt_err e;
+    assert_int_equal(strategy_parse("DP64,TATP100", &s, &e), WT_OK);
+    assert_int_equal(strategy_set_option(&s, "placement", "snake", &e), WT_OK);
+    if (sim_eval(&r, &wf, &m, &s, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    int p = sim_phase_find(&r, "dp.allreduce");
+    assert_true(p >= 0);
+    flit_phase_out o;
+    assert_int_equal(flit_phase_run(&r, p, 64, &o, &e), WT_OK); /* few flits: quick */
+    assert_true(o.w == 64 && o.h == 64);
+    int bu = r.phases[p].busiest_link / WAFER_NDIR, bx = bu % 100, by = bu / 100;
+    assert_true(bx >= o.x0 && bx < o.x0 + 64 && by >= o.y0 && by < o.y0 + 64);
+    assert_true(o.x0 >= 0 && o.x0 + 64 <= 100 && o.y0 >= 0 && o.y0 + 64 <= 70);
+    assert_true(o.flows > 0 && o.flows_out > 0);
+    flit_phase_free(&o);
+    int opt = sim_phase_find(&r, "optimizer");
+    assert_int_equal(flit_phase_run(&r, opt, 64, &o, &e), WT_EINPUT);
+    assert_true(strstr(e.msg, "--net flit: optimizer moves no bytes between units of the window") == e.msg);
+    sim_free(&r);
+    /* a failed unit inside the window */
+    assert_int_equal(wafer_fail_unit(&wf, 40, 30, NULL), WT_OK);
+    assert_int_equal(strategy_parse("DP64,TATP100", &s, &e), WT_OK);
+    assert_int_equal(strategy_set_option(&s, "placement", "snake", &e), WT_OK);
+    if (sim_eval(&r, &wf, &m, &s, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+    assert_int_equal(flit_phase_run(&r, sim_phase_find(&r, "dp.allreduce"), 64, &o, &e), WT_EINPUT);
+    assert_true(strstr(e.msg, "--net flit: unit 40,30 of the window ") == e.msg);
+    assert_non_null(strstr(e.msg, "has failed; the flit level routes whole meshes"));
+    sim_free(&r);
+    wafer_free(&wf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes_and_bounds),
+        cmocka_unit_test(test_window_and_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
