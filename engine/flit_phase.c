@@ -12,13 +12,21 @@
 
 static int fp_clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* The window: the whole mesh, or FLIT_PHASE_SIDE a side centred on the
- * phase's busiest link (the mesh's centre without one), inside the mesh. */
-static void fp_window(const sim_result *r, const sim_phase *ph, flit_phase_out *o)
+/* The window: at most FLIT_PHASE_SIDE a side, from corner x0,y0 when
+ * x0 >= 0, else the whole mesh or centred on the phase's busiest link (the
+ * mesh's centre without one), inside the mesh. */
+static int fp_window(const sim_result *r, const sim_phase *ph, int x0, int y0, flit_phase_out *o, wt_err *e)
 {
     const wafer *wf = r->wf;
     o->w = wf->w < FLIT_PHASE_SIDE ? wf->w : FLIT_PHASE_SIDE;
     o->h = wf->h < FLIT_PHASE_SIDE ? wf->h : FLIT_PHASE_SIDE;
+    if (x0 >= 0) {
+        if (y0 < 0 || x0 + o->w > wf->w || y0 + o->h > wf->h)
+            return wt_fail(e, "--flit-window %d,%d: a %dx%d window from there leaves the %dx%d mesh", x0, y0, o->w,
+                           o->h, wf->w, wf->h);
+        o->x0 = x0, o->y0 = y0;
+        return WT_OK;
+    }
     int cx = wf->w / 2, cy = wf->h / 2;
     if (ph->busiest_link >= 0) {
         int u = ph->busiest_link / WAFER_NDIR;
@@ -26,6 +34,7 @@ static void fp_window(const sim_result *r, const sim_phase *ph, flit_phase_out *
     }
     o->x0 = fp_clamp(cx - o->w / 2, 0, wf->w - o->w);
     o->y0 = fp_clamp(cy - o->h / 2, 0, wf->h - o->h);
+    return WT_OK;
 }
 
 /* WT_OK when no unit of the window and no link between two of its units
@@ -75,58 +84,63 @@ static int fp_flows(const sim_result *r, int p, double coef, const flit_phase_ou
     return WT_OK;
 }
 
-/* The packets of flows f[0..n) at `scale` bytes per byte simulated: a flow
- * of b bytes is round(b / (scale x flit_bytes)) flits (at least one) in
- * packets of FLIT_PHASE_PACKET, its k-th packet created in cycle k, so that
- * a unit sending several flows takes turns between them. */
-static flit_packet *fp_packets(const route_flow *f, size_t n, double scale, int flit_bytes, int *np)
+/* The packets of flows f[0..n) routed by mode at `scale` bytes per byte
+ * simulated: a flow of b bytes is round(b / (scale x flit_bytes)) flits (at
+ * least one), half of them X first and half Y first when balanced, in
+ * packets of FLIT_PHASE_PACKET, its k-th packet created in cycle k, so
+ * that a unit sending several flows takes turns between them. */
+static flit_packet *fp_packets(const route_flow *f, size_t n, route_mode mode, double scale, int flit_bytes,
+                               int *np)
 {
+    int halves = mode == ROUTE_BALANCED ? 2 : 1;
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        long long flits = llround(f[i].bytes / (scale * flit_bytes));
-        count += (size_t)((flits < 1 ? 1 : flits) + FLIT_PHASE_PACKET - 1) / FLIT_PHASE_PACKET;
+        long long flits = llround(f[i].bytes / halves / (scale * flit_bytes));
+        count += (size_t)halves * (size_t)(((flits < 1 ? 1 : flits) + FLIT_PHASE_PACKET - 1) / FLIT_PHASE_PACKET);
     }
     flit_packet *p = count <= (size_t)1 << 28 ? malloc((count + 1) * sizeof *p) : NULL;
     if (!p)
         return NULL;
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        long long flits = llround(f[i].bytes / (scale * flit_bytes));
-        flits = flits < 1 ? 1 : flits;
-        for (long long c = 0; flits > 0; c++, flits -= FLIT_PHASE_PACKET)
-            p[k++] = (flit_packet){.src = f[i].src,
-                                   .dst = f[i].dst,
-                                   .flits = (int)(flits < FLIT_PHASE_PACKET ? flits : FLIT_PHASE_PACKET),
-                                   .created = c};
-    }
+    for (size_t i = 0; i < n; i++)
+        for (int h = 0; h < halves; h++) {
+            long long flits = llround(f[i].bytes / halves / (scale * flit_bytes));
+            flits = flits < 1 ? 1 : flits;
+            for (long long c = 0; flits > 0; c++, flits -= FLIT_PHASE_PACKET)
+                p[k++] = (flit_packet){.src = f[i].src,
+                                       .dst = f[i].dst,
+                                       .flits = (int)(flits < FLIT_PHASE_PACKET ? flits : FLIT_PHASE_PACKET),
+                                       .yx = halves == 2 ? h : mode == ROUTE_YX,
+                                       .created = c};
+        }
     *np = (int)k;
     return p;
 }
 
 /* One pass: its flows' busiest link fixes the scale; the flit level's
  * figures add into the window's, weighted by the pass's scaled cycles. */
-static int fp_pass(const sim_result *r, const route_flow *f, size_t n, int yx, int link_flits, flit_phase_out *o,
-                   double *load,
+static int fp_pass(const sim_result *r, const route_flow *f, size_t n, route_mode mode, int link_flits,
+                   flit_phase_out *o, double *load,
                    double *busy, double *area, double *scaled, wt_err *e)
 {
     const wafer *wf = r->wf;
     size_t nl = (size_t)o->w * (size_t)o->h * WAFER_NDIR;
     memset(load, 0, nl * sizeof *load);
     double busiest = 0;
+    int halves = mode == ROUTE_BALANCED ? 2 : 1;
     for (size_t i = 0; i < n; i++)
-        flit_route_add(o->w, yx, f[i].src, f[i].dst, f[i].bytes, load);
+        for (int h = 0; h < halves; h++)
+            flit_route_add(o->w, halves == 2 ? h : mode == ROUTE_YX, f[i].src, f[i].dst, f[i].bytes / halves, load);
     for (size_t l = 0; l < nl; l++)
         busiest = load[l] > busiest ? load[l] : busiest;
     double scale = busiest / ((double)wf->flit_bytes * link_flits);
     scale = scale > 1 ? scale : 1;
     int np;
-    flit_packet *p = fp_packets(f, n, scale, wf->flit_bytes, &np);
+    flit_packet *p = fp_packets(f, n, mode, scale, wf->flit_bytes, &np);
     if (!p)
         return wt_oom(e, "flit level packets");
-    flit_cfg c = wf->router;
-    c.yx = yx;
     flit_stats st;
-    int rc = flit_run(o->w, o->h, &c, p, np, 1LL << 40, &st, e);
+    int rc = flit_run(o->w, o->h, &wf->router, p, np, 1LL << 40, &st, e);
     free(p);
     if (rc != WT_OK)
         return rc;
@@ -155,13 +169,16 @@ void flit_phase_free(flit_phase_out *o)
     o->buffer_peak = NULL;
 }
 
-int flit_phase_run(const sim_result *r, int phase, int link_flits, flit_phase_out *o, wt_err *e)
+int flit_phase_run(const sim_result *r, int phase, const flit_phase_opts *opts, flit_phase_out *o, wt_err *e)
 {
     memset(o, 0, sizeof *o);
-    link_flits = link_flits > 0 ? link_flits : FLIT_PHASE_LINK_FLITS;
+    flit_phase_opts d = {FLIT_PHASE_LINK_FLITS, -1, -1};
+    opts = opts ? opts : &d;
+    int link_flits = opts->link_flits > 0 ? opts->link_flits : FLIT_PHASE_LINK_FLITS;
     const sim_phase *ph = &r->phases[phase];
-    fp_window(r, ph, o);
-    int rc = fp_whole(r->wf, o, e);
+    int rc = fp_window(r, ph, opts->x0, opts->y0, o, e);
+    if (rc == WT_OK)
+        rc = fp_whole(r->wf, o, e);
     if (rc != WT_OK)
         return rc;
     size_t nl = (size_t)o->w * (size_t)o->h * WAFER_NDIR;
@@ -175,16 +192,11 @@ int flit_phase_run(const sim_result *r, int phase, int link_flits, flit_phase_ou
         rc = wt_oom(e, "flit level");
     for (int t = 0; rc == WT_OK && t < ph->nterms; t++) {
         const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
-        if (pat->mode == ROUTE_BALANCED) {
-            rc = wt_fail(e, "--net flit: %s routes a pass balanced; the flit level routes xy or yx (--routing)",
-                         ph->name);
-            break;
-        }
         route_flow *f = NULL;
         size_t n = 0;
         rc = fp_flows(r, ph->terms[t].pattern, ph->terms[t].coef, o, &f, &n, &o->flows_out, e);
         if (rc == WT_OK && n > 0) {
-            rc = fp_pass(r, f, n, pat->mode == ROUTE_YX, link_flits, o, load, busy, area, &scaled, e);
+            rc = fp_pass(r, f, n, pat->mode, link_flits, o, load, busy, area, &scaled, e);
             o->passes++;
             o->flows += (long long)n;
         }

@@ -8,10 +8,11 @@
  * section, within a window of at most FLIT_PHASE_SIDE x FLIT_PHASE_SIDE
  * units: flows that start or end outside it are left out. A pass's bytes
  * are scaled down so that its busiest link carries at most link_flits
- * flits (FLIT_PHASE_LINK_FLITS by default; a flow keeps at least one; the
+ * flits (flit_phase_opts; FLIT_PHASE_LINK_FLITS by default; a flow keeps at least one; the
  * simulation's time grows with it, its error shrinks), in packets of
  * FLIT_PHASE_PACKET flits, and its cycles are scaled back: a link moves one
- * flit of flit_bytes a cycle at the wafer's link bandwidth.
+ * flit of flit_bytes a cycle at the wafer's link bandwidth. A balanced pass
+ * sends half of each flow X first and half Y first, as the flow level does.
  */
 #ifndef WT_FLIT_PHASE_H
 #define WT_FLIT_PHASE_H
@@ -40,14 +41,22 @@ typedef struct flit_phase_out {
     int *buffer_peak;        /* and at most */
 } flit_phase_out;
 
-/* Runs phase `phase` of r (a whole evaluation) into out, scaled to
- * link_flits (0: FLIT_PHASE_LINK_FLITS). The window is the
- * whole mesh when it fits, else centred on the phase's busiest link (or
- * the mesh's centre) and moved inside the mesh. WT_EINPUT with one line:
+/* What a run may choose: the busiest link's flits (0: FLIT_PHASE_LINK_FLITS)
+ * and the window's corner (x0 < 0: the whole mesh when it fits, else
+ * centred on the phase's busiest link, or the mesh's centre, and moved
+ * inside the mesh). */
+typedef struct flit_phase_opts {
+    int link_flits;
+    int x0, y0;
+} flit_phase_opts;
+
+/* Runs phase `phase` of r (a whole evaluation) into out, as o says (NULL:
+ * the defaults). WT_EINPUT with one line: a window corner whose window
+ * leaves the mesh,
  * a phase without traffic, a window holding failed units or links (the
- * flit level routes whole meshes), a pass routed `balanced`; WT_EINTERNAL
- * out of memory. */
-int flit_phase_run(const sim_result *r, int phase, int link_flits, flit_phase_out *out, wt_err *e);
+ * flit level routes whole meshes), a balanced pass on routers with one VC;
+ * WT_EINTERNAL out of memory. */
+int flit_phase_run(const sim_result *r, int phase, const flit_phase_opts *o, flit_phase_out *out, wt_err *e);
 void flit_phase_free(flit_phase_out *out);
 
 #endif

@@ -35,11 +35,11 @@ int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_
                      const double *start_s, int n)
 {
     flit_mesh_ok(L, wf);
-    if (mode == ROUTE_BALANCED)
-        luaL_error(L, "wt.route: net flit: routing must be xy or yx");
+    /* a balanced flow is two: half its bytes X first, half Y first */
+    int halves = mode == ROUTE_BALANCED ? 2 : 1;
     double cycle_s = wf->flit_bytes / wf->link_bw, total = 0;
     for (int i = 0; i < n; i++)
-        total += ceil(flows[i].bytes / wf->flit_bytes);
+        total += halves * ceil(flows[i].bytes / halves / wf->flit_bytes);
     if (total > ROUTE_FLIT_MAX) {
         char many[32]; /* lua_pushfstring has no precision */
         snprintf(many, sizeof many, "%.0f", total);
@@ -49,27 +49,27 @@ int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_
     int np = 0, *first = lua_newuserdatauv(L, sizeof *first * ((size_t)n + 1), 0);
     for (int i = 0; i < n; i++) {
         first[i] = np;
-        np += (int)((ceil(flows[i].bytes / wf->flit_bytes) + packet_flits - 1) / packet_flits);
+        np += halves * (int)((ceil(flows[i].bytes / halves / wf->flit_bytes) + packet_flits - 1) / packet_flits);
     }
     first[n] = np;
     flit_packet *p = lua_newuserdatauv(L, sizeof *p * ((size_t)np + 1), 0);
-    for (int i = 0; i < n; i++) {
-        long long flits = (long long)ceil(flows[i].bytes / wf->flit_bytes);
-        for (int k = first[i]; k < first[i + 1]; k++, flits -= packet_flits)
-            p[k] = (flit_packet){.src = flows[i].src,
-                                 .dst = flows[i].dst,
-                                 .flits = (int)(flits < packet_flits ? flits : packet_flits),
-                                 .created = llround(start_s[i] / cycle_s)};
-    }
+    for (int i = 0, k = 0; i < n; i++)
+        for (int h = 0; h < halves; h++) {
+            long long flits = (long long)ceil(flows[i].bytes / halves / wf->flit_bytes);
+            for (; flits > 0; k++, flits -= packet_flits)
+                p[k] = (flit_packet){.src = flows[i].src,
+                                     .dst = flows[i].dst,
+                                     .flits = (int)(flits < packet_flits ? flits : packet_flits),
+                                     .yx = halves == 2 ? h : mode == ROUTE_YX,
+                                     .created = llround(start_s[i] / cycle_s)};
+        }
     /* the links' figures move into memory Lua owns before anything below
      * can raise an error (the stats are freed first) */
     size_t nl = wafer_nlinks(wf), used = 0;
     flit_link *links = lua_newuserdatauv(L, sizeof *links * nl, 0);
-    flit_cfg c = wf->router;
-    c.yx = mode == ROUTE_YX;
     flit_stats st;
     wt_err e;
-    if (flit_run(wf->w, wf->h, &c, p, np, 1LL << 40, &st, &e) != WT_OK)
+    if (flit_run(wf->w, wf->h, &wf->router, p, np, 1LL << 40, &st, &e) != WT_OK)
         return luaL_error(L, "wt.route: net flit: %s", e.msg);
     for (size_t l = 0; l < nl; l++)
         if (st.flits[l])

@@ -200,8 +200,8 @@ void wtlua_set_route_figures(lua_State *L, double time_s, double max_load, int m
 /* wt.route{net = "flit"}: pushes its result table for flows[0..n) (unit
  * indices of wf, bytes) starting at start_s[i], in packets of packet_flits
  * (LUA.md, "wt.route"); raises a Lua error for a mesh the flit level does
- * not take (larger than FLIT_MAX_SIDE, failed units or links), balanced
- * routing or too many flits. */
+ * not take (larger than FLIT_MAX_SIDE, failed units or links) or too many
+ * flits. A balanced flow is two halves, X first and Y first. */
 int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_flits, const route_flow *flows,
                      const double *start_s, int n);
 

@@ -100,6 +100,11 @@ expect_bad1 '^--net flit: optimizer moves no bytes between units of the window 0
 expect_bad1 '^--net flit: unit 3,4 of the window 0,0 16x16 has failed; the flit level routes whole meshes$' \
     links --net flit --phase fwd.attn.core --fail 3,4 --strategy DP8,TATP16
 expect_bad1 'router.num_vcs: expected a whole number from 1 to 32$' eval --layout tests/fixtures/layouts/bad-router-vcs.yaml
+expect_bad1 '^--flit-window 1,0: a 16x16 window from there leaves the 16x16 mesh$' \
+    links --net flit --phase fwd.attn.core --flit-window 1,0
+expect_bad1 '^--flit-window: only with --net flit$' links --phase fwd.attn.core --flit-window 0,0
+expect_bad1 "^--flit-window: '0,0,E' is not x,y" links --net flit --phase fwd.attn.core --flit-window 0,0,E
+expect_bad1 "^unknown option '--flit-window'" eval --flit-window 0,0
 expect_bad1 "^--window: '0'" eval --window 0
 expect_bad1 "^--window: '-1us' must be a positive time" links --window -1us
 expect_bad1 "^--window: 'abc': not a number" cmd hot_links --window abc

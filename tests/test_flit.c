@@ -138,31 +138,40 @@ static int next_dir(int x, int y, int dx, int dy, int yx)
     return hx >= 0 ? hx : hy;
 }
 
+/* Every packet arrives and every link carries the flits of the packets
+ * whose routes cross it, XY, YX or both mixed (every third packet Y first:
+ * two VC classes), with BookSim2's routers and with tight ones (2 VCs of 2
+ * flits), where mixed routes without the classes could deadlock. */
 static void test_links_hop_by_hop(void **state)
 {
     (void)state;
     static const struct {
-        int w, h, pattern, flits, yx;
+        int w, h, pattern, flits, yx; /* yx 2: mixed */
     } cases[] = {
         {5, 3, FLIT_UNIFORM, 1, 0}, {6, 6, FLIT_TRANSPOSE, 4, 0}, {6, 6, FLIT_TRANSPOSE, 4, 1},
         {7, 4, FLIT_BITCOMP, 3, 1}, {4, 5, FLIT_NEIGHBOR, 2, 0}, {8, 2, FLIT_TORNADO, 5, 1},
+        {6, 5, FLIT_UNIFORM, 3, 2}, {6, 6, FLIT_TRANSPOSE, 4, 2}, {7, 7, FLIT_BITCOMP, 6, 2},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        int w = cases[k].w, h = cases[k].h;
+    for (size_t k = 0; k < 2 * sizeof cases / sizeof cases[0]; k++) {
+        int ci = (int)(k / 2), w = cases[ci].w, h = cases[ci].h, tight = k % 2;
         flit_cfg c;
         flit_cfg_defaults(&c);
-        c.yx = cases[k].yx;
+        if (tight)
+            c.num_vcs = 2, c.vc_buf_size = 2;
         flit_packet *p;
         int np;
         wt_err e;
-        assert_int_equal(flit_traffic_batch(w, h, cases[k].pattern, 6, cases[k].flits, 3, &p, &np, &e), WT_OK);
+        assert_int_equal(flit_traffic_batch(w, h, cases[ci].pattern, 6, cases[ci].flits, 3, &p, &np, &e), WT_OK);
+        for (int j = 0; j < np; j++)
+            p[j].yx = cases[ci].yx == 2 ? j % 3 == 0 : cases[ci].yx;
         flit_stats st;
         run_ok(w, h, &c, p, np, &st);
         long long *want = calloc((size_t)w * h * WAFER_NDIR, sizeof *want);
         assert_non_null(want);
         for (int i = 0; i < np; i++) {
             int x = p[i].src % w, y = p[i].src / w, dx = p[i].dst % w, dy = p[i].dst / w, d, routers = 1;
-            while ((d = next_dir(x, y, dx, dy, c.yx)) >= 0) {
+            assert_true(p[i].arrived >= 0);
+            while ((d = next_dir(x, y, dx, dy, p[i].yx)) >= 0) {
                 want[(size_t)(y * w + x) * WAFER_NDIR + (size_t)d] += p[i].flits;
                 x += d == WAFER_E ? 1 : d == WAFER_W ? -1 : 0;
                 y += d == WAFER_S ? 1 : d == WAFER_N ? -1 : 0;
@@ -269,6 +278,12 @@ static void test_bad_input(void **state)
     assert_string_equal(e.msg, "packet 0: unit 0 -> 4 is off the mesh of 4 units");
     p = (flit_packet){.src = 0, .dst = 3, .flits = 0};
     assert_int_equal(flit_run(2, 2, &c, &p, 1, 100, NULL, &e), WT_EINPUT);
+    /* both routes need a VC class each */
+    flit_packet two[2] = {{.src = 0, .dst = 3, .flits = 1}, {.src = 3, .dst = 0, .flits = 1, .yx = 1}};
+    c.num_vcs = 1;
+    assert_int_equal(flit_run(2, 2, &c, two, 2, 100, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "packets route both XY and YX: num_vcs must be 2 at least, a class each");
+    flit_cfg_defaults(&c);
     assert_int_equal(flit_traffic_batch(3, 2, FLIT_TRANSPOSE, 1, 1, 1, &(flit_packet *){NULL}, &(int){0}, &e),
                      WT_EINPUT);
     assert_string_equal(e.msg, "transpose: the mesh must be square, not 3x2");

@@ -1,8 +1,8 @@
 /* engine/flit_phase.c: a phase's passes at flit level move exactly the
  * bytes a hop-by-hop walk of their flows gives (scaled as documented), never
- * faster than their busiest links allow; the window of a large mesh holds
- * the busiest link; failed units, balanced routing and phases without
- * traffic are refused with one line. */
+ * faster than their busiest links allow (balanced passes: half of each
+ * flow each way); the window of a large mesh holds the busiest link;
+ * failed units and phases without traffic are refused with one line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,18 +47,23 @@ static void expected_bytes(const sim_result *r, int p, double *want)
         size_t n;
         wt_err e;
         assert_int_equal(traffic_flows(r, ph->terms[t].pattern, &f, &n, &e), WT_OK);
-        int yx = r->patterns[ph->terms[t].pattern].mode == ROUTE_YX;
+        /* balanced: half of each flow X first, half Y first */
+        route_mode mode = r->patterns[ph->terms[t].pattern].mode;
+        int halves = mode == ROUTE_BALANCED ? 2 : 1;
         memset(load, 0, nl * sizeof *load);
         double busiest = 0;
         for (size_t i = 0; i < n; i++)
-            walk(8, f[i].src, f[i].dst, yx, f[i].bytes * ph->terms[t].coef, load);
+            for (int h = 0; h < halves; h++)
+                walk(8, f[i].src, f[i].dst, halves == 2 ? h : mode == ROUTE_YX,
+                     f[i].bytes * ph->terms[t].coef / halves, load);
         for (size_t l = 0; l < nl; l++)
             busiest = fmax(busiest, load[l]);
         double fb = r->wf->flit_bytes, scale = fmax(1, busiest / (fb * FLIT_PHASE_LINK_FLITS));
-        for (size_t i = 0; i < n; i++) {
-            double flits = fmax(1, (double)llround(f[i].bytes * ph->terms[t].coef / (scale * fb)));
-            walk(8, f[i].src, f[i].dst, yx, flits * scale * fb, want);
-        }
+        for (size_t i = 0; i < n; i++)
+            for (int h = 0; h < halves; h++) {
+                double flits = fmax(1, (double)llround(f[i].bytes * ph->terms[t].coef / halves / (scale * fb)));
+                walk(8, f[i].src, f[i].dst, halves == 2 ? h : mode == ROUTE_YX, flits * scale * fb, want);
+            }
         free(f);
     }
     free(load);
@@ -78,20 +83,18 @@ static void test_bytes_and_bounds(void **state)
     for (size_t k = 0; k < NSMALL_CASES; k++) {
         sim_result r;
         eval_with(c, &r, small_cases[k][0], small_cases[k][1], small_cases[k][2]);
-        int balanced = r.s.routing == ROUTE_BALANCED;
         for (int p = 0; p < r.nphases; p++) {
             flit_phase_out o;
             wt_err e;
-            int rc = flit_phase_run(&r, p, 0, &o, &e);
+            int rc = flit_phase_run(&r, p, NULL, &o, &e);
             if (rc != WT_OK) {
-                /* only a phase without traffic, or a balanced pass */
+                /* only a phase without traffic */
                 assert_int_equal(rc, WT_EINPUT);
-                if (!strstr(e.msg, "moves no bytes") && !(balanced && strstr(e.msg, "balanced")))
+                if (!strstr(e.msg, "moves no bytes"))
                     fail_msg("%s %s: %s", small_cases[k][0], r.phases[p].name, e.msg);
                 continue;
             }
             phases_run++;
-            assert_false(balanced);
             assert_true(o.x0 == 0 && o.y0 == 0 && o.w == 8 && o.h == 8);
             assert_int_equal(o.flows_out, 0);
             expected_bytes(&r, p, want);
@@ -135,7 +138,8 @@ static void test_window_and_refusals(void **state)
     int p = sim_phase_find(&r, "dp.allreduce");
     assert_true(p >= 0);
     flit_phase_out o;
-    assert_int_equal(flit_phase_run(&r, p, 64, &o, &e), WT_OK); /* few flits: quick */
+    flit_phase_opts quick = {64, -1, -1}; /* few flits */
+    assert_int_equal(flit_phase_run(&r, p, &quick, &o, &e), WT_OK);
     assert_true(o.w == 64 && o.h == 64);
     int bu = r.phases[p].busiest_link / WAFER_NDIR, bx = bu % 100, by = bu / 100;
     assert_true(bx >= o.x0 && bx < o.x0 + 64 && by >= o.y0 && by < o.y0 + 64);
@@ -143,8 +147,16 @@ static void test_window_and_refusals(void **state)
     assert_true(o.flows > 0 && o.flows_out > 0);
     flit_phase_free(&o);
     int opt = sim_phase_find(&r, "optimizer");
-    assert_int_equal(flit_phase_run(&r, opt, 64, &o, &e), WT_EINPUT);
+    assert_int_equal(flit_phase_run(&r, opt, &quick, &o, &e), WT_EINPUT);
     assert_true(strstr(e.msg, "--net flit: optimizer moves no bytes between units of the window") == e.msg);
+    /* a corner of one's own: the window from there, or an error when it leaves the mesh */
+    flit_phase_opts corner = {64, 36, 6};
+    assert_int_equal(flit_phase_run(&r, p, &corner, &o, &e), WT_OK);
+    assert_true(o.x0 == 36 && o.y0 == 6 && o.w == 64 && o.h == 64);
+    flit_phase_free(&o);
+    corner.x0 = 37;
+    assert_int_equal(flit_phase_run(&r, p, &corner, &o, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "--flit-window 37,6: a 64x64 window from there leaves the 100x70 mesh");
     sim_free(&r);
     /* a failed unit inside the window */
     assert_int_equal(wafer_fail_unit(&wf, 40, 30, NULL), WT_OK);
@@ -152,7 +164,7 @@ static void test_window_and_refusals(void **state)
     assert_int_equal(strategy_set_option(&s, "placement", "snake", &e), WT_OK);
     if (sim_eval(&r, &wf, &m, &s, &e) != WT_OK)
         fail_msg("%s", e.msg);
-    assert_int_equal(flit_phase_run(&r, sim_phase_find(&r, "dp.allreduce"), 64, &o, &e), WT_EINPUT);
+    assert_int_equal(flit_phase_run(&r, sim_phase_find(&r, "dp.allreduce"), &quick, &o, &e), WT_EINPUT);
     assert_true(strstr(e.msg, "--net flit: unit 40,30 of the window ") == e.msg);
     assert_non_null(strstr(e.msg, "has failed; the flit level routes whole meshes"));
     sim_free(&r);

@@ -36,7 +36,7 @@ static const flag_spec flags[] = {
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
     {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},         {"net", 1, 0, 0},
     {"window", 1, 0, 0},         {"exec", 1, 0, 1},
-    {"phase", 1, CLI_PHASE, 0}, {"lua-path", 1, FLAG_LUA, 0},
+    {"phase", 1, CLI_PHASE, 0}, {"flit-window", 1, CLI_FLIT, 0}, {"lua-path", 1, FLAG_LUA, 0},
     {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
     {"objective", 1, CLI_SEARCH, 0}, {"top", 1, CLI_SEARCH, 0}, {"jobs", 1, CLI_SEARCH, 0},
     {"exhaustive", 0, CLI_SEARCH, 0}, {"allow-idle", 0, CLI_SEARCH, 0}, {"fix", 1, CLI_SEARCH, 0},
@@ -139,6 +139,12 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
             return wt_fail(e, "--window: '%s' must be a positive time, e.g. 100us", value);
     } else if (!strcmp(n, "phase")) {
         o->phase = value;
+    } else if (!strcmp(n, "flit-window")) {
+        int dir;
+        char bad;
+        if (wafer_parse_fault(value, &o->flit_x, &o->flit_y, &dir, &bad) != 0 || dir >= 0 || o->flit_x < 0 ||
+            o->flit_y < 0)
+            return wt_fail(e, "--flit-window: '%s' is not x,y (the window's corner, whole numbers >= 0)", value);
     } else if (!strcmp(n, "format")) {
         if (strcmp(value, "table") && strcmp(value, "json") && strcmp(value, "csv"))
             return wt_fail(e, "--format: '%s' is not one of table, json, csv", value);
@@ -215,7 +221,7 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
 int cli_check_flag(const char *name, const char *value, wt_err *e)
 {
     const flag_spec *f =
-        find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI | CLI_PICTURE | CLI_FORMAT);
+        find_flag(name, strlen(name), CLI_PHASE | CLI_SEARCH | CLI_TUNE | CLI_UI | CLI_PICTURE | CLI_FORMAT | CLI_FLIT);
     if (!f || !f->takes_value)
         return wt_fail(e, "unknown option '--%s'", name);
     wt_err why;
@@ -260,6 +266,7 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
     o->objective = "step_time";
     o->net = net_model_default();
     o->window = SIM_WINDOW_S;
+    o->flit_x = o->flit_y = -1;
     o->lua.root = root;
     for (int i = 0; i < argc; i++) {
         char *arg = argv[i];
@@ -305,6 +312,8 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
         if ((value && (rc = printable(what, value, e)) != WT_OK) || (rc = apply_flag(o, f, value, e)) != WT_OK)
             return rc;
     }
+    if (o->flit_x >= 0 && !o->flit)
+        return wt_fail(e, "--flit-window: only with --net flit");
     if (o->flit && !(extra & CLI_FLIT))
         return wt_fail(e, "--net flit: the flit level runs one phase's traffic: wafertop links --net flit --phase NAME");
     theme th; /* loaded here so that a bad --theme fails before a screen opens */

@@ -25,6 +25,7 @@ typedef struct cli_opts {
     int seq, batch, microbatch;   /* 0 = the model's */
     const struct net_model *net;  /* --net: what times every evaluation, default net_model_default() */
     int flit;               /* --net flit (CLI_FLIT): links runs the phase at flit level */
+    int flit_x, flit_y;     /* --flit-window x,y: the window's corner, or -1 */
     const char *format;     /* table | json | csv */
     double window;          /* --window: the windowed figures' window, s (default SIM_WINDOW_S) */
     int format_given;

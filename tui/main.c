@@ -111,10 +111,11 @@ static int find_phase(const sim_result *r, const char *name, int *phase, wt_err 
 }
 
 /* links --net flit: the phase's rows on stdout, what was run on stderr. */
-static int run_flit_phase(const sim_result *r, int phase, const char *format, wt_err *e)
+static int run_flit_phase(const sim_result *r, int phase, const cli_opts *co, const char *format, wt_err *e)
 {
     flit_phase_out o;
-    int rc = flit_phase_run(r, phase, 0, &o, e);
+    flit_phase_opts fo = {FLIT_PHASE_LINK_FLITS, co->flit_x, co->flit_y};
+    int rc = flit_phase_run(r, phase, &fo, &o, e);
     if (rc != WT_OK)
         return rc;
     const sim_phase *ph = &r->phases[phase];
@@ -140,11 +141,12 @@ static int run_links(int argc, char **argv, const char *root)
     int rc = cli_parse(argc, argv, CLI_PHASE | CLI_FORMAT | CLI_FLIT, root, &sc.o, &e);
     if (rc == WT_OK && sc.o.help) {
         char help[CLI_HELP_MAX];
-        printf("usage: wafertop links [options] [--phase NAME] [--net flit] [--format csv|table|json]\n"
+        printf("usage: wafertop links [options] [--phase NAME] [--net flit [--flit-window x,y]] [--format csv|table|json]\n"
                "One row per directed link: x,y,dir,bytes,busy_s,util over the step (or one phase).\n"
                "dir is where the bytes go from unit x,y: E (x+1), W (x-1), N (y-1), S (y+1).\n"
                "With --net flit, one occurrence of the phase cycle by cycle on wormhole routers (the\n"
-               "layout's router: section), on at most a %dx%d window: x,y,dir,bytes,busy_s,util,\n"
+               "layout's router: section), on at most a %dx%d window (centred on the phase's busiest\n"
+               "link, or from --flit-window's corner): x,y,dir,bytes,busy_s,util,\n"
                "buffer_mean,buffer_peak (flits held in the buffers the link feeds); the summary on stderr.\n\n%s%s",
                FLIT_PHASE_SIDE, FLIT_PHASE_SIDE,
                cli_scenario_help(help, sizeof help), cli_lua_help());
@@ -160,7 +162,7 @@ static int run_links(int argc, char **argv, const char *root)
     /* links default to CSV: one row per link is data, not a report */
     const char *format = sc.o.format_given ? sc.o.format : "csv";
     if (rc == WT_OK && sc.o.flit)
-        rc = run_flit_phase(&sc.r, phase, format, &e);
+        rc = run_flit_phase(&sc.r, phase, &sc.o, format, &e);
     else if (rc == WT_OK && out_links(stdout, &sc.r, phase, format) != 0)
         rc = wt_oom(&e, "links");
     scenario_free(&sc);

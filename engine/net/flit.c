@@ -56,11 +56,13 @@ typedef struct fl_vc {
     int hd, cnt;               /* its buffer's ring: the front, flits held */
     int outvc;                 /* the output VC it holds when active */
     unsigned char state, outp; /* VC_*, the port its packet leaves by */
+    unsigned char cls;         /* its packet's route, the VC class it may take downstream */
 } fl_vc;
 
 typedef struct fl_net {
     int w, h, R, V, B;
     unsigned all;        /* the mask of a port's V VCs */
+    unsigned cls_mask[2];/* the VCs XY and YX packets may take: all, or a half each */
     flit_cfg c;
     flit_packet *p;
     /* input VCs */
@@ -97,8 +99,7 @@ void flit_cfg_defaults(flit_cfg *c)
                     .vc_alloc_delay = 1,
                     .sw_alloc_delay = 1,
                     .st_final_delay = 1,
-                    .link_latency = 1,
-                    .yx = 0};
+                    .link_latency = 1};
 }
 
 int flit_cfg_check(const flit_cfg *c, wt_err *e)
@@ -188,8 +189,10 @@ static void fl_to_alloc(fl_net *n, int rp, int v, long long at)
 {
     int iv = rp * n->V + v;
     const fl_slot *s = &n->buf[(size_t)iv * n->B + n->vc[iv].hd];
+    const flit_packet *p = &n->p[s->pkt];
     n->vc[iv].state = VC_ALLOC;
-    n->vc[iv].outp = (unsigned char)fl_route(n->w, n->c.yx, rp / NPORTS, n->p[s->pkt].dst);
+    n->vc[iv].cls = (unsigned char)p->yx;
+    n->vc[iv].outp = (unsigned char)fl_route(n->w, p->yx, rp / NPORTS, p->dst);
     n->vc[iv].ready = at + n->c.routing_delay;
     n->port[rp].va |= 1u << v;
 }
@@ -245,9 +248,10 @@ static int fl_inject(fl_net *n, int r, long long t)
     if (n->cur[r] < 0) {
         if (n->qpos[r] == n->qend[r] || n->p[n->order[n->qpos[r]]].created > t)
             return WT_OK;
+        unsigned cls = n->cls_mask[n->p[n->order[n->qpos[r]]].yx];
         for (int k = 0; k < n->V; k++) {
             int v = (n->src_rr[r] + k) % n->V, ov = fl_src_ov(n, r, v);
-            if (!(n->port[ov / n->V].busy >> v & 1) && n->credits[ov] > 0) {
+            if ((cls >> v & 1) && !(n->port[ov / n->V].busy >> v & 1) && n->credits[ov] > 0) {
                 n->port[ov / n->V].busy |= 1u << v;
                 n->src_rr[r] = (v + 1) % n->V;
                 n->cur[r] = n->order[n->qpos[r]++];
@@ -392,14 +396,17 @@ static void fl_alloc_vcs(fl_net *n, int r, long long t)
             fre[nfree++] = po * V + __builtin_ctz(m);
         int g[FLIT_MAX_VCS], a[FL_MAX_REQ], in[FL_MAX_REQ], out[FLIT_MAX_VCS];
         unsigned char first[FL_MAX_REQ];
-        fl_set all = {{0}}, wants[FLIT_MAX_VCS];
+        fl_set by_cls[2] = {{{0}}, {{0}}}, wants[FLIT_MAX_VCS];
         for (int i = 0; i < nin; i++) {
             a[i] = fl_position(fre, nfree, n->va_a[base + ins[i]]);
-            all.w[i >> 6] |= 1ull << (i & 63);
+            by_cls[n->vc[base + ins[i]].cls].w[i >> 6] |= 1ull << (i & 63);
         }
         for (int o = 0; o < nfree; o++) {
+            int v = fre[o] - po * V;
             g[o] = fl_position(ins, nin, n->va_g[base + fre[o]]);
-            wants[o] = all;
+            for (int k = 0; k < FL_WORDS; k++) /* the requesters whose class may take VC v */
+                wants[o].w[k] = (n->cls_mask[0] >> v & 1 ? by_cls[0].w[k] : 0) |
+                                (n->cls_mask[1] >> v & 1 ? by_cls[1].w[k] : 0);
         }
         fl_islip(nin, nfree, wants, n->c.alloc_iters, g, a, in, out, first);
         for (int i = 0; i < nin; i++) {
@@ -534,6 +541,8 @@ static int fl_check_packets(const flit_packet *p, int np, int units, wt_err *e)
             return wt_fail(e, "packet %d: %d flits (at least 1)", i, p[i].flits);
         if (p[i].created < 0)
             return wt_fail(e, "packet %d: created at cycle %lld (at least 0)", i, p[i].created);
+        if (p[i].yx != 0 && p[i].yx != 1)
+            return wt_fail(e, "packet %d: route %d (0 XY, 1 YX)", i, p[i].yx);
     }
     return WT_OK;
 }
@@ -568,10 +577,14 @@ static void fl_free(fl_net *n)
     free(n->cal);
 }
 
-static int fl_new(fl_net *n, int w, int h, const flit_cfg *c, flit_packet *p, int np)
+/* mixed: the packets route both XY and YX (the VCs split in two classes) */
+static int fl_new(fl_net *n, int w, int h, const flit_cfg *c, flit_packet *p, int np, int mixed)
 {
     memset(n, 0, sizeof *n);
     n->all = c->num_vcs == 32 ? ~0u : (1u << c->num_vcs) - 1;
+    unsigned low = (1u << (c->num_vcs / 2)) - 1;
+    n->cls_mask[0] = mixed ? low : n->all;
+    n->cls_mask[1] = mixed ? n->all & ~low : n->all;
     n->w = w, n->h = h, n->R = w * h, n->V = c->num_vcs, n->B = c->vc_buf_size, n->c = *c, n->p = p;
     size_t R = (size_t)n->R, ivs = R * NPORTS * (size_t)n->V, ovs = ivs + R * (size_t)n->V;
     n->buf = malloc(ivs * (size_t)n->B * sizeof *n->buf);
@@ -680,8 +693,13 @@ int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long 
         return wt_fail(e, "a %dx%d mesh: the flit level takes 1x1 up to a billion buffered flits", w, h);
     if (np < 0 || (rc = fl_check_packets(p, np, w * h, e)) != WT_OK)
         return np < 0 ? wt_fail(e, "%d packets", np) : rc;
+    int routes = 0;
+    for (int i = 0; i < np; i++)
+        routes |= 1 << p[i].yx;
+    if (routes == 3 && c->num_vcs < 2)
+        return wt_fail(e, "packets route both XY and YX: num_vcs must be 2 at least, a class each");
     fl_net n;
-    rc = fl_new(&n, w, h, c, p, np);
+    rc = fl_new(&n, w, h, c, p, np, routes == 3);
     long long t = 0;
     for (; rc == WT_OK && n.remaining > 0 && t < max_cycles; t++) {
         rc = fl_deliver(&n, t);

@@ -31,6 +31,11 @@
  * output VCs of their route's port; ports bid for ports, each input port
  * represented towards an output by its ready VC next after its own
  * round-robin pointer.
+ *
+ * Routes are dimension order, X first or Y first per packet. XY alone or
+ * YX alone cannot deadlock; a run that mixes them splits each port's VCs
+ * in two classes (XY packets take the lower half, YX the upper), so that
+ * neither class waits on the other (num_vcs >= 2).
  */
 #ifndef WT_FLIT_H
 #define WT_FLIT_H
@@ -70,12 +75,11 @@ typedef struct flit_cfg {
     int sw_alloc_delay;       /* cycles, >= 1 */
     int st_final_delay;       /* cycles, >= 1 */
     int link_latency;         /* cycles, >= 1 */
-    int yx;                   /* 0: route X first then Y (XY), 1: YX */
 } flit_cfg;
 
 /* BookSim2's mesh defaults: 16 VCs of 8 flits, tail credits, iSLIP with 2
  * iterations, credit delay 2, routing 0, allocations 1 each, switch 1,
- * links 1, XY. */
+ * links 1. */
 void flit_cfg_defaults(flit_cfg *c);
 /* WT_EINPUT naming the first field out of its range ("num_vcs 0: ..."). */
 int flit_cfg_check(const flit_cfg *c, wt_err *e);
@@ -85,6 +89,7 @@ int flit_cfg_check(const flit_cfg *c, wt_err *e);
 typedef struct flit_packet {
     int src, dst;
     int flits;          /* >= 1 */
+    int yx;             /* its route: 0 X first then Y (XY), 1 YX */
     long long created;  /* the cycle it enters its source's queue, >= 0 */
     long long injected; /* the cycle its head left the source; -1 if never */
     long long arrived;  /* the cycle its tail was written at dst; -1 if not */
@@ -105,8 +110,8 @@ typedef struct flit_stats {
  * else its arrays are allocated here (wafer link slots of a w x h mesh) and
  * freed with flit_stats_free. Memory O(routers x ports x VCs x buffer +
  * packets); time O(cycles x routers) plus O(1) per flit and hop.
- * WT_EINPUT for a bad configuration, mesh or packet (which, and why),
- * WT_EINTERNAL out of memory. */
+ * WT_EINPUT for a bad configuration, mesh or packet (which, and why), or
+ * mixed routes with one VC; WT_EINTERNAL out of memory. */
 int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long max_cycles, flit_stats *st,
              wt_err *e);
 void flit_stats_free(flit_stats *st);

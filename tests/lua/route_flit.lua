@@ -38,8 +38,13 @@ check.near(one.flows[1].finish_s, (10 + 3) * 8 * ps, 1e-12, "4 packets of a flit
 
 check.raises(function() wt.route{net = "flit", layout = "wse2", flows = {}} end,
   "net flit: the 750x1134 mesh is beyond the flit level's 64x64", "too large")
-check.raises(function() wt.route{net = "flit", routing = "balanced", flows = {}} end,
-  "routing must be xy or yx", "balanced")
+-- balanced: 2 flits of 1,1 -> 0,0, one X first (1,1 W then 0,1 N), one Y
+-- first (1,1 N then 1,0 W): the unit injects a flit a cycle, so the second
+-- leaves in cycle 1 and arrives in 1 + 4 x 3 + 2
+t = wt.route{net = "flit", routing = "balanced", flows = {{src = {1, 1}, dst = {0, 0}, bytes = 32}}}
+check.eq(#t.links, 4, "balanced: both paths")
+for _, l in ipairs(t.links) do check.eq(l.bytes, 16, "balanced: a flit each") end
+check.near(t.flows[1].finish_s, 15 * 8 * ps, 1e-12, "balanced: finish")
 check.raises(function() wt.route{packet_flits = 4, flows = {}} end, "packet_flits is for net = \"flit\"",
   "packet_flits without flit")
 check.raises(function() wt.route{net = "flit", packet_flits = 0, flows = {}} end,
