@@ -140,10 +140,11 @@ static int fp_pass(const sim_result *r, const route_flow *f, size_t n, route_mod
     if (!p)
         return wt_oom(e, "flit level packets");
     flit_stats st;
-    int rc = flit_run(o->w, o->h, &wf->router, p, np, 1LL << 40, &st, e);
+    wt_err why;
+    int rc = flit_run(o->w, o->h, &wf->router, p, np, 1LL << 40, &st, &why);
     free(p);
-    if (rc != WT_OK)
-        return rc;
+    if (rc != WT_OK) /* the layout's routers cannot take the pass (balanced on one VC) */
+        return rc == WT_EINPUT ? wt_fail(e, "--net flit: %s", why.msg) : wt_oom(e, "flit level");
     double weight = (double)st.cycles * scale;
     for (size_t l = 0; l < nl; l++) {
         o->bytes[l] += (double)st.flits[l] * scale * wf->flit_bytes;

@@ -105,6 +105,10 @@ expect_bad1 '^--flit-window 1,0: a 16x16 window from there leaves the 16x16 mesh
 expect_bad1 '^--flit-window: only with --net flit$' links --phase fwd.attn.core --flit-window 0,0
 expect_bad1 "^--flit-window: '0,0,E' is not x,y" links --net flit --phase fwd.attn.core --flit-window 0,0,E
 expect_bad1 "^unknown option '--flit-window'" eval --flit-window 0,0
+printf 'name: one-vc\nmesh: 8x8\nunit: {compute: 100 TFLOPS, sram: 40 GB}\nlink: {bandwidth: 1 TB/s, latency: 1 ns}\nrouter: {num_vcs: 1}\n' \
+    >"$tmp/one-vc.yaml"
+expect_bad1 '^--net flit: packets route both XY and YX: num_vcs must be 2 at least, a class each$' \
+    links --layout "$tmp/one-vc.yaml" --strategy DP4,TATP16 --routing balanced --net flit --phase fwd.attn.core
 expect_bad1 "^--window: '0'" eval --window 0
 expect_bad1 "^--window: '-1us' must be a positive time" links --window -1us
 expect_bad1 "^--window: 'abc': not a number" cmd hot_links --window abc

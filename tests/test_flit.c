@@ -15,6 +15,7 @@
 
 #include "flit.h"
 #include "flit_traffic.h"
+#include "rng.h"
 #include "wafer.h"
 
 /* Cycles a packet of `flits` flits takes alone over R routers: its link
@@ -195,6 +196,56 @@ static void test_links_hop_by_hop(void **state)
     }
 }
 
+/* Any router configuration in its ranges, small: random meshes, packets of
+ * random sizes, routes (mixed when there are 2 VCs or more) and creation
+ * times; every packet arrives, no faster than alone, and every link
+ * carries the flits of the routes that cross it. */
+static void test_random_routers(void **state)
+{
+    (void)state;
+    uint64_t rng = 12345;
+    for (int k = 0; k < 60; k++) {
+        flit_cfg c;
+        flit_cfg_defaults(&c);
+        c.num_vcs = 1 + (int)(rng_unit(&rng) * 4);
+        c.vc_buf_size = 1 + (int)(rng_unit(&rng) * 3);
+        c.wait_for_tail_credit = rng_unit(&rng) < 0.5;
+        c.alloc_iters = 1 + (int)(rng_unit(&rng) * 3);
+        c.credit_delay = (int)(rng_unit(&rng) * 4);
+        c.routing_delay = (int)(rng_unit(&rng) * 3);
+        c.vc_alloc_delay = 1 + (int)(rng_unit(&rng) * 3);
+        c.sw_alloc_delay = 1 + (int)(rng_unit(&rng) * 3);
+        c.st_final_delay = 1 + (int)(rng_unit(&rng) * 3);
+        c.link_latency = 1 + (int)(rng_unit(&rng) * 3);
+        int w = 1 + (int)(rng_unit(&rng) * 6), h = 1 + (int)(rng_unit(&rng) * 6), np = 1 + (int)(rng_unit(&rng) * 200);
+        flit_packet p[200];
+        for (int i = 0; i < np; i++)
+            p[i] = (flit_packet){.src = (int)(rng_unit(&rng) * w * h),
+                                 .dst = (int)(rng_unit(&rng) * w * h),
+                                 .flits = 1 + (int)(rng_unit(&rng) * 6),
+                                 .yx = c.num_vcs >= 2 && rng_unit(&rng) < 0.5,
+                                 .created = (long long)(rng_unit(&rng) * 50)};
+        flit_stats st;
+        run_ok(w, h, &c, p, np, &st);
+        long long want[6 * 6 * WAFER_NDIR] = {0};
+        for (int i = 0; i < np; i++) {
+            int x = p[i].src % w, y = p[i].src / w, dx = p[i].dst % w, dy = p[i].dst / w, d, routers = 1;
+            while ((d = next_dir(x, y, dx, dy, p[i].yx)) >= 0) {
+                want[(y * w + x) * WAFER_NDIR + d] += p[i].flits;
+                x += d == WAFER_E ? 1 : d == WAFER_W ? -1 : 0;
+                y += d == WAFER_S ? 1 : d == WAFER_N ? -1 : 0;
+                routers++;
+            }
+            if (p[i].arrived < 0)
+                fail_msg("config %d: packet %d never arrived", k, i);
+            assert_true(p[i].arrived - p[i].created >= alone(&c, routers, p[i].flits));
+        }
+        for (int l = 0; l < w * h * WAFER_NDIR; l++)
+            assert_int_equal(st.flits[l], want[l]);
+        flit_stats_free(&st);
+    }
+}
+
 static void test_buffer_of_one_flit(void **state)
 {
     (void)state;
@@ -301,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_two_packets_one_output),
         cmocka_unit_test(test_pointers_and_credits),
         cmocka_unit_test(test_links_hop_by_hop),
+        cmocka_unit_test(test_random_routers),
         cmocka_unit_test(test_buffer_of_one_flit),
         cmocka_unit_test(test_booksim2_batches),
         cmocka_unit_test(test_booksim2_latency),

@@ -26,9 +26,11 @@ enum { VC_IDLE = 0, VC_ALLOC, VC_ACTIVE };
 enum { EV_FLIT, EV_EJECT, EV_CREDIT };
 
 typedef struct fl_ev {
-    int kind;
-    int at;       /* EV_FLIT: input VC; EV_EJECT, EV_CREDIT: output VC */
-    int pkt, seq; /* EV_CREDIT: seq is 1 for a tail's credit */
+    int at;                /* EV_FLIT: input VC; EV_EJECT, EV_CREDIT: output VC */
+    int pkt;               /* EV_FLIT, EV_EJECT: the flit's packet and its place in it */
+    unsigned short seq;
+    unsigned char kind;
+    unsigned char tail;    /* the packet's last flit (EV_CREDIT: its credit) */
 } fl_ev;
 
 typedef struct fl_bucket {
@@ -36,8 +38,12 @@ typedef struct fl_bucket {
     int n, cap;
 } fl_bucket;
 
+/* A flit in a buffer: its packet, its place in it, whether it is the last
+ * (the switch need not read the packet for body flits). */
 typedef struct fl_slot {
-    int pkt, seq;
+    int pkt;
+    unsigned short seq;
+    unsigned char tail;
 } fl_slot;
 
 /* A port: its input VCs' masks, its output VCs' and its switch pointers. */
@@ -46,16 +52,25 @@ typedef struct fl_port {
     unsigned act;   /* active input VCs holding flits */
     unsigned cred;  /* active input VCs whose output VC has a credit */
     unsigned busy;  /* output VCs held by a packet */
+    unsigned fresh; /* active input VCs that may not bid for the switch yet (ready later) */
     int sa_g;       /* switch grant pointer, over input ports (as an output) */
     int sa_a, sa_rr; /* switch accept pointer over output ports, VC round robin (as an input) */
 } fl_port;
+
+/* The flits a router port's buffers hold: now, at most, and their integral
+ * over time up to cycle last. */
+typedef struct fl_occ {
+    int now, peak;
+    long long last;
+    double area;
+} fl_occ;
 
 /* An input VC. */
 typedef struct fl_vc {
     long long ready;           /* first cycle it may bid (for a VC or the switch) */
     int hd, cnt;               /* its buffer's ring: the front, flits held */
     int outvc;                 /* the output VC it holds when active */
-    unsigned char state, outp; /* VC_*, the port its packet leaves by */
+    unsigned char state;       /* VC_* */
     unsigned char cls;         /* its packet's route, the VC class it may take downstream */
 } fl_vc;
 
@@ -68,6 +83,7 @@ typedef struct fl_net {
     /* input VCs */
     fl_slot *buf;        /* R * NPORTS * V * B */
     fl_vc *vc;           /* R * NPORTS * V */
+    unsigned char *outp; /* per input VC: the port its packet leaves by (dense: the switch reads it every cycle) */
     fl_port *port;       /* routers' ports (R * NPORTS), then the terminals' (R) */
     /* output VCs: routers' (R * NPORTS * V), then the terminals' (R * V) */
     int *credits;
@@ -78,9 +94,7 @@ typedef struct fl_net {
     int *order, *qpos, *qend;
     int *cur, *cur_seq, *cur_vc, *src_rr;
     /* buffer occupancy per router port, for the stats */
-    int *occ, *occ_peak;
-    long long *occ_last;
-    double *occ_area;
+    fl_occ *occ;
     long long *sent;     /* per link slot: flits sent */
     /* the calendar */
     fl_bucket *cal;
@@ -177,11 +191,12 @@ static int fl_push(fl_net *n, long long t, fl_ev ev)
 /* Router port rp's buffers now hold delta flits more, from cycle t. */
 static void fl_occupy(fl_net *n, int rp, long long t, int delta)
 {
-    n->occ_area[rp] += (double)n->occ[rp] * (double)(t - n->occ_last[rp]);
-    n->occ_last[rp] = t;
-    n->occ[rp] += delta;
-    if (n->occ[rp] > n->occ_peak[rp])
-        n->occ_peak[rp] = n->occ[rp];
+    fl_occ *o = &n->occ[rp];
+    o->area += (double)o->now * (double)(t - o->last);
+    o->last = t;
+    o->now += delta;
+    if (o->now > o->peak)
+        o->peak = o->now;
 }
 
 /* The head now at the front of input VC iv bids for a VC from cycle at. */
@@ -192,18 +207,18 @@ static void fl_to_alloc(fl_net *n, int rp, int v, long long at)
     const flit_packet *p = &n->p[s->pkt];
     n->vc[iv].state = VC_ALLOC;
     n->vc[iv].cls = (unsigned char)p->yx;
-    n->vc[iv].outp = (unsigned char)fl_route(n->w, p->yx, rp / NPORTS, p->dst);
+    n->outp[iv] = (unsigned char)fl_route(n->w, p->yx, rp / NPORTS, p->dst);
     n->vc[iv].ready = at + n->c.routing_delay;
     n->port[rp].va |= 1u << v;
 }
 
-static void fl_write(fl_net *n, int iv, int pkt, int seq, long long t)
+static void fl_write(fl_net *n, int iv, int pkt, int seq, int tail, long long t)
 {
     int rp = iv / n->V, v = iv % n->V;
     int slot = n->vc[iv].hd + n->vc[iv].cnt;
     if (slot >= n->B)
         slot -= n->B;
-    n->buf[(size_t)iv * n->B + slot] = (fl_slot){pkt, seq};
+    n->buf[(size_t)iv * n->B + slot] = (fl_slot){pkt, (unsigned short)seq, (unsigned char)tail};
     n->vc[iv].cnt++;
     fl_occupy(n, rp, t, 1);
     if (n->vc[iv].state == VC_IDLE)
@@ -220,11 +235,11 @@ static int fl_deliver(fl_net *n, long long t)
     for (int i = 0; i < b->n && rc == WT_OK; i++) {
         fl_ev ev = b->ev[i];
         if (ev.kind == EV_FLIT) {
-            fl_write(n, ev.at, ev.pkt, ev.seq, t);
+            fl_write(n, ev.at, ev.pkt, ev.seq, ev.tail, t);
         } else if (ev.kind == EV_EJECT) {
-            int tail = ev.seq == n->p[ev.pkt].flits - 1;
-            rc = fl_push(n, t + n->c.link_latency + 1 + n->c.credit_delay, (fl_ev){EV_CREDIT, ev.at, 0, tail});
-            if (tail) {
+            rc = fl_push(n, t + n->c.link_latency + 1 + n->c.credit_delay,
+                         (fl_ev){.kind = EV_CREDIT, .at = ev.at, .tail = ev.tail});
+            if (ev.tail) {
                 n->p[ev.pkt].arrived = t;
                 n->remaining--;
             }
@@ -233,7 +248,7 @@ static int fl_deliver(fl_net *n, long long t)
                 int iv = n->owner[ev.at];
                 n->port[iv / n->V].cred |= 1u << (iv % n->V);
             }
-            if (ev.seq && n->c.wait_for_tail_credit)
+            if (ev.tail && n->c.wait_for_tail_credit)
                 fl_release(n, ev.at);
         }
     }
@@ -270,7 +285,9 @@ static int fl_inject(fl_net *n, int r, long long t)
     if (seq == 0)
         n->p[pkt].injected = t;
     int iv = (r * NPORTS + LOCAL) * n->V + v;
-    if (fl_push(n, t + n->c.link_latency + 1, (fl_ev){EV_FLIT, iv, pkt, seq}) != WT_OK)
+    fl_ev ev = {.kind = EV_FLIT, .at = iv, .pkt = pkt, .seq = (unsigned short)seq,
+                .tail = seq == n->p[pkt].flits - 1};
+    if (fl_push(n, t + n->c.link_latency + 1, ev) != WT_OK)
         return WT_EINTERNAL;
     if (++n->cur_seq[r] == n->p[pkt].flits) {
         n->cur[r] = -1;
@@ -384,9 +401,9 @@ static void fl_alloc_vcs(fl_net *n, int r, long long t)
     for (int pi = 0; pi < NPORTS; pi++)
         for (unsigned m = n->port[rp0 + pi].va; m; m &= m - 1) {
             int i = pi * V + __builtin_ctz(m);
-            const fl_vc *vc = &n->vc[base + i];
-            if (vc->ready <= t && (~n->port[rp0 + vc->outp].busy & n->all))
-                req[vc->outp][nreq[vc->outp]++] = i;
+            int po = n->outp[base + i]; /* a port without a free VC first: no need to read the VC */
+            if ((~n->port[rp0 + po].busy & n->all) && n->vc[base + i].ready <= t)
+                req[po][nreq[po]++] = i;
         }
     for (int po = 0; po < NPORTS; po++) {
         int nin = nreq[po], *ins = req[po], fre[FLIT_MAX_VCS], nfree = 0;
@@ -425,6 +442,7 @@ static void fl_alloc_vcs(fl_net *n, int r, long long t)
             if (n->credits[base + o] > 0)
                 n->port[rp0 + pi].cred |= 1u << v;
             vc->ready = t + n->c.vc_alloc_delay;
+            n->port[rp0 + pi].fresh |= 1u << v;
             n->port[rp0 + pi].va &= ~(1u << v);
             n->port[rp0 + pi].act |= 1u << v;
         }
@@ -436,7 +454,7 @@ static void fl_alloc_vcs(fl_net *n, int r, long long t)
 static int fl_send(fl_net *n, int r, int pi, int v, long long t)
 {
     int V = n->V, rp = r * NPORTS + pi, iv = rp * V + v;
-    int ov = n->vc[iv].outvc, po = n->vc[iv].outp;
+    int ov = n->vc[iv].outvc, po = n->outp[iv];
     fl_slot s = n->buf[(size_t)iv * n->B + n->vc[iv].hd];
     if (++n->vc[iv].hd == n->B)
         n->vc[iv].hd = 0;
@@ -446,20 +464,21 @@ static int fl_send(fl_net *n, int r, int pi, int v, long long t)
     n->port[rp].sa_rr = (v + 1) % V;
     if (--n->credits[ov] == 0)
         n->port[rp].cred &= ~(1u << v);
-    flit_packet *p = &n->p[s.pkt];
-    int tail = s.seq == p->flits - 1;
+    int tail = s.tail;
     if (s.seq == 0)
-        p->hops++;
+        n->p[s.pkt].hops++;
     if (po != LOCAL)
         n->sent[(size_t)r * WAFER_NDIR + (size_t)fl_dir(po)]++;
     long long arrive = d + n->c.st_final_delay + n->c.link_latency + 1;
-    fl_ev ev = {EV_EJECT, ov, s.pkt, s.seq};
-    if (po != LOCAL)
-        ev = (fl_ev){EV_FLIT, (fl_next(n->w, r, po) * NPORTS + (po ^ 1)) * V + (ov - (rp - pi + po) * V), s.pkt, s.seq};
+    fl_ev ev = {.kind = EV_EJECT, .at = ov, .pkt = s.pkt, .seq = s.seq, .tail = s.tail};
+    if (po != LOCAL) {
+        ev.kind = EV_FLIT;
+        ev.at = (fl_next(n->w, r, po) * NPORTS + (po ^ 1)) * V + (ov - (rp - pi + po) * V);
+    }
     int up = pi == LOCAL ? fl_src_ov(n, r, v) : (fl_next(n->w, r, pi) * NPORTS + (pi ^ 1)) * V + v;
     long long credit = d + n->c.link_latency + 1 + n->c.credit_delay;
     if (fl_push(n, arrive, ev) != WT_OK ||
-        fl_push(n, credit, (fl_ev){EV_CREDIT, up, 0, tail}) != WT_OK)
+        fl_push(n, credit, (fl_ev){.kind = EV_CREDIT, .at = up, .tail = (unsigned char)tail}) != WT_OK)
         return WT_EINTERNAL;
     if (!tail) {
         if (!n->vc[iv].cnt)
@@ -485,14 +504,19 @@ static int fl_alloc_switch(fl_net *n, int r, long long t)
     unsigned want[NPORTS] = {0}, bidders = 0;
     int rep[NPORTS][NPORTS];
     for (int pi = 0; pi < NPORTS; pi++) {
-        unsigned m = n->port[rp0 + pi].act & n->port[rp0 + pi].cred;
+        unsigned m = n->port[rp0 + pi].act & n->port[rp0 + pi].cred, fresh = n->port[rp0 + pi].fresh;
         int rr = n->port[rp0 + pi].sa_rr;
         /* the VCs from the pointer on, then those before it */
         unsigned runs[2] = {m & (~0u << rr), m & ~(~0u << rr)};
         for (int k = 0; k < 2; k++)
             for (unsigned b = runs[k]; b; b &= b - 1) {
-                int v = __builtin_ctz(b), iv = base + pi * V + v, po = n->vc[iv].outp;
-                if (n->vc[iv].ready > t || (want[pi] >> po & 1))
+                int v = __builtin_ctz(b), iv = base + pi * V + v, po = n->outp[iv];
+                if (fresh >> v & 1) {
+                    if (n->vc[iv].ready > t)
+                        continue;
+                    n->port[rp0 + pi].fresh &= ~(1u << v);
+                }
+                if (want[pi] >> po & 1)
                     continue;
                 want[pi] |= 1u << po;
                 rep[pi][po] = v;
@@ -537,8 +561,8 @@ static int fl_check_packets(const flit_packet *p, int np, int units, wt_err *e)
     for (int i = 0; i < np; i++) {
         if (p[i].src < 0 || p[i].src >= units || p[i].dst < 0 || p[i].dst >= units)
             return wt_fail(e, "packet %d: unit %d -> %d is off the mesh of %d units", i, p[i].src, p[i].dst, units);
-        if (p[i].flits < 1)
-            return wt_fail(e, "packet %d: %d flits (at least 1)", i, p[i].flits);
+        if (p[i].flits < 1 || p[i].flits > FLIT_MAX_PACKET)
+            return wt_fail(e, "packet %d: %d flits (1 to %d)", i, p[i].flits, FLIT_MAX_PACKET);
         if (p[i].created < 0)
             return wt_fail(e, "packet %d: created at cycle %lld (at least 0)", i, p[i].created);
         if (p[i].yx != 0 && p[i].yx != 1)
@@ -566,10 +590,9 @@ static int fl_by_source(const void *a, const void *b)
 
 static void fl_free(fl_net *n)
 {
-    void *arrays[] = {n->buf, n->vc, n->port, n->owner,
+    void *arrays[] = {n->buf, n->vc, n->outp, n->port, n->owner,
                       n->credits, n->va_g, n->va_a, n->order, n->qpos,
-                      n->qend, n->cur, n->cur_seq, n->cur_vc, n->src_rr, n->occ, n->occ_peak, n->occ_last,
-                      n->occ_area, n->sent};
+                      n->qend, n->cur, n->cur_seq, n->cur_vc, n->src_rr, n->occ, n->sent};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     for (int i = 0; n->cal && i < n->ncal; i++)
@@ -589,6 +612,7 @@ static int fl_new(fl_net *n, int w, int h, const flit_cfg *c, flit_packet *p, in
     size_t R = (size_t)n->R, ivs = R * NPORTS * (size_t)n->V, ovs = ivs + R * (size_t)n->V;
     n->buf = malloc(ivs * (size_t)n->B * sizeof *n->buf);
     n->vc = calloc(ivs, sizeof *n->vc);
+    n->outp = calloc(ivs, 1);
     n->port = calloc(R * (NPORTS + 1), sizeof *n->port);
     n->owner = malloc(ovs * sizeof *n->owner);
     n->credits = malloc(ovs * sizeof *n->credits);
@@ -602,9 +626,6 @@ static int fl_new(fl_net *n, int w, int h, const flit_cfg *c, flit_packet *p, in
     n->cur_vc = calloc(R, sizeof *n->cur_vc);
     n->src_rr = calloc(R, sizeof *n->src_rr);
     n->occ = calloc(R * NPORTS, sizeof *n->occ);
-    n->occ_peak = calloc(R * NPORTS, sizeof *n->occ_peak);
-    n->occ_last = calloc(R * NPORTS, sizeof *n->occ_last);
-    n->occ_area = calloc(R * NPORTS, sizeof *n->occ_area);
     n->sent = calloc(R * WAFER_NDIR, sizeof *n->sent);
     int sw = c->sw_alloc_delay - 1, lat = c->link_latency;
     int reach = sw + c->st_final_delay + lat + 1;
@@ -612,9 +633,9 @@ static int fl_new(fl_net *n, int w, int h, const flit_cfg *c, flit_packet *p, in
         reach = sw + lat + 1 + c->credit_delay;
     n->ncal = reach + 2;
     n->cal = calloc((size_t)n->ncal, sizeof *n->cal);
-    if (!n->buf || !n->vc || !n->port || !n->owner || !n->credits || !n->va_g || !n->va_a ||
+    if (!n->buf || !n->vc || !n->outp || !n->port || !n->owner || !n->credits || !n->va_g || !n->va_a ||
         !n->order || !n->qpos || !n->qend || !n->cur || !n->cur_seq || !n->cur_vc || !n->src_rr || !n->occ ||
-        !n->occ_peak || !n->occ_last || !n->occ_area || !n->sent || !n->cal)
+        !n->sent || !n->cal)
         return WT_EINTERNAL;
     for (size_t i = 0; i < ovs; i++)
         n->credits[i] = n->B, n->owner[i] = -1;
@@ -658,13 +679,14 @@ static int fl_stats(const fl_net *n, long long cycles, flit_stats *st)
     for (int r = 0; r < n->R; r++)
         for (int pi = 0; pi < LOCAL; pi++) {
             int rp = r * NPORTS + pi;
-            if (n->occ_peak[rp] == 0)
+            const fl_occ *o = &n->occ[rp];
+            if (o->peak == 0)
                 continue;
             /* input port pi is fed by the neighbour that way, through its link back */
             size_t l = (size_t)fl_next(n->w, r, pi) * WAFER_NDIR + (size_t)fl_dir(pi ^ 1);
-            double area = n->occ_area[rp] + (double)n->occ[rp] * (double)(cycles - n->occ_last[rp]);
+            double area = o->area + (double)o->now * (double)(cycles - o->last);
             st->buffer_mean[l] = cycles > 0 ? area / (double)cycles : 0;
-            st->buffer_peak[l] = n->occ_peak[rp];
+            st->buffer_peak[l] = o->peak;
         }
     return WT_OK;
 }

@@ -46,6 +46,9 @@
  * wt.route's layout): seconds of simulation at most. */
 #define FLIT_MAX_SIDE 64
 
+/* The most flits a packet may have. */
+#define FLIT_MAX_PACKET 65535
+
 /* The most virtual channels a port may have (a port's VCs are a bit mask). */
 #define FLIT_MAX_VCS 32
 
@@ -88,7 +91,7 @@ int flit_cfg_check(const flit_cfg *c, wt_err *e);
  * created; flit_run fills the rest. */
 typedef struct flit_packet {
     int src, dst;
-    int flits;          /* >= 1 */
+    int flits;          /* 1..FLIT_MAX_PACKET */
     int yx;             /* its route: 0 X first then Y (XY), 1 YX */
     long long created;  /* the cycle it enters its source's queue, >= 0 */
     long long injected; /* the cycle its head left the source; -1 if never */
