@@ -10,8 +10,10 @@
 #include "flit.h"
 #include "wtlua_int.h"
 
-/* The most flits one call moves: a second or so of simulation. */
+/* The most flits one call moves: a second or so of simulation; the last
+ * cycle it runs to. */
 #define ROUTE_FLIT_MAX (1 << 24)
+#define ROUTE_FLIT_CYCLES (double)(1LL << 40)
 
 /* A loaded link's figures. */
 typedef struct flit_link {
@@ -46,6 +48,9 @@ int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_
         luaL_error(L, "wt.route: net flit: %s flits of %d bytes; at most %d (scale the bytes down)", many,
                    wf->flit_bytes, ROUTE_FLIT_MAX);
     }
+    for (int i = 0; i < n; i++)
+        if (start_s[i] / cycle_s > ROUTE_FLIT_CYCLES)
+            luaL_error(L, "wt.route: flow %d: net flit: start_s is beyond the flit level's 2^40 cycles", i + 1);
     int np = 0, *first = lua_newuserdatauv(L, sizeof *first * ((size_t)n + 1), 0);
     for (int i = 0; i < n; i++) {
         first[i] = np;
@@ -71,6 +76,11 @@ int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_
     wt_err e;
     if (flit_run(wf->w, wf->h, &wf->router, p, np, 1LL << 40, &st, &e) != WT_OK)
         return luaL_error(L, "wt.route: net flit: %s", e.msg);
+    for (int k = 0; k < np; k++)
+        if (p[k].arrived < 0) { /* the stats go first: the error does not return */
+            flit_stats_free(&st);
+            return luaL_error(L, "wt.route: net flit: the flows did not finish within 2^40 cycles");
+        }
     for (size_t l = 0; l < nl; l++)
         if (st.flits[l])
             links[used++] = (flit_link){l, (double)st.flits[l] * wf->flit_bytes, st.buffer_mean[l], st.buffer_peak[l]};

@@ -240,10 +240,25 @@ static void test_random_routers(void **state)
                 fail_msg("config %d: packet %d never arrived", k, i);
             assert_true(p[i].arrived - p[i].created >= alone(&c, routers, p[i].flits));
         }
-        for (int l = 0; l < w * h * WAFER_NDIR; l++)
+        for (int l = 0; l < w * h * WAFER_NDIR; l++) {
             assert_int_equal(st.flits[l], want[l]);
+            assert_true(st.buffer_mean[l] <= st.buffer_peak[l] + 1e-12);
+        }
         flit_stats_free(&st);
     }
+    /* idle cycles are skipped: a packet created 2^35 cycles in arrives as
+     * if alone, at once */
+    flit_cfg c;
+    flit_cfg_defaults(&c);
+    flit_packet late[2] = {{.src = 0, .dst = 63 * 64 + 63, .flits = 2},
+                           {.src = 5, .dst = 7, .flits = 1, .created = 1LL << 35}};
+    flit_stats st;
+    wt_err e;
+    assert_int_equal(flit_run(64, 64, &c, late, 2, 1LL << 40, &st, &e), WT_OK);
+    assert_int_equal(late[0].arrived, alone(&c, 127, 2));
+    assert_int_equal(late[1].arrived, (1LL << 35) + alone(&c, 3, 1));
+    assert_int_equal(st.cycles, late[1].arrived + 1);
+    flit_stats_free(&st);
 }
 
 static void test_buffer_of_one_flit(void **state)

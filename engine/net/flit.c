@@ -100,6 +100,10 @@ typedef struct fl_net {
     fl_bucket *cal;
     int ncal;
     int remaining;
+    /* what is in flight: events not yet delivered, flits in buffers,
+     * terminals part way through a packet (all 0: the mesh is idle) */
+    long long pending, held;
+    int injecting;
 } fl_net;
 
 void flit_cfg_defaults(flit_cfg *c)
@@ -185,6 +189,7 @@ static int fl_push(fl_net *n, long long t, fl_ev ev)
         b->cap = cap;
     }
     b->ev[b->n++] = ev;
+    n->pending++;
     return WT_OK;
 }
 
@@ -220,6 +225,7 @@ static void fl_write(fl_net *n, int iv, int pkt, int seq, int tail, long long t)
         slot -= n->B;
     n->buf[(size_t)iv * n->B + slot] = (fl_slot){pkt, (unsigned short)seq, (unsigned char)tail};
     n->vc[iv].cnt++;
+    n->held++;
     fl_occupy(n, rp, t, 1);
     if (n->vc[iv].state == VC_IDLE)
         fl_to_alloc(n, rp, v, t);
@@ -252,6 +258,7 @@ static int fl_deliver(fl_net *n, long long t)
                 fl_release(n, ev.at);
         }
     }
+    n->pending -= b->n;
     b->n = 0;
     return rc;
 }
@@ -270,6 +277,7 @@ static int fl_inject(fl_net *n, int r, long long t)
                 n->port[ov / n->V].busy |= 1u << v;
                 n->src_rr[r] = (v + 1) % n->V;
                 n->cur[r] = n->order[n->qpos[r]++];
+                n->injecting++;
                 n->cur_seq[r] = 0;
                 n->cur_vc[r] = v;
                 break;
@@ -291,6 +299,7 @@ static int fl_inject(fl_net *n, int r, long long t)
         return WT_EINTERNAL;
     if (++n->cur_seq[r] == n->p[pkt].flits) {
         n->cur[r] = -1;
+        n->injecting--;
         if (!n->c.wait_for_tail_credit)
             fl_release(n, ov);
     }
@@ -460,7 +469,10 @@ static int fl_send(fl_net *n, int r, int pi, int v, long long t)
         n->vc[iv].hd = 0;
     n->vc[iv].cnt--;
     long long d = t + n->c.sw_alloc_delay - 1;
-    fl_occupy(n, rp, d, -1);
+    /* a flit counts in its buffer until it wins the switch (its slot is
+     * free from then; its credit leaves when it does, in cycle d) */
+    n->held--;
+    fl_occupy(n, rp, t, -1);
     n->port[rp].sa_rr = (v + 1) % V;
     if (--n->credits[ov] == 0)
         n->port[rp].cred &= ~(1u << v);
@@ -703,6 +715,17 @@ void flit_stats_free(flit_stats *st)
     st->buffer_peak = NULL;
 }
 
+/* With nothing in flight, the cycle the next packet is created (not
+ * before t, at most limit): the cycles between change nothing. */
+static long long fl_next_created(const fl_net *n, long long t, long long limit)
+{
+    long long next = limit;
+    for (int r = 0; r < n->R; r++)
+        if (n->qpos[r] < n->qend[r] && n->p[n->order[n->qpos[r]]].created < next)
+            next = n->p[n->order[n->qpos[r]]].created;
+    return next > t ? next : t;
+}
+
 int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long max_cycles, flit_stats *st,
              wt_err *e)
 {
@@ -711,7 +734,8 @@ int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long 
     int rc = flit_cfg_check(c, e);
     if (rc != WT_OK)
         return rc;
-    if (w < 1 || h < 1 || (long long)w * h * NPORTS * c->num_vcs * c->vc_buf_size > (1LL << 30))
+    if (w < 1 || h < 1 || w > (1 << 15) || h > (1 << 15) ||
+        (long long)w * h > (1LL << 30) / ((long long)NPORTS * c->num_vcs * c->vc_buf_size))
         return wt_fail(e, "a %dx%d mesh: the flit level takes 1x1 up to a billion buffered flits", w, h);
     if (np < 0 || (rc = fl_check_packets(p, np, w * h, e)) != WT_OK)
         return np < 0 ? wt_fail(e, "%d packets", np) : rc;
@@ -724,6 +748,10 @@ int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long 
     rc = fl_new(&n, w, h, c, p, np, routes == 3);
     long long t = 0;
     for (; rc == WT_OK && n.remaining > 0 && t < max_cycles; t++) {
+        if (!n.pending && !n.held && !n.injecting)
+            t = fl_next_created(&n, t, max_cycles);
+        if (t >= max_cycles)
+            break;
         rc = fl_deliver(&n, t);
         for (int r = 0; rc == WT_OK && r < n.R; r++)
             if (n.cur[r] >= 0 || n.qpos[r] < n.qend[r])

@@ -103,7 +103,8 @@ typedef struct flit_packet {
 typedef struct flit_stats {
     long long cycles;   /* cycles run: the last arrival + 1, or the limit */
     long long *flits;   /* flits sent over the link */
-    double *buffer_mean;/* flits held on average in the input buffers it feeds */
+    double *buffer_mean;/* flits held on average in the input buffers it feeds (a flit
+                           counts from the cycle it is written to the one it wins the switch) */
     int *buffer_peak;   /* the most flits held there at once */
 } flit_stats;
 
@@ -112,7 +113,9 @@ typedef struct flit_stats {
  * packets in the order they were created (ties by index). st may be NULL;
  * else its arrays are allocated here (wafer link slots of a w x h mesh) and
  * freed with flit_stats_free. Memory O(routers x ports x VCs x buffer +
- * packets); time O(cycles x routers) plus O(1) per flit and hop.
+ * packets); time O(cycles x routers) plus O(1) per flit and hop, where
+ * the cycles with nothing in flight are skipped (a packet created far
+ * ahead costs nothing until then).
  * WT_EINPUT for a bad configuration, mesh or packet (which, and why), or
  * mixed routes with one VC; WT_EINTERNAL out of memory. */
 int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long max_cycles, flit_stats *st,

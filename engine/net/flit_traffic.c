@@ -83,8 +83,9 @@ int flit_traffic_rate(int w, int h, int pattern, double rate, int flits, long lo
     int rc = check(w, h, pattern, flits, e);
     if (rc != WT_OK)
         return rc;
-    if (!(rate > 0 && rate <= 1) || cycles < 1)
-        return wt_fail(e, "rate %g over %lld cycles: a rate in (0, 1] and at least a cycle", rate, cycles);
+    if (!(rate > 0 && rate <= 1) || cycles < 1 || (double)cycles * w * h > (double)(1LL << 31))
+        return wt_fail(e, "rate %g over %lld cycles on %dx%d: a rate in (0, 1], at least a cycle, at most 2^31 "
+                          "unit-cycles", rate, cycles, w, h);
     double expect = rate * (double)cycles * w * h;
     if (expect > (double)(1 << 27))
         return wt_fail(e, "%.0f packets expected: at most %d", expect, 1 << 27);

@@ -32,7 +32,8 @@ const char *flit_pattern_names(void);
  * `rate` each cycle of [0, cycles) (Bernoulli). uniform draws from a
  * generator seeded with seed (non-zero). *out is allocated here (free it);
  * WT_EINPUT for a pattern the mesh cannot take (transpose of a non-square
- * mesh) or a count out of range, WT_EINTERNAL out of memory. */
+ * mesh) or a count out of range (at most 2^31 cycles x units at a rate),
+ * WT_EINTERNAL out of memory. */
 int flit_traffic_batch(int w, int h, int pattern, int packets, int flits, uint64_t seed, flit_packet **out,
                        int *np, wt_err *e);
 int flit_traffic_rate(int w, int h, int pattern, double rate, int flits, long long cycles, uint64_t seed,

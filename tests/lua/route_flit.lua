@@ -51,4 +51,9 @@ check.raises(function() wt.route{net = "flit", packet_flits = 0, flows = {}} end
   "packet_flits must be a whole number from 1 to 1024", "packet_flits 0")
 check.raises(function() wt.route{net = "flit", flows = {{src = {0, 0}, dst = {1, 0}, bytes = 1e12}}} end,
   "at most 16777216 %(scale the bytes down%)", "too many flits")
+check.raises(function() wt.route{net = "flit", flows = {{src = {0, 0}, dst = {1, 0}, bytes = 16, start_s = 1e300}}} end,
+  "flow 1: net flit: start_s is beyond the flit level's 2%^40 cycles", "start far away")
+-- a flow that starts a millisecond in: the idle cycles cost nothing
+t = wt.route{net = "flit", flows = {{src = {0, 0}, dst = {2, 0}, bytes = 16, start_s = 1e-3}}}
+check.near(t.flows[1].finish_s, 1e-3 + 14 * 8 * ps, 1e-12, "a millisecond in")
 check.done("route_flit")
