@@ -12,14 +12,14 @@
 
 static int fp_clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* The window: at most FLIT_PHASE_SIDE a side, from corner x0,y0 when
+/* The window: at most FLIT_MAX_SIDE a side, from corner x0,y0 when
  * x0 >= 0, else the whole mesh or centred on the phase's busiest link (the
  * mesh's centre without one), inside the mesh. */
 static int fp_window(const sim_result *r, const sim_phase *ph, int x0, int y0, flit_phase_out *o, wt_err *e)
 {
     const wafer *wf = r->wf;
-    o->w = wf->w < FLIT_PHASE_SIDE ? wf->w : FLIT_PHASE_SIDE;
-    o->h = wf->h < FLIT_PHASE_SIDE ? wf->h : FLIT_PHASE_SIDE;
+    o->w = wf->w < FLIT_MAX_SIDE ? wf->w : FLIT_MAX_SIDE;
+    o->h = wf->h < FLIT_MAX_SIDE ? wf->h : FLIT_MAX_SIDE;
     if (x0 >= 0) {
         if (y0 < 0 || x0 + o->w > wf->w || y0 + o->h > wf->h)
             return wt_fail(e, "--flit-window %d,%d: a %dx%d window from there leaves the %dx%d mesh", x0, y0, o->w,

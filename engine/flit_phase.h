@@ -5,7 +5,7 @@
  * The phase's passes run one after another, each as a batch of its flows
  * (the bytes a member sends its successor in the pass, all its
  * latency-bound steps together) on the routers of the wafer's router:
- * section, within a window of at most FLIT_PHASE_SIDE x FLIT_PHASE_SIDE
+ * section, within a window of at most FLIT_MAX_SIDE x FLIT_MAX_SIDE
  * units: flows that start or end outside it are left out. A pass's bytes
  * are scaled down so that its busiest link carries at most link_flits
  * flits (flit_phase_opts; FLIT_PHASE_LINK_FLITS by default; a flow keeps at least one; the
@@ -19,7 +19,6 @@
 
 #include "sim.h"
 
-#define FLIT_PHASE_SIDE FLIT_MAX_SIDE
 #define FLIT_PHASE_LINK_FLITS 4096
 #define FLIT_PHASE_PACKET 16
 

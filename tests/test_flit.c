@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "dor_walk.h"
 #include "flit.h"
 #include "flit_traffic.h"
 #include "rng.h"
@@ -129,16 +130,6 @@ static void test_pointers_and_credits(void **state)
     assert_int_equal(r[0].arrived, 25);
 }
 
-/* The mesh port (wafer.h direction) a packet at (x, y) for (dx, dy) leaves
- * by under XY or YX, or -1 at its destination. */
-static int next_dir(int x, int y, int dx, int dy, int yx)
-{
-    int hx = dx > x ? WAFER_E : dx < x ? WAFER_W : -1, hy = dy > y ? WAFER_S : dy < y ? WAFER_N : -1;
-    if (yx)
-        return hy >= 0 ? hy : hx;
-    return hx >= 0 ? hx : hy;
-}
-
 /* Every packet arrives and every link carries the flits of the packets
  * whose routes cross it, XY, YX or both mixed (every third packet Y first:
  * two VC classes), with BookSim2's routers and with tight ones (2 VCs of 2
@@ -167,24 +158,18 @@ static void test_links_hop_by_hop(void **state)
             p[j].yx = cases[ci].yx == 2 ? j % 3 == 0 : cases[ci].yx;
         flit_stats st;
         run_ok(w, h, &c, p, np, &st);
-        long long *want = calloc((size_t)w * h * WAFER_NDIR, sizeof *want);
+        double *want = calloc((size_t)w * h * WAFER_NDIR, sizeof *want);
         assert_non_null(want);
         for (int i = 0; i < np; i++) {
-            int x = p[i].src % w, y = p[i].src / w, dx = p[i].dst % w, dy = p[i].dst / w, d, routers = 1;
+            int routers = dor_walk(w, p[i].src, p[i].dst, p[i].yx, p[i].flits, want);
             assert_true(p[i].arrived >= 0);
-            while ((d = next_dir(x, y, dx, dy, p[i].yx)) >= 0) {
-                want[(size_t)(y * w + x) * WAFER_NDIR + (size_t)d] += p[i].flits;
-                x += d == WAFER_E ? 1 : d == WAFER_W ? -1 : 0;
-                y += d == WAFER_S ? 1 : d == WAFER_N ? -1 : 0;
-                routers++;
-            }
             assert_int_equal(p[i].hops, routers);
             /* never faster than alone, and the run ends with the last */
             assert_true(p[i].arrived - p[i].created >= alone(&c, routers, p[i].flits));
             assert_true(p[i].arrived < st.cycles);
         }
         for (size_t l = 0; l < (size_t)w * h * WAFER_NDIR; l++) {
-            assert_int_equal(st.flits[l], want[l]);
+            assert_true(st.flits[l] == want[l]);
             /* a link's buffers hold flits only where flits crossed it, at most all its VCs' */
             assert_true(st.buffer_peak[l] <= c.num_vcs * c.vc_buf_size);
             assert_true((st.buffer_peak[l] > 0) == (want[l] > 0));
@@ -227,21 +212,15 @@ static void test_random_routers(void **state)
                                  .created = (long long)(rng_unit(&rng) * 50)};
         flit_stats st;
         run_ok(w, h, &c, p, np, &st);
-        long long want[6 * 6 * WAFER_NDIR] = {0};
+        double want[6 * 6 * WAFER_NDIR] = {0};
         for (int i = 0; i < np; i++) {
-            int x = p[i].src % w, y = p[i].src / w, dx = p[i].dst % w, dy = p[i].dst / w, d, routers = 1;
-            while ((d = next_dir(x, y, dx, dy, p[i].yx)) >= 0) {
-                want[(y * w + x) * WAFER_NDIR + d] += p[i].flits;
-                x += d == WAFER_E ? 1 : d == WAFER_W ? -1 : 0;
-                y += d == WAFER_S ? 1 : d == WAFER_N ? -1 : 0;
-                routers++;
-            }
+            int routers = dor_walk(w, p[i].src, p[i].dst, p[i].yx, p[i].flits, want);
             if (p[i].arrived < 0)
                 fail_msg("config %d: packet %d never arrived", k, i);
             assert_true(p[i].arrived - p[i].created >= alone(&c, routers, p[i].flits));
         }
         for (int l = 0; l < w * h * WAFER_NDIR; l++) {
-            assert_int_equal(st.flits[l], want[l]);
+            assert_true(st.flits[l] == want[l]);
             assert_true(st.buffer_mean[l] <= st.buffer_peak[l] + 1e-12);
         }
         flit_stats_free(&st);
@@ -344,6 +323,15 @@ static void test_bad_input(void **state)
     assert_string_equal(e.msg, "packet 0: unit 0 -> 4 is off the mesh of 4 units");
     p = (flit_packet){.src = 0, .dst = 3, .flits = 0};
     assert_int_equal(flit_run(2, 2, &c, &p, 1, 100, NULL, &e), WT_EINPUT);
+    p = (flit_packet){.src = 0, .dst = 3, .flits = FLIT_MAX_PACKET + 1};
+    assert_int_equal(flit_run(2, 2, &c, &p, 1, 100, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "packet 0: 65536 flits (1 to 65535)");
+    p = (flit_packet){.src = 0, .dst = 3, .flits = 1, .yx = 2};
+    assert_int_equal(flit_run(2, 2, &c, &p, 1, 100, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "packet 0: route 2 (0 XY, 1 YX)");
+    /* a mesh whose buffers the check would overflow multiplying */
+    assert_int_equal(flit_run(431, 2132535966, &c, &p, 0, 100, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "a 431x2132535966 mesh: the flit level takes 1x1 up to a billion buffered flits");
     /* both routes need a VC class each */
     flit_packet two[2] = {{.src = 0, .dst = 3, .flits = 1}, {.src = 3, .dst = 0, .flits = 1, .yx = 1}};
     c.num_vcs = 1;

@@ -12,26 +12,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "dor_walk.h"
 #include "eval_small.h"
 #include "flit_phase.h"
 #include "traffic.h"
-
-/* The link slot of a w-wide window the route from a to b leaves a by (XY,
- * or YX), or -1 at b: dimension order, walked by hand. */
-static int step_dir(int w, int a, int b, int yx)
-{
-    int x = a % w, y = a / w, bx = b % w, by = b / w;
-    int hx = bx > x ? WAFER_E : bx < x ? WAFER_W : -1, hy = by > y ? WAFER_S : by < y ? WAFER_N : -1;
-    return yx ? (hy >= 0 ? hy : hx) : (hx >= 0 ? hx : hy);
-}
-
-static void walk(int w, int a, int b, int yx, double amount, double *load)
-{
-    for (int d; (d = step_dir(w, a, b, yx)) >= 0;) {
-        load[(size_t)a * WAFER_NDIR + (size_t)d] += amount;
-        a += d == WAFER_E ? 1 : d == WAFER_W ? -1 : d == WAFER_S ? w : -w;
-    }
-}
 
 /* The bytes each link of an 8x8 wafer carries in phase p of r at flit
  * level, from the flows and the scaling rule of flit_phase.h. */
@@ -54,7 +38,7 @@ static void expected_bytes(const sim_result *r, int p, double *want)
         double busiest = 0;
         for (size_t i = 0; i < n; i++)
             for (int h = 0; h < halves; h++)
-                walk(8, f[i].src, f[i].dst, halves == 2 ? h : mode == ROUTE_YX,
+                dor_walk(8, f[i].src, f[i].dst, halves == 2 ? h : mode == ROUTE_YX,
                      f[i].bytes * ph->terms[t].coef / halves, load);
         for (size_t l = 0; l < nl; l++)
             busiest = fmax(busiest, load[l]);
@@ -62,7 +46,7 @@ static void expected_bytes(const sim_result *r, int p, double *want)
         for (size_t i = 0; i < n; i++)
             for (int h = 0; h < halves; h++) {
                 double flits = fmax(1, (double)llround(f[i].bytes * ph->terms[t].coef / halves / (scale * fb)));
-                walk(8, f[i].src, f[i].dst, halves == 2 ? h : mode == ROUTE_YX, flits * scale * fb, want);
+                dor_walk(8, f[i].src, f[i].dst, halves == 2 ? h : mode == ROUTE_YX, flits * scale * fb, want);
             }
         free(f);
     }

@@ -148,7 +148,7 @@ static int run_links(int argc, char **argv, const char *root)
                "layout's router: section), on at most a %dx%d window (centred on the phase's busiest\n"
                "link, or from --flit-window's corner): x,y,dir,bytes,busy_s,util,\n"
                "buffer_mean,buffer_peak (flits held in the buffers the link feeds); the summary on stderr.\n\n%s%s",
-               FLIT_PHASE_SIDE, FLIT_PHASE_SIDE,
+               FLIT_MAX_SIDE, FLIT_MAX_SIDE,
                cli_scenario_help(help, sizeof help), cli_lua_help());
         return cmd_exit(cli_print_scripts(stdout, NULL, &sc.o.lua, CLI_SCRIPTS(WTLUA_STRATEGY), &e), &e);
     }
