@@ -14,6 +14,14 @@ const char *coll_kind_name(int kind)
     return kind_names[kind];
 }
 
+static const char *const pass_names[NPASS] = {"ring",  "bidir", "rows",     "cols",     "inner",
+                                              "outer", "shift", "store_in", "store_out"};
+
+const char *coll_pass_name(int pass)
+{
+    return pass_names[pass];
+}
+
 /* How a kind's members sit in rank space: member m of a group is the base
  * rank plus m_lo * stride_lo + m_hi * stride_hi, m = m_lo + n_lo * m_hi.
  * Only CG_DP has two parts (SP inner, DP outer). */

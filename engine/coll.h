@@ -89,6 +89,7 @@ int coll_expand(const coll_groups *g, coll_algo a, int op, double M, int inner, 
 double coll_ring_bytes(int op, int p, double M);
 
 const char *coll_kind_name(int kind);
+const char *coll_pass_name(int pass);
 /* 1 when a pass is routed in both directions (PASS_BIDIR, PASS_SHIFT). */
 int coll_pass_two_way(int pass);
 

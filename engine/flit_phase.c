@@ -5,6 +5,7 @@
 #include "flit_phase.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@ static int fp_clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : 
 /* The window: at most FLIT_MAX_SIDE a side, from corner x0,y0 when
  * x0 >= 0, else the whole mesh or centred on the phase's busiest link (the
  * mesh's centre without one), inside the mesh. */
-static int fp_window(const sim_result *r, const sim_phase *ph, int x0, int y0, flit_phase_out *o, wt_err *e)
+static int fp_window(const sim_result *r, int busiest_link, int x0, int y0, flit_phase_out *o, wt_err *e)
 {
     const wafer *wf = r->wf;
     o->w = wf->w < FLIT_MAX_SIDE ? wf->w : FLIT_MAX_SIDE;
@@ -28,8 +29,8 @@ static int fp_window(const sim_result *r, const sim_phase *ph, int x0, int y0, f
         return WT_OK;
     }
     int cx = wf->w / 2, cy = wf->h / 2;
-    if (ph->busiest_link >= 0) {
-        int u = ph->busiest_link / WAFER_NDIR;
+    if (busiest_link >= 0) {
+        int u = busiest_link / WAFER_NDIR;
         cx = wafer_x(wf, u), cy = wafer_y(wf, u);
     }
     o->x0 = fp_clamp(cx - o->w / 2, 0, wf->w - o->w);
@@ -117,22 +118,42 @@ static flit_packet *fp_packets(const route_flow *f, size_t n, route_mode mode, d
     return p;
 }
 
+int flit_window_rates(const wafer *wf, int x0, int y0, int w, int h, double *bw, double *rate)
+{
+    int slow = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int d = 0; d < WAFER_NDIR; d++) {
+                size_t l = ((size_t)y * (size_t)w + (size_t)x) * WAFER_NDIR + (size_t)d;
+                bw[l] = wafer_link_bw(wf, wafer_unit(wf, x0 + x, y0 + y), d);
+                rate[l] = bw[l] < wf->link_bw ? bw[l] / wf->link_bw : 1;
+                slow |= rate[l] < 1;
+            }
+    return slow;
+}
+
 /* One pass: its flows' busiest link fixes the scale; the flit level's
- * figures add into the window's, weighted by the pass's scaled cycles. */
-static int fp_pass(const sim_result *r, const route_flow *f, size_t n, route_mode mode, int link_flits,
-                   flit_phase_out *o, double *load,
-                   double *busy, double *area, double *scaled, wt_err *e)
+ * figures add into the window's, weighted by the pass's scaled cycles.
+ * bw and rate: flit_window_rates' (rate NULL when every link runs at one
+ * flit a cycle). */
+static int fp_pass(const sim_result *r, const route_flow *f, size_t n, const sim_pattern *pat,
+                   const flit_phase_opts *opts, int link_flits, const double *bw, const double *rate,
+                   flit_phase_out *o, double *load, double *busy, double *area, double *scaled, wt_err *e)
 {
     const wafer *wf = r->wf;
     size_t nl = (size_t)o->w * (size_t)o->h * WAFER_NDIR;
     memset(load, 0, nl * sizeof *load);
+    route_mode mode = pat->mode;
     double busiest = 0;
     int halves = mode == ROUTE_BALANCED ? 2 : 1;
     for (size_t i = 0; i < n; i++)
         for (int h = 0; h < halves; h++)
             flit_route_add(o->w, halves == 2 ? h : mode == ROUTE_YX, f[i].src, f[i].dst, f[i].bytes / halves, load);
-    for (size_t l = 0; l < nl; l++)
+    double bound = 0;
+    for (size_t l = 0; l < nl; l++) {
         busiest = load[l] > busiest ? load[l] : busiest;
+        bound = load[l] / bw[l] > bound ? load[l] / bw[l] : bound;
+    }
     double scale = busiest / ((double)wf->flit_bytes * link_flits);
     scale = scale > 1 ? scale : 1;
     int np;
@@ -141,20 +162,22 @@ static int fp_pass(const sim_result *r, const route_flow *f, size_t n, route_mod
         return wt_oom(e, "flit level packets");
     flit_stats st;
     wt_err why;
-    int rc = flit_run(o->w, o->h, &wf->router, p, np, 1LL << 40, &st, &why);
+    flit_run_opts ro = {opts->stop, rate};
+    int rc = flit_run_with(o->w, o->h, &wf->router, p, np, 1LL << 40, &ro, &st, &why);
     free(p);
     if (rc != WT_OK) /* the layout's routers cannot take the pass (balanced on one VC) */
         return rc == WT_EINPUT ? wt_fail(e, "--net flit: %s", why.msg) : wt_oom(e, "flit level");
     double weight = (double)st.cycles * scale;
     for (size_t l = 0; l < nl; l++) {
         o->bytes[l] += (double)st.flits[l] * scale * wf->flit_bytes;
-        busy[l] += (double)st.flits[l] * scale;
+        busy[l] += (double)st.flits[l] * scale / (rate ? rate[l] : 1);
         area[l] += st.buffer_mean[l] * weight;
         o->buffer_peak[l] = st.buffer_peak[l] > o->buffer_peak[l] ? st.buffer_peak[l] : o->buffer_peak[l];
     }
     o->cycles += st.cycles;
     o->scale = scale > o->scale ? scale : o->scale;
-    o->flow_s += busiest / wf->link_bw;
+    o->flow_s += bound;
+    o->calib_s += pat->calib * bound;
     *scaled += weight;
     flit_stats_free(&st);
     return WT_OK;
@@ -170,41 +193,45 @@ void flit_phase_free(flit_phase_out *o)
     o->buffer_peak = NULL;
 }
 
-int flit_phase_run(const sim_result *r, int phase, const flit_phase_opts *opts, flit_phase_out *o, wt_err *e)
+/* The passes terms[0..n) of `what` (a phase's name, for messages) with
+ * busiest link `busiest` (-1: none) into o, as flit_phase_run. */
+static int fp_run(const sim_result *r, const sim_term *terms, int n, const char *what, int busiest,
+                  const flit_phase_opts *opts, flit_phase_out *o, wt_err *e)
 {
     memset(o, 0, sizeof *o);
-    flit_phase_opts d = {FLIT_PHASE_LINK_FLITS, -1, -1};
+    flit_phase_opts d = {FLIT_PHASE_LINK_FLITS, -1, -1, NULL};
     opts = opts ? opts : &d;
     int link_flits = opts->link_flits > 0 ? opts->link_flits : FLIT_PHASE_LINK_FLITS;
-    const sim_phase *ph = &r->phases[phase];
-    int rc = fp_window(r, ph, opts->x0, opts->y0, o, e);
+    int rc = fp_window(r, busiest, opts->x0, opts->y0, o, e);
     if (rc == WT_OK)
         rc = fp_whole(r->wf, o, e);
     if (rc != WT_OK)
         return rc;
     size_t nl = (size_t)o->w * (size_t)o->h * WAFER_NDIR;
     double *load = malloc(nl * sizeof *load), *busy = calloc(nl, sizeof *busy), *area = calloc(nl, sizeof *area);
+    double *bw = malloc(nl * sizeof *bw), *rate = malloc(nl * sizeof *rate);
     o->bytes = calloc(nl, sizeof *o->bytes);
     o->util = calloc(nl, sizeof *o->util);
     o->buffer_mean = calloc(nl, sizeof *o->buffer_mean);
     o->buffer_peak = calloc(nl, sizeof *o->buffer_peak);
     double scaled = 0;
-    if (!load || !busy || !area || !o->bytes || !o->util || !o->buffer_mean || !o->buffer_peak)
+    if (!load || !busy || !area || !bw || !rate || !o->bytes || !o->util || !o->buffer_mean || !o->buffer_peak)
         rc = wt_oom(e, "flit level");
-    for (int t = 0; rc == WT_OK && t < ph->nterms; t++) {
-        const sim_pattern *pat = &r->patterns[ph->terms[t].pattern];
+    const double *slow = rc == WT_OK && flit_window_rates(r->wf, o->x0, o->y0, o->w, o->h, bw, rate) ? rate : NULL;
+    for (int t = 0; rc == WT_OK && t < n; t++) {
+        const sim_pattern *pat = &r->patterns[terms[t].pattern];
         route_flow *f = NULL;
-        size_t n = 0;
-        rc = fp_flows(r, ph->terms[t].pattern, ph->terms[t].coef, o, &f, &n, &o->flows_out, e);
-        if (rc == WT_OK && n > 0) {
-            rc = fp_pass(r, f, n, pat->mode, link_flits, o, load, busy, area, &scaled, e);
+        size_t nf = 0;
+        rc = fp_flows(r, terms[t].pattern, terms[t].coef, o, &f, &nf, &o->flows_out, e);
+        if (rc == WT_OK && nf > 0) {
+            rc = fp_pass(r, f, nf, pat, opts, link_flits, bw, slow, o, load, busy, area, &scaled, e);
             o->passes++;
-            o->flows += (long long)n;
+            o->flows += (long long)nf;
         }
         free(f);
     }
     if (rc == WT_OK && !o->passes)
-        rc = wt_fail(e, "--net flit: %s moves no bytes between units of the window %d,%d %dx%d", ph->name, o->x0,
+        rc = wt_fail(e, "--net flit: %s moves no bytes between units of the window %d,%d %dx%d", what, o->x0,
                      o->y0, o->w, o->h);
     if (rc == WT_OK) {
         o->cycle_s = r->wf->flit_bytes / r->wf->link_bw;
@@ -217,7 +244,23 @@ int flit_phase_run(const sim_result *r, int phase, const flit_phase_opts *opts, 
     free(load);
     free(busy);
     free(area);
+    free(bw);
+    free(rate);
     if (rc != WT_OK)
         flit_phase_free(o);
     return rc;
+}
+
+int flit_phase_run(const sim_result *r, int phase, const flit_phase_opts *opts, flit_phase_out *o, wt_err *e)
+{
+    const sim_phase *ph = &r->phases[phase];
+    return fp_run(r, ph->terms, ph->nterms, ph->name, ph->busiest_link, opts, o, e);
+}
+
+int flit_pattern_run(const sim_result *r, int pattern, flit_phase_out *o, wt_err *e)
+{
+    const sim_term one = {pattern, FLIT_PATTERN_COEF, 1};
+    char what[32];
+    snprintf(what, sizeof what, "pattern %d", pattern);
+    return fp_run(r, &one, 1, what, r->patterns[pattern].busiest, NULL, o, e);
 }

@@ -11,8 +11,10 @@
  * flits (flit_phase_opts; FLIT_PHASE_LINK_FLITS by default; a flow keeps at least one; the
  * simulation's time grows with it, its error shrinks), in packets of
  * FLIT_PHASE_PACKET flits, and its cycles are scaled back: a link moves one
- * flit of flit_bytes a cycle at the wafer's link bandwidth. A balanced pass
- * sends half of each flow X first and half Y first, as the flow level does.
+ * flit of flit_bytes a cycle at the wafer's link bandwidth, a slower link
+ * (between wafers) a flit every link_bw / its bandwidth cycles. A balanced
+ * pass sends half of each flow X first and half Y first, as the flow level
+ * does.
  */
 #ifndef WT_FLIT_PHASE_H
 #define WT_FLIT_PHASE_H
@@ -32,6 +34,7 @@ typedef struct flit_phase_out {
     long long cycles;        /* cycles run, over the passes */
     double time_s;           /* the passes' cycles scaled back: the phase's traffic at flit level */
     double flow_s;           /* the same flows timed by each pass's busiest link (the flow level's bound) */
+    double calib_s;          /* and each pass's bound times its pattern's calibration factor (calib.h) */
     /* per link slot of the window (unit (x - x0) + (y - y0) * w, times
      * WAFER_NDIR, plus the direction), w * h * WAFER_NDIR of each, owned: */
     double *bytes;           /* bytes over the link in the occurrence */
@@ -47,7 +50,15 @@ typedef struct flit_phase_out {
 typedef struct flit_phase_opts {
     int link_flits;
     int x0, y0;
+    const atomic_int *stop; /* or NULL: when set (another thread), the run fails soon with "stopped" */
 } flit_phase_opts;
+
+/* The links of the w x h window of wf from x0,y0 (its link slots, as
+ * flit_run numbers a w x h mesh's): each one's bandwidth into bw[], and
+ * the flits it moves a cycle into rate[] (bandwidth / link_bw, at most 1:
+ * a cycle is a flit on the on-wafer links); returns 1 when some rate is
+ * below 1. */
+int flit_window_rates(const wafer *wf, int x0, int y0, int w, int h, double *bw, double *rate);
 
 /* Runs phase `phase` of r (a whole evaluation) into out, as o says (NULL:
  * the defaults). WT_EINPUT with one line: a window corner whose window
@@ -56,6 +67,12 @@ typedef struct flit_phase_opts {
  * flit level routes whole meshes), a balanced pass on routers with one VC;
  * WT_EINTERNAL out of memory. */
 int flit_phase_run(const sim_result *r, int phase, const flit_phase_opts *o, flit_phase_out *out, wt_err *e);
+/* Pattern `pattern` of r alone at a coef of FLIT_PATTERN_COEF bytes, so
+ * large that its busiest link fixes the scale (then time_s over flow_s is
+ * that of any such coef), in the window flit_phase_run takes by default,
+ * centred on the pattern's busiest link. The same errors. */
+#define FLIT_PATTERN_COEF 1e9
+int flit_pattern_run(const sim_result *r, int pattern, flit_phase_out *out, wt_err *e);
 void flit_phase_free(flit_phase_out *out);
 
 #endif

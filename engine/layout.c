@@ -567,5 +567,14 @@ int layout_load(const char *path, wafer *out, wt_err *e)
     if (!rc)
         rc = layout_build(&d, &in, out, e);
     ydoc_free(&d);
+    if (rc)
+        return rc;
+    char cpath[sizeof out->calib.path];
+    if (calib_path_of(path, cpath, sizeof cpath) != 0)
+        rc = wt_fail(e, "%s: the path of its calibration file is longer than %zu characters", path, sizeof cpath - 1);
+    else
+        rc = calib_load(cpath, out->name, &out->calib, e);
+    if (rc)
+        wafer_free(out);
     return rc;
 }

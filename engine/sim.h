@@ -92,6 +92,9 @@ typedef struct sim_pattern {
     int *link;            /* nnz link slots, ascending, owned */
     double *load;         /* nnz loads: bytes per byte of coef, owned */
     double max_busy;      /* max over links of load / bandwidth, s per byte */
+    int cls;              /* its class (calib.h enum calib_class) */
+    double calib;         /* the wafer's factor for it: its bandwidth part is calib x max_busy
+                             in every network model */
     int busiest;          /* the first link slot with max_busy, -1 without links */
     double free_rate;     /* flow_free_rate of its loads (flow.h): bytes of coef per s alone */
     double store_s;       /* the store's patterns: its time per byte of coef, s; else 0 */
@@ -101,11 +104,12 @@ typedef struct sim_pattern {
     double step_coef;     /* sum of coef * count over the step (for link totals) */
 } sim_pattern;
 
-/* Seconds per byte of coef a pattern takes alone: its busiest link's, or
- * the store's when slower. */
+/* Seconds per byte of coef a pattern takes alone: its busiest link's
+ * (calibrated), or the store's when slower. */
 static inline double sim_pattern_busy(const sim_pattern *p)
 {
-    return p->max_busy > p->store_s ? p->max_busy : p->store_s;
+    double links = p->calib * p->max_busy;
+    return links > p->store_s ? links : p->store_s;
 }
 
 /* Run-time tuning a policy applies on top of a strategy (docs/MODEL.md,

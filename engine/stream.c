@@ -45,7 +45,7 @@ void stream_step_s(const sim_result *r, int out, double *store, double *mesh)
         const sim_pattern *p = &r->patterns[i];
         if (p->kind == CG_STORE && p->pass == pass) {
             *store += p->step_coef * p->store_s;
-            *mesh += p->step_coef * p->max_busy;
+            *mesh += p->step_coef * p->calib * p->max_busy;
         }
     }
 }

@@ -124,10 +124,10 @@ static int reserve_pattern(sim_result *r, wt_err *e)
 }
 
 /* Makes the routed list sp (its arrays taken over, freed on error) with
- * stats st a new pattern of r for (kind, pass, mode, wave of nwaves);
- * *index its index. */
-static int add_pattern(build *b, route_sparse *sp, const route_stats *st, int kind, int pass, route_mode mode,
-                       int wave, int nwaves, int *index, wt_err *e)
+ * stats st a new pattern of r for (kind, pass, mode, wave of nwaves), some
+ * of whose flows turn when turns; *index its index. */
+static int add_pattern(build *b, route_sparse *sp, const route_stats *st, int turns, int kind, int pass,
+                       route_mode mode, int wave, int nwaves, int *index, wt_err *e)
 {
     sim_result *r = b->r;
     int rc = reserve_pattern(r, e);
@@ -149,6 +149,10 @@ static int add_pattern(build *b, route_sparse *sp, const route_stats *st, int ki
     else
         p->free_rate = flow_free_rate(p->link, p->load, p->nnz, &b->c->bw, &busy);
     p->max_busy = busy.s;
+    const wafer *wf = b->c->wf;
+    int edge = busy.link >= 0 && wafer_link_bw(wf, busy.link / WAFER_NDIR, busy.link % WAFER_NDIR) < wf->link_bw;
+    p->cls = calib_class_of(kind, st->max_hops, turns, edge);
+    p->calib = wf->calib.factor[p->cls];
     p->busiest = busy.link;
     p->kind = kind;
     p->pass = pass;
@@ -160,6 +164,16 @@ static int add_pattern(build *b, route_sparse *sp, const route_stats *st, int ki
     p->send_factor = coll_pass_two_way(pass) ? 2 : 1;
     *index = r->npatterns++;
     return WT_OK;
+}
+
+/* 1 when half or more of the n flows f go both along x and along y (a
+ * ring in rank order across rows turns at its rows' ends alone: lines). */
+static int flows_turn(const wafer *wf, const route_flow *f, size_t n)
+{
+    size_t turning = 0;
+    for (size_t i = 0; i < n; i++)
+        turning += wafer_x(wf, f[i].src) != wafer_x(wf, f[i].dst) && wafer_y(wf, f[i].src) != wafer_y(wf, f[i].dst);
+    return n > 0 && 2 * turning >= n;
 }
 
 /* Routes the nf flows in c->flows as a new pattern of r (add_pattern). */
@@ -180,7 +194,8 @@ static int route_pattern(build *b, size_t nf, int kind, int pass, route_mode mod
         free(sp.load);
         return rc;
     }
-    return add_pattern(b, &sp, &st, kind, pass, mode, wave, nwaves, index, e);
+    return add_pattern(b, &sp, &st, flows_turn(b->r->wf, b->c->flows, nf), kind, pass, mode, wave, nwaves, index,
+                       e);
 }
 
 /* The pass of the next[] of c as lines (route_lines_sparse) when every
@@ -214,7 +229,7 @@ static int line_pattern(build *b, const coll_groups *g, int kind, int pass, rout
         free(sp.load);
         return rc;
     }
-    return add_pattern(b, &sp, &st, kind, pass, mode, wave, nwaves, index, e);
+    return add_pattern(b, &sp, &st, 0, kind, pass, mode, wave, nwaves, index, e);
 }
 
 /* The routed pattern for (kind, pass, mode, wave), routed on first use:
@@ -264,7 +279,7 @@ static int store_pattern(build *b, int pass, int dir_out, int *index, wt_err *e)
         rc = route_rows_sparse(b->c->rc, r->plan.rank, port_x, !dir_out, &sp, &st, &covered, e);
     free(port_x);
     if (rc == WT_OK && covered)
-        return add_pattern(b, &sp, &st, CG_STORE, pass, b->mode, 0, 1, index, e);
+        return add_pattern(b, &sp, &st, 0, CG_STORE, pass, b->mode, 0, 1, index, e);
     free(sp.link);
     free(sp.load);
     if (rc != WT_OK)

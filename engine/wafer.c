@@ -30,6 +30,7 @@ int wafer_init(wafer *wf, int wafer_w, int wafer_h, int wafers_x, int wafers_y, 
     wf->iw_bw = wf->link_bw * (wafer_w > wafer_h ? wafer_w : wafer_h);
     flit_cfg_defaults(&wf->router);
     wf->flit_bytes = WAFER_FLIT_BYTES;
+    calib_default(&wf->calib);
     wf->iw_lat = wf->link_lat;
     wf->unit_dead = calloc(wafer_nunits(wf), 1);
     wf->link_dead = calloc(wafer_nlinks(wf), 1);

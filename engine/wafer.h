@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "calib.h"
 #include "err.h"
 #include "flit.h"
 
@@ -59,6 +60,9 @@ typedef struct wafer {
      * otherwise; a link moves one flit of flit_bytes a cycle. */
     flit_cfg router;
     int flit_bytes;
+    /* The flow model's factors per pattern class, from the calibration file
+     * beside the layout (calib.h); all 1 without one. */
+    calib calib;
 
     /* The strategy the layout recommends, as strategy_spec reads it
      * ("DP4,TATP16;exec=stream;..."), "" = none. */

@@ -368,3 +368,14 @@ int ydoc_seq(ydoc *d, yaml_node_t *n, yaml_node_item_t **begin, yaml_node_item_t
     *end = n->data.sequence.items.top;
     return WT_OK;
 }
+
+void ydoc_put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}

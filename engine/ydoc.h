@@ -11,6 +11,7 @@
 #define WT_YDOC_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <yaml.h>
 
 #include "err.h"
@@ -70,5 +71,9 @@ int ydoc_scalar(ydoc *d, yaml_node_t *n, const char **out, wt_err *e);
 int ydoc_int(ydoc *d, yaml_node_t *n, long min, long max, long *out, wt_err *e);
 /* A sequence node's items (error "expected a list" otherwise). */
 int ydoc_seq(ydoc *d, yaml_node_t *n, yaml_node_item_t **begin, yaml_node_item_t **end, wt_err *e);
+
+/* Writes s as a double-quoted YAML scalar (what ydoc_scalar reads back as
+ * s; s holds no control characters). */
+void ydoc_put_quoted(FILE *f, const char *s);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "flit.h"
+#include "flit_phase.h"
 #include "wtlua_int.h"
 
 /* The most flits one call moves: a second or so of simulation; the last
@@ -72,9 +73,12 @@ int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_
      * can raise an error (the stats are freed first) */
     size_t nl = wafer_nlinks(wf), used = 0;
     flit_link *links = lua_newuserdatauv(L, sizeof *links * nl, 0);
+    /* links slower than the on-wafer ones (between wafers) at their rates */
+    double *bw = lua_newuserdatauv(L, sizeof *bw * nl, 0), *rate = lua_newuserdatauv(L, sizeof *rate * nl, 0);
+    flit_run_opts ro = {NULL, flit_window_rates(wf, 0, 0, wf->w, wf->h, bw, rate) ? rate : NULL};
     flit_stats st;
     wt_err e;
-    if (flit_run(wf->w, wf->h, &wf->router, p, np, 1LL << 40, &st, &e) != WT_OK)
+    if (flit_run_with(wf->w, wf->h, &wf->router, p, np, 1LL << 40, &ro, &st, &e) != WT_OK)
         return luaL_error(L, "wt.route: net flit: %s", e.msg);
     for (int k = 0; k < np; k++)
         if (p[k].arrived < 0) { /* the stats go first: the error does not return */

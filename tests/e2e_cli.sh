@@ -109,6 +109,34 @@ printf 'name: one-vc\nmesh: 8x8\nunit: {compute: 100 TFLOPS, sram: 40 GB}\nlink:
     >"$tmp/one-vc.yaml"
 expect_bad1 '^--net flit: packets route both XY and YX: num_vcs must be 2 at least, a class each$' \
     links --layout "$tmp/one-vc.yaml" --strategy DP4,TATP16 --routing balanced --net flit --phase fwd.attn.core
+# calibrate: the factors beside the layout, read by every later command
+mkdir -p "$tmp/cal"
+cp layouts/default.yaml "$tmp/cal/default.yaml"
+expect_ok calibrate --layout "$tmp/cal/default.yaml"
+grep -q '^calibration of default: neighbour 1\.00[0-9]* lines 1\.0[0-9]* turns 1\.3[0-9]* edges 1\.0000 (kept) shift 1\.0000 (kept) store 1\.0000 (kept); written to .*/cal/default\.calib\.yaml$' \
+    "$tmp/err" || fail "calibrate: the factors are not on stderr: $(cat "$tmp/err")"
+grep -q '^layout: "default"$' "$tmp/cal/default.calib.yaml" || fail "calibrate: no layout in the file"
+ls "$tmp/cal" | grep -v '^default\.\(calib\.\)\?yaml$' && fail "calibrate left a temporary file"
+expect_ok eval --layout "$tmp/cal/default.yaml"
+grep -q "^calib     $tmp/cal/default.calib.yaml: bandwidth time x neighbour 1.00. lines 1.0.. turns 1.3.. edges 1.000 shift 1.000 store 1.000$" \
+    "$tmp/out" || fail "eval does not show the calibration: $(head -7 "$tmp/out")"
+grep -q 'dp.allreduce .* 1.5[0-9] ms' "$tmp/out" || fail "calibrated eval: the DP all-reduce is not the flit level's 1.57 ms"
+expect_ok eval --layout "$tmp/cal/default.yaml" --format json
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1]))["calibration"]; assert c["turns"] > 1.3 and c["store"] == 1, c' \
+    "$tmp/out" || fail "eval --format json: no calibration"
+expect_ok links --layout "$tmp/cal/default.yaml" --net flit --phase dp.allreduce
+grep -q 'flow level 1.35 ms (+16.[0-9] %), calibrated 1.57 ms ([+-]0.[0-9] %)' "$tmp/err" ||
+    fail "links --net flit: no calibrated time: $(cat "$tmp/err")"
+printf 'layout: default\nfactors:\n  turns: 0.5\n' >"$tmp/cal/default.calib.yaml"
+expect_bad1 "^$tmp/cal/default.calib.yaml:3:10: factors: turns: expected a number from 1 to 100, found '0.5'$" \
+    eval --layout "$tmp/cal/default.yaml"
+rm "$tmp/cal/default.calib.yaml" && mkdir "$tmp/cal/default.calib.yaml"
+expect_bad1 "^$tmp/cal/default.calib.yaml: not a regular file (a directory)" eval --layout "$tmp/cal/default.yaml"
+rmdir "$tmp/cal/default.calib.yaml" && ln -s "$tmp/nodir/x.yaml" "$tmp/cal/default.calib.yaml"
+expect_bad1 "^calibrate: .*nodir" calibrate --layout "$tmp/cal/default.yaml"
+expect_bad1 "^--layout: no layout 'nope'" calibrate --layout nope
+expect_ok calibrate --help
+grep -q '^usage: wafertop calibrate' "$tmp/out" || fail "calibrate --help"
 expect_bad1 "^--window: '0'" eval --window 0
 expect_bad1 "^--window: '-1us' must be a positive time" links --window -1us
 expect_bad1 "^--window: 'abc': not a number" cmd hot_links --window abc

@@ -447,6 +447,38 @@ wait_for "link util 0%" ":compare off: the one mesh"
 keys q
 wait_exit "q after :compare"
 
+# --- f: the phase at the cursor of time at flit level, its links beside its
+# buffers, with the time `links --net flit` gives headless; f again: off.
+# On a larger mesh f again while it runs stops it.
+"$bin" links $scenario --net flit --phase fwd.mlp.in >/dev/null 2>"$tmp/flit.txt" || fail "links --net flit for f"
+flit_t=$(sed -n 's/^flit level: fwd.mlp.in, one occurrence: \([^,]*\),.*/\1/p' "$tmp/flit.txt")
+[ -n "$flit_t" ] || fail "links --net flit: no time in $(cat "$tmp/flit.txt")"
+start ui $scenario
+wait_for "figures" "before f"
+keys : "at fwd.mlp.in" Enter
+wait_for "at fwd.mlp.in" ":at fwd.mlp.in"
+keys f
+wait_for "links: fwd.mlp.in, $flit_t" "f: the links' half, titled with the headless time"
+wait_for "buffers: mean of 128 flits" "f: the buffers' half"
+wait_for "flit level: fwd.mlp.in, one occurrence:" "f: the summary in the output pane"
+wait_for "flit level: fwd.mlp.in, window 0,0 16x16; f: off" "f: the status line"
+[ "$(cap | grep -c '▀')" -gt 10 ] || fail "f: no meshes"
+keys f
+wait_gone "buffers: mean of" "f again: off"
+wait_for "flit level: off" "f again: the status line"
+keys q
+wait_exit "q after f"
+start ui --layout multiwafer-4x4
+wait_for "figures" "before f (multiwafer-4x4)"
+keys : "at fwd.attn.qkv" Enter
+wait_for "at fwd.attn.qkv" ":at fwd.attn.qkv (multiwafer-4x4)"
+keys f
+wait_for "flit level: running fwd.attn.qkv...   (f stops it)" "f on a 64x64 mesh: running"
+keys f
+wait_for "flit level: stopped" "f while it runs: stopped"
+keys q
+wait_exit "q after f stopped"
+
 # --- defaults that fit: wafertop alone, and each stock layout, open on the
 # layout's recommended strategy, which fits (the memory figure says no "too big")
 # opens_fitting WHAT STRATEGY ARGS...

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "canvas.h"
+#include "qty.h"
 #include "theme.h"
 #include "ui.h"
 #include "view.h"
@@ -312,12 +314,90 @@ static void test_compare_faults(void **state)
     ui_free(u);
 }
 
+/* The flit level's figures per link slot, as the replay's halves show
+ * them (set before check_mesh reads them). */
+static const double *flit_vals;
+
+static double flit_val(const sim_result *a, const sim_result *b, size_t l)
+{
+    (void)a;
+    (void)b;
+    return flit_vals[l];
+}
+
+/* f (tui/ui_flit.c): the phase at the cursor of time at flit level in a
+ * thread, then its links' utilisation beside its buffers' mean occupancy
+ * over their capacity, every cell as a run of the same phase here gives;
+ * the panel keeps the session's figures; f again: the one mesh. */
+static void test_flit_screen(void **state)
+{
+    (void)state;
+    ui *u = live();
+    ui_command(u, "at fwd.attn.qkv");
+    draw(u);
+    ui_flit_key(u, 'f');
+    assert_true(u->flit.running);
+    for (int i = 0; u->flit.running && i < 6000; i++) {
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+        ui_flit_poll(u);
+    }
+    assert_true(u->flit.shown);
+    const sim_result *a = u->r;
+    int phase = sim_phase_find(a, "fwd.attn.qkv");
+    flit_phase_out o;
+    wt_err e;
+    assert_int_equal(flit_phase_run(a, phase, NULL, &o, &e), WT_OK);
+    size_t nl = wafer_nlinks(a->wf);
+    double *util = calloc(nl, sizeof *util), *buf = calloc(nl, sizeof *buf);
+    assert_true(util && buf && o.w == 16 && o.h == 16);
+    for (size_t l = 0; l < nl; l++) { /* the window is the whole mesh: the same slots */
+        util[l] = o.util[l];
+        buf[l] = o.buffer_mean[l] / (a->wf->router.num_vcs * a->wf->router.vc_buf_size);
+    }
+    double most[2] = {0, 0};
+    for (size_t k = 0; k < nl; k++)
+        most[0] = fmax(most[0], util[k]), most[1] = fmax(most[1], buf[k]);
+    if (!(most[0] > 0.5 && most[1] > 0.001)) /* both halves show something */
+        fail_msg("the busiest link %g, the fullest buffers %g", most[0], most[1]);
+    u->play.fixed = 1;
+    draw(u);
+    view_layout l;
+    view_layout_for(u->cv.w, u->cv.h, 0, &l);
+    int x1 = l.mesh.x + (l.mesh.w - 1) / 2 + 1, cold = 0, hot = 0;
+    flit_vals = util;
+    check_mesh(&u->cv, l.mesh.x, l.mesh.y, 1, flit_val, a, a, 1, 0, &cold, &hot);
+    flit_vals = buf;
+    check_mesh(&u->cv, x1, l.mesh.y, 1, flit_val, a, a, 1, 0, &cold, &hot);
+    char text[96], t[32];
+    snprintf(text, sizeof text, "links: fwd.attn.qkv, %s", qty_format(o.time_s, QTY_TIME, t, sizeof t));
+    assert_true(canvas_find(&u->cv, text));
+    assert_true(canvas_find(&u->cv, "buffers: mean of 128 flits"));
+    assert_false(canvas_find(&u->cv, "A vs B")); /* the session's figures stay */
+    assert_true(canvas_find(&u->cv, "flit level: fwd.attn.qkv, window 0,0 16x16; f: off"));
+    ui_flit_key(u, 'f');
+    draw(u);
+    assert_null(u->v.compare);
+    assert_false(canvas_find(&u->cv, "buffers: mean of"));
+    /* a cursor where nothing moves: one line, nothing runs */
+    ui_command(u, "at fwd.logits");
+    draw(u);
+    ui_flit_key(u, 'f');
+    assert_false(u->flit.running);
+    assert_int_equal(u->status_error, 1);
+    assert_non_null(strstr(u->status, "f: no phase that moves bytes runs at the cursor of time"));
+    flit_phase_free(&o);
+    free(util);
+    free(buf);
+    ui_free(u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diverging_ramp),
         cmocka_unit_test(test_compare_screen),
         cmocka_unit_test(test_compare_faults),
+        cmocka_unit_test(test_flit_screen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,6 +303,59 @@ static void test_booksim2_latency(void **state)
     free(p);
 }
 
+/* A link slower than a flit a cycle: its output takes a grant once per
+ * 1 / rate cycles (fractions carried over while it stays busy), the flits
+ * behind it wait, the others run as before; a stop from another thread
+ * ends a run with "stopped". */
+static void test_slow_link(void **state)
+{
+    (void)state;
+    flit_cfg c;
+    flit_cfg_defaults(&c);
+    double rate[4 * 1 * WAFER_NDIR];
+    for (int l = 0; l < 4 * WAFER_NDIR; l++)
+        rate[l] = 1;
+    flit_run_opts o = {NULL, rate};
+    wt_err e;
+    /* 0 -> 3 on 4x1, 16 flits: the head in 4 * 4 + 2 = 18 cycles, the tail 15 behind */
+    flit_packet p = {.src = 0, .dst = 3, .flits = 16};
+    assert_int_equal(flit_run_with(4, 1, &c, &p, 1, 1000, &o, NULL, &e), WT_OK);
+    assert_int_equal(p.arrived, 18 + 15);
+    /* router 1's east link at half a flit a cycle: the head wins its switch
+     * in cycle 7 (as with every link at full rate) and arrives 11 cycles later,
+     * with a VC to win at routers 2 and 3; the body flits, a grant every 2
+     * cycles, no longer queue behind it and take 9; the tail's grant is in
+     * cycle 7 + 15 x 2 */
+    rate[1 * WAFER_NDIR + WAFER_E] = 0.5;
+    p = (flit_packet){.src = 0, .dst = 3, .flits = 16};
+    assert_int_equal(flit_run_with(4, 1, &c, &p, 1, 1000, &o, NULL, &e), WT_OK);
+    assert_int_equal(p.arrived, 7 + 15 * 2 + 9);
+    /* at 0.4: grants 0, 3, 5, 8, 10, ... 38 cycles after the head's */
+    rate[1 * WAFER_NDIR + WAFER_E] = 0.4;
+    p = (flit_packet){.src = 0, .dst = 3, .flits = 16};
+    flit_stats st;
+    assert_int_equal(flit_run_with(4, 1, &c, &p, 1, 1000, &o, &st, &e), WT_OK);
+    assert_int_equal(p.arrived, 7 + 38 + 9);
+    assert_int_equal(st.flits[1 * WAFER_NDIR + WAFER_E], 16);
+    flit_stats_free(&st);
+    /* the other way is untouched */
+    p = (flit_packet){.src = 3, .dst = 0, .flits = 16};
+    assert_int_equal(flit_run_with(4, 1, &c, &p, 1, 1000, &o, NULL, &e), WT_OK);
+    assert_int_equal(p.arrived, 18 + 15);
+    rate[2] = 0;
+    assert_int_equal(flit_run_with(4, 1, &c, &p, 1, 1000, &o, NULL, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "link slot 2: a rate of 0 flits a cycle (above 0, at most 1)");
+    rate[2] = 1.5;
+    assert_int_equal(flit_run_with(4, 1, &c, &p, 1, 1000, &o, NULL, &e), WT_EINPUT);
+    /* a stop already set: the run gives up at once */
+    atomic_int stop = 1;
+    flit_run_opts halt = {&stop, NULL};
+    p = (flit_packet){.src = 0, .dst = 3, .flits = 16};
+    assert_int_equal(flit_run_with(4, 1, &c, &p, 1, 1000, &halt, &st, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "stopped");
+    assert_null(st.flits);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -359,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_buffer_of_one_flit),
         cmocka_unit_test(test_booksim2_batches),
         cmocka_unit_test(test_booksim2_latency),
+        cmocka_unit_test(test_slow_link),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,7 +122,7 @@ static void test_window_and_refusals(void **state)
     int p = sim_phase_find(&r, "dp.allreduce");
     assert_true(p >= 0);
     flit_phase_out o;
-    flit_phase_opts quick = {64, -1, -1}; /* few flits */
+    flit_phase_opts quick = {64, -1, -1, NULL}; /* few flits */
     assert_int_equal(flit_phase_run(&r, p, &quick, &o, &e), WT_OK);
     assert_true(o.w == 64 && o.h == 64);
     int bu = r.phases[p].busiest_link / WAFER_NDIR, bx = bu % 100, by = bu / 100;
@@ -134,7 +134,7 @@ static void test_window_and_refusals(void **state)
     assert_int_equal(flit_phase_run(&r, opt, &quick, &o, &e), WT_EINPUT);
     assert_true(strstr(e.msg, "--net flit: optimizer moves no bytes between units of the window") == e.msg);
     /* a corner of one's own: the window from there, or an error when it leaves the mesh */
-    flit_phase_opts corner = {64, 36, 6};
+    flit_phase_opts corner = {64, 36, 6, NULL};
     assert_int_equal(flit_phase_run(&r, p, &corner, &o, &e), WT_OK);
     assert_true(o.x0 == 36 && o.y0 == 6 && o.w == 64 && o.h == 64);
     flit_phase_free(&o);

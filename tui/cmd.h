@@ -16,6 +16,7 @@ int cmd_exit(int rc, const wt_err *e);
  * so, and why, as a result (not an error). */
 #define CMD_EXIT_NOFIT 3
 
+int cmd_calibrate(int argc, char **argv, const char *root);
 int cmd_compare(int argc, char **argv, const char *root);
 int cmd_tune(int argc, char **argv, const char *root);
 int cmd_ui(int argc, char **argv, const char *root);

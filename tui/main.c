@@ -114,20 +114,12 @@ static int find_phase(const sim_result *r, const char *name, int *phase, wt_err 
 static int run_flit_phase(const sim_result *r, int phase, const cli_opts *co, const char *format, wt_err *e)
 {
     flit_phase_out o;
-    flit_phase_opts fo = {FLIT_PHASE_LINK_FLITS, co->flit_x, co->flit_y};
+    flit_phase_opts fo = {FLIT_PHASE_LINK_FLITS, co->flit_x, co->flit_y, NULL};
     int rc = flit_phase_run(r, phase, &fo, &o, e);
     if (rc != WT_OK)
         return rc;
-    const sim_phase *ph = &r->phases[phase];
-    char t[32], tf[32], bw[32];
-    fprintf(stderr,
-            "flit level: %s, one occurrence: %s, flow level %s (%+.1f %%); window %d,%d %dx%d, %lld flows "
-            "(%lld left out: they leave the window), %d passes, %lld cycles of %d B at %s, bytes scaled down "
-            "up to %.4g times\n",
-            ph->name, qty_format(o.time_s, QTY_TIME, t, sizeof t), qty_format(o.flow_s, QTY_TIME, tf, sizeof tf),
-            o.flow_s > 0 ? 100 * (o.time_s / o.flow_s - 1) : 0, o.x0, o.y0, o.w, o.h, o.flows, o.flows_out,
-            o.passes, o.cycles, r->wf->flit_bytes, qty_format(r->wf->link_bw, QTY_BANDWIDTH, bw, sizeof bw),
-            o.scale);
+    char line[512];
+    fprintf(stderr, "%s\n", out_flit_summary(line, sizeof line, r, phase, &o));
     if (out_flit_links(stdout, r, &o, format) != 0)
         rc = wt_oom(e, "links");
     flit_phase_free(&o);
@@ -405,6 +397,8 @@ static const command commands[] = {
     {"search", "search [options]          find the fastest strategy, beside the baselines", run_search},
     {"compare", "compare A B [options]     two strategies on one scenario, side by side", cmd_compare},
     {"tune", "tune [options]            run steps with a policy acting between them", cmd_tune},
+    {"calibrate", "calibrate [options]       the flow model's factors from the flit level, beside the layout",
+     cmd_calibrate},
     {"snapshot", "snapshot --out FILE.png  the heatmap as a picture (PNG or SVG)", run_snapshot},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
     {"cmd", "cmd NAME [args] [options] run a Lua command on a scenario (cmd --help lists them)", run_cmd},

@@ -51,6 +51,18 @@ void out_eval_object(json_writer *w, const sim_result *r)
     for (int p = 0; p < r->nphases; p++)
         out_json_section(w, r, REPORT_PHASE, p);
     json_end_array(w);
+    const calib *c = &r->wf->calib;
+    if (c->path[0]) { /* only with a calibration file: without, the document is as before */
+        json_key(w, "calibration");
+        json_begin_object(w);
+        json_key(w, "file");
+        json_string(w, c->path);
+        for (int k = 0; k < CALIB_NCLASS; k++) {
+            json_key(w, calib_class_name(k));
+            json_number(w, c->factor[k]);
+        }
+        json_end_object(w);
+    }
     json_end_object(w);
 }
 
@@ -133,6 +145,12 @@ void out_eval_table(FILE *f, const sim_result *r)
             grad_compress_name(s->grad), s->chunk > 0 ? bytes_str(s->chunk, a, sizeof a) : "off", s->sub_w,
             s->sub_h, s->tp_seqpar ? "on" : "off", exec_mode_name(s->exec));
     fprintf(f, "net       %s: %s\n", r->net->c.name, r->net->summary);
+    if (wf->calib.path[0]) {
+        fprintf(f, "calib     %s: bandwidth time x", wf->calib.path);
+        for (int k = 0; k < CALIB_NCLASS; k++)
+            fprintf(f, " %s %.3f", calib_class_name(k), wf->calib.factor[k]);
+        fputc('\n', f);
+    }
     fprintf(f, "units     %d used, %d idle\n", r->units_used, r->units_idle);
     fprintf(f, "step      %s   %s   MFU %.1f %%   HFU %.1f %%   idle %.1f %%\n", time_str(r->step_time_s, a, sizeof a),
             qty_format(r->tokens_per_s, QTY_TOKEN_RATE, b, sizeof b), 100 * r->mfu, 100 * r->hfu,
@@ -258,6 +276,24 @@ int out_links(FILE *f, const sim_result *r, int phase, const char *format)
     free(own);
     free(peak);
     return 0;
+}
+
+char *out_flit_summary(char *buf, size_t n, const sim_result *r, int phase, const flit_phase_out *o)
+{
+    const sim_phase *ph = &r->phases[phase];
+    char t[32], tf[32], tc[32], bw[32], calibrated[96] = "";
+    if (r->wf->calib.path[0])
+        snprintf(calibrated, sizeof calibrated, ", calibrated %s (%+.1f %%)",
+                 qty_format(o->calib_s, QTY_TIME, tc, sizeof tc), 100 * (o->time_s / o->calib_s - 1));
+    snprintf(buf, n,
+             "flit level: %s, one occurrence: %s, flow level %s (%+.1f %%)%s; window %d,%d %dx%d, %lld flows "
+             "(%lld left out: they leave the window), %d passes, %lld cycles of %d B at %s, bytes scaled down "
+             "up to %.4g times",
+             ph->name, qty_format(o->time_s, QTY_TIME, t, sizeof t), qty_format(o->flow_s, QTY_TIME, tf, sizeof tf),
+             o->flow_s > 0 ? 100 * (o->time_s / o->flow_s - 1) : 0, calibrated, o->x0, o->y0, o->w, o->h, o->flows,
+             o->flows_out, o->passes, o->cycles, r->wf->flit_bytes,
+             qty_format(r->wf->link_bw, QTY_BANDWIDTH, bw, sizeof bw), o->scale);
+    return buf;
 }
 
 int out_flit_links(FILE *f, const sim_result *r, const flit_phase_out *o, const char *format)

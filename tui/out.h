@@ -42,6 +42,9 @@ double out_compare_ratio(int k, const sim_result *a, const sim_result *b);
  * step, or over one phase (phase >= 0; util is then the share of the time
  * that phase runs). format: table | json | csv. */
 int out_links(FILE *f, const sim_result *r, int phase, const char *format);
+/* The flit level's run of phase `phase` of r in one line (what ran, its
+ * time beside the flow level's, calibrated when the layout is): buf. */
+char *out_flit_summary(char *buf, size_t n, const sim_result *r, int phase, const flit_phase_out *o);
 /* The links of a phase's window at flit level (flit_phase.h), one row per
  * directed link between two of its units: x,y,dir,bytes,busy_s,util,
  * buffer_mean,buffer_peak (mesh coordinates); csv, table or json.

@@ -17,22 +17,10 @@
 
 /* ---- saving ---- */
 
-/* s as a double-quoted YAML scalar. */
-static void put_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void put_key(FILE *f, const char *key, const char *value)
 {
     fprintf(f, "%s: ", key);
-    put_quoted(f, value);
+    ydoc_put_quoted(f, value);
     fputc('\n', f);
 }
 
@@ -70,7 +58,7 @@ static void put_tuning(FILE *f, const sim_tuning *t)
         if (p->routing < 0 && p->waves <= 1 && !p->priority)
             continue;
         fprintf(f, "    - {phase: ");
-        put_quoted(f, p->phase);
+        ydoc_put_quoted(f, p->phase);
         if (p->routing >= 0)
             fprintf(f, ", routing: %s", route_mode_name((route_mode)p->routing));
         if (p->priority)

@@ -113,6 +113,10 @@ static int run_screen(ui *u, wt_err *e)
             ui_search_poll(u);
             dirty = 1;
         }
+        if (u->flit.running) {
+            ui_flit_poll(u);
+            dirty = 1;
+        }
         int theme = u->theme;
         if (dirty) {
             frame(u);
@@ -124,7 +128,7 @@ static int run_screen(ui *u, wt_err *e)
             next = fmin(next, now + fmax(UI_FRAME_S, 2 * frame_s));
         int wait = (int)((next - now_s()) * 1000);
         wait = wait < 5 ? 5 : wait > 250 ? 250 : wait;
-        if (u->search.running && wait > 100)
+        if ((u->search.running || u->flit.running) && wait > 100)
             wait = 100;
         key_event ev;
         term_read(wait, &ev);

@@ -15,6 +15,7 @@
 #include "canvas.h"
 #include "cli.h"
 #include "cmdline.h"
+#include "flit_phase.h"
 #include "group.h"
 #include "keys.h"
 #include "search.h"
@@ -43,6 +44,28 @@ typedef struct ui_search {
                                  its best is then applied when done, else "" */
     strategy from;            /* the session's strategy when it started */
 } ui_search;
+
+/* The phase at the cursor of time replayed at flit level (ui_flit.c, key
+ * f): a thread runs it on copies of the result and its wafer; when it is
+ * done the mesh area shows the window's link utilisation beside its
+ * buffers' mean occupancy, until f again. */
+typedef struct ui_flit {
+    pthread_t thread;
+    int running;              /* started and not joined yet */
+    atomic_int done, stop;
+    wafer wf;                 /* copies for the thread, owned while running or shown */
+    sim_result r;
+    int phase, rc;
+    wt_err e;
+    flit_phase_opts opts;
+    flit_phase_out out;
+    int shown;                /* out is on the screen */
+    view_compare view;
+    double *util, *buf;       /* per link slot of the mesh: out's, 0 outside the window */
+    int *at;                  /* the window's link slots, ascending */
+    size_t nat;
+    char title[2][160];
+} ui_flit;
 
 /* Phases running at one time at most: a slot's phase and the hidden DP
  * all-reduce. */
@@ -141,6 +164,7 @@ typedef struct ui {
     ui_search search;
     ui_group group;
     struct ui_compare *cmp;           /* `:compare`, or NULL (ui_compare.c) */
+    ui_flit flit;
     int quit;
 } ui;
 
@@ -280,6 +304,14 @@ void ui_search_poll(ui *u);
 /* `y`: applies the offered best. */
 void ui_search_apply(ui *u);
 void ui_search_end(ui *u);
+/* ui_flit.c: f starts the replay of the phase at the cursor of time, stops
+ * a running one, or ends the one shown; poll takes a finished run; view
+ * points the mesh area at the replay shown (after ui_compare_view); end
+ * forgets it (the screen closes, the session changes). */
+void ui_flit_key(ui *u, int key);
+void ui_flit_poll(ui *u);
+void ui_flit_view(ui *u);
+void ui_flit_end(ui *u);
 /* The scenario changed (layout, model, faults): a running or offered search
  * no longer applies and is dropped, with a line in the output pane. */
 void ui_search_forget(ui *u);

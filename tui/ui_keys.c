@@ -193,7 +193,7 @@ static const key_binding keys[] = {
     {TK_PGUP, scroll_key}, {TK_PGDN, scroll_key},
     {TK_END, scroll_key},  {':', open_key},        {'/', open_key},     {TK_ENTER, inspect_key},
     {'q', quit_key},       {TK_F10, quit_key},     {'y', apply_key},    {'g', group_key},
-    {'d', ui_compare_key},
+    {'d', ui_compare_key}, {'f', ui_flit_key},
 };
 
 void ui_key(ui *u, const key_event *ev)

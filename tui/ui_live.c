@@ -125,6 +125,7 @@ void ui_free(ui *u)
 void ui_free_session(ui *u)
 {
     ui_compare_end(u); /* its result borrows the session's wafer */
+    ui_flit_end(u);
     wtlua_free(u->L); /* before the session: Lua's results borrow its wafer */
     u->L = NULL;
     if (u->S) {
@@ -304,6 +305,7 @@ void ui_sync_view(ui *u)
     v->cmdcursor = c ? c->cursor : 0;
     v->cmdhint = c && c->hint[0] ? c->hint : NULL;
     ui_compare_view(u);
+    ui_flit_view(u);
     if (!u->r) {
         v->link_util = NULL;
         v->link_class = NULL;

@@ -35,6 +35,8 @@ const char *const view_help_lines[] = {
     "  o               the output pane: tall (half the screen) or short",
     "  y               apply the best strategy a search found",
     "  d               a comparison: side by side or the difference B - A",
+    "  f               the phase at the cursor of time at flit level (in a thread; f again stops it):",
+    "                  its links' utilisation beside its buffers' mean occupancy; f again: off",
     "  :               command line (up/down history, Tab completes, Esc cancels)",
     "  ? F1            this help",
     "  q F10           quit",
@@ -320,7 +322,7 @@ static void sparkline(canvas *c, const view_state *v, view_rect a, int y)
 
 static void panel(canvas *c, const view_state *v, view_rect a)
 {
-    int y = v->compare ? view_compare_figures(c, v, a, a.y) : figures(c, v, a, a.y);
+    int y = v->compare && !v->compare->one_result ? view_compare_figures(c, v, a, a.y) : figures(c, v, a, a.y);
     int rest = a.y + a.h - y - 3 /* sparkline */ - 2 /* headings */ - 2 /* the cursor of time */;
     if (rest < 2) { /* a short panel (60x20): the sections would overlap, keep the hottest links */
         hot_links(c, v, a, y, a.y + a.h - y - 1);

@@ -106,14 +106,18 @@ typedef struct view_state {
     view_blocks blocks;        /* the block cache (zoom > 1) */
 } view_state;
 
-/* Two results on one mesh (`:compare`): side by side, each half with a
- * title line, or the difference B - A on the diverging scale. The holder
+/* Two results on one mesh (`:compare`, and the flit level's replay:
+ * links beside buffers): side by side, each half with a title line, or the
+ * difference B - A on the diverging scale. The holder
  * fills each view_state's result, link figures and keys; view_draw gives
  * them the main view's cursor, zoom and colours. */
 typedef struct view_compare {
     view_state side[2];        /* A (the session's) and B */
     view_state diff;           /* link_util: (B - A + 1) / 2, diverging */
     int show_diff;
+    const char *title[2];      /* each half's title, or NULL: "A <strategy>  <step time>" */
+    int one_result;            /* both halves show figures of one result (the flit level's replay):
+                                  the panel keeps its own figures, not A vs B */
 } view_compare;
 
 /* The too-small limit. */

@@ -37,13 +37,17 @@ static void give(view_state *v, const view_state *s)
     v->util_max = s->util_max;
 }
 
-/* The halves' titles: "A DP8,TATP16  3.01 s". */
-static void half_title(canvas *c, const view_state *s, view_rect a, char side)
+/* The halves' titles: the holder's, or "A DP8,TATP16  3.01 s". */
+static void half_title(canvas *c, const view_state *s, view_rect a, char side, const char *title)
 {
     char text[64], t[32];
     canvas_fill(c, a.x, a.y, a.w, 1, ' ', TC_TEXT, TC_BACKGROUND);
-    canvas_printf(c, a.x, a.y, a.w, TC_ACCENT, TC_BACKGROUND, CA_BOLD, "%c %s  %s", side,
-                  strategy_format(&s->r->s, text, sizeof text), qty_format(s->r->step_time_s, QTY_TIME, t, sizeof t));
+    if (title)
+        canvas_text(c, a.x, a.y, a.w, title, TC_ACCENT, TC_BACKGROUND, CA_BOLD);
+    else
+        canvas_printf(c, a.x, a.y, a.w, TC_ACCENT, TC_BACKGROUND, CA_BOLD, "%c %s  %s", side,
+                      strategy_format(&s->r->s, text, sizeof text),
+                      qty_format(s->r->step_time_s, QTY_TIME, t, sizeof t));
 }
 
 static void draw_diff(canvas *c, view_state *v, view_state *d, const view_layout *l)
@@ -83,7 +87,7 @@ void view_draw_compare(canvas *c, view_state *v, const view_layout *l)
         view_rect none = {half[i].x, l->xaxis.y, 0, 0}, yaxis = i ? none : l->yaxis;
         view_draw_rulers(c, &k->side[i], none, yaxis, half[i]);
         view_draw_cursor(c, &k->side[i], half[i]);
-        half_title(c, &k->side[i], (view_rect){half[i].x, l->xaxis.y, half[i].w, 1}, i ? 'B' : 'A');
+        half_title(c, &k->side[i], (view_rect){half[i].x, l->xaxis.y, half[i].w, 1}, i ? 'B' : 'A', k->title[i]);
     }
     view_draw_legend(c, &k->side[0], l->legend);
 }

@@ -76,6 +76,8 @@ typedef struct fl_vc {
 
 typedef struct fl_net {
     int w, h, R, V, B;
+    const double *rate;  /* per link slot, flits a cycle, or NULL (all 1) */
+    double *link_free;   /* with rate: per link slot, the cycle from which it may take a flit */
     unsigned all;        /* the mask of a port's V VCs */
     unsigned cls_mask[2];/* the VCs XY and YX packets may take: all, or a half each */
     flit_cfg c;
@@ -479,8 +481,15 @@ static int fl_send(fl_net *n, int r, int pi, int v, long long t)
     int tail = s.tail;
     if (s.seq == 0)
         n->p[s.pkt].hops++;
-    if (po != LOCAL)
-        n->sent[(size_t)r * WAFER_NDIR + (size_t)fl_dir(po)]++;
+    if (po != LOCAL) {
+        size_t l = (size_t)r * WAFER_NDIR + (size_t)fl_dir(po);
+        n->sent[l]++;
+        /* the link takes its next flit 1 / rate cycles after this one: from
+         * when it was free, if that was within the cycle (so a rate of 0.4
+         * sends 2 flits in 5 cycles), else from now */
+        if (n->rate)
+            n->link_free[l] = (n->link_free[l] > (double)t - 1 ? n->link_free[l] : (double)t) + 1 / n->rate[l];
+    }
     long long arrive = d + n->c.st_final_delay + n->c.link_latency + 1;
     fl_ev ev = {.kind = EV_EJECT, .at = ov, .pkt = s.pkt, .seq = s.seq, .tail = s.tail};
     if (po != LOCAL) {
@@ -508,8 +517,16 @@ static int fl_send(fl_net *n, int r, int pi, int v, long long t)
     return WT_OK;
 }
 
+/* 1 when output port po of router r leads to a link that may not take a
+ * flit in cycle t (slower than one a cycle, it took one too recently). */
+static int fl_resting(const fl_net *n, int r, int po, long long t)
+{
+    return n->link_free[(size_t)r * WAFER_NDIR + (size_t)fl_dir(po)] > (double)t;
+}
+
 /* Switch allocation at router r, cycle t: each input port bids, for each
- * output port, with its ready VC next after its round-robin pointer. */
+ * output port, with its ready VC next after its round-robin pointer; an
+ * output whose link rests takes no bid. */
 static int fl_alloc_switch(fl_net *n, int r, long long t)
 {
     int V = n->V, base = r * NPORTS * V, rp0 = r * NPORTS;
@@ -528,7 +545,7 @@ static int fl_alloc_switch(fl_net *n, int r, long long t)
                         continue;
                     n->port[rp0 + pi].fresh &= ~(1u << v);
                 }
-                if (want[pi] >> po & 1)
+                if (want[pi] >> po & 1 || (n->rate && po != LOCAL && fl_resting(n, r, po, t)))
                     continue;
                 want[pi] |= 1u << po;
                 rep[pi][po] = v;
@@ -604,7 +621,7 @@ static void fl_free(fl_net *n)
 {
     void *arrays[] = {n->buf, n->vc, n->outp, n->port, n->owner,
                       n->credits, n->va_g, n->va_a, n->order, n->qpos,
-                      n->qend, n->cur, n->cur_seq, n->cur_vc, n->src_rr, n->occ, n->sent};
+                      n->qend, n->cur, n->cur_seq, n->cur_vc, n->src_rr, n->occ, n->sent, n->link_free};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     for (int i = 0; n->cal && i < n->ncal; i++)
@@ -729,6 +746,17 @@ static long long fl_next_created(const fl_net *n, long long t, long long limit)
 int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long max_cycles, flit_stats *st,
              wt_err *e)
 {
+    return flit_run_with(w, h, c, p, np, max_cycles, NULL, st, e);
+}
+
+/* Cycles between two looks at the stop flag. */
+#define FL_STOP_EVERY 64
+
+int flit_run_with(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long max_cycles,
+                  const flit_run_opts *o, flit_stats *st, wt_err *e)
+{
+    const atomic_int *stop = o ? o->stop : NULL;
+    const double *rate = o ? o->link_rate : NULL;
     if (st)
         memset(st, 0, sizeof *st);
     int rc = flit_cfg_check(c, e);
@@ -739,6 +767,9 @@ int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long 
         return wt_fail(e, "a %dx%d mesh: the flit level takes 1x1 up to a billion buffered flits", w, h);
     if (np < 0 || (rc = fl_check_packets(p, np, w * h, e)) != WT_OK)
         return np < 0 ? wt_fail(e, "%d packets", np) : rc;
+    for (size_t l = 0; rate && l < (size_t)w * (size_t)h * WAFER_NDIR; l++)
+        if (!(rate[l] > 0 && rate[l] <= 1))
+            return wt_fail(e, "link slot %zu: a rate of %g flits a cycle (above 0, at most 1)", l, rate[l]);
     int routes = 0;
     for (int i = 0; i < np; i++)
         routes |= 1 << p[i].yx;
@@ -746,8 +777,18 @@ int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long 
         return wt_fail(e, "packets route both XY and YX: num_vcs must be 2 at least, a class each");
     fl_net n;
     rc = fl_new(&n, w, h, c, p, np, routes == 3);
+    if (rc == WT_OK && rate) {
+        n.rate = rate;
+        if (!(n.link_free = calloc((size_t)n.R * WAFER_NDIR, sizeof *n.link_free)))
+            rc = WT_EINTERNAL;
+    }
     long long t = 0;
-    for (; rc == WT_OK && n.remaining > 0 && t < max_cycles; t++) {
+    int stopped = 0;
+    for (long long iter = 0; rc == WT_OK && n.remaining > 0 && t < max_cycles; t++, iter++) {
+        if (stop && iter % FL_STOP_EVERY == 0 && atomic_load(stop)) {
+            stopped = 1;
+            break;
+        }
         if (!n.pending && !n.held && !n.injecting)
             t = fl_next_created(&n, t, max_cycles);
         if (t >= max_cycles)
@@ -768,9 +809,11 @@ int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long 
                 rc = fl_alloc_switch(&n, r, t);
         }
     }
-    if (rc == WT_OK && st)
+    if (rc == WT_OK && st && !stopped)
         rc = fl_stats(&n, t, st);
     fl_free(&n);
+    if (stopped)
+        return wt_fail(e, "stopped");
     if (rc != WT_OK) {
         flit_stats_free(st);
         return wt_oom(e, "flit level");

@@ -40,6 +40,8 @@
 #ifndef WT_FLIT_H
 #define WT_FLIT_H
 
+#include <stdatomic.h>
+
 #include "err.h"
 
 /* The largest mesh side the program runs at flit level (a phase's window,
@@ -120,6 +122,21 @@ typedef struct flit_stats {
  * mixed routes with one VC; WT_EINTERNAL out of memory. */
 int flit_run(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long max_cycles, flit_stats *st,
              wt_err *e);
+/* What a run may add to flit_run's. */
+typedef struct flit_run_opts {
+    /* Set from another thread (the screen's replay): the run gives up soon,
+     * WT_EINPUT "stopped" and no statistics. NULL: never. */
+    const atomic_int *stop;
+    /* Per wafer link slot of the w x h mesh, the flits a link moves per
+     * cycle, in (0, 1] (an inter-wafer link slower than the others): the
+     * switch grants its output a flit once per 1 / rate cycles. NULL: 1. */
+    const double *link_rate;
+} flit_run_opts;
+
+/* flit_run with o's additions (o may be NULL); a link rate out of (0, 1]
+ * is WT_EINPUT. */
+int flit_run_with(int w, int h, const flit_cfg *c, flit_packet *p, int np, long long max_cycles,
+                  const flit_run_opts *o, flit_stats *st, wt_err *e);
 void flit_stats_free(flit_stats *st);
 
 /* Adds amount to load[l] for every link slot l (of a mesh w wide) that the

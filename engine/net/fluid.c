@@ -105,7 +105,9 @@ static void mark_phase(const sim_result *r, const sim_phase *ph, unsigned char *
 }
 
 /* Appends a class after the npred classes in after[] (of pattern q's loads
- * as the solves take them, or none when q < 0); returns its index. */
+ * as the solves take them, or none when q < 0); returns its index. A
+ * pattern's work is its bytes times its calibration factor: the links see
+ * that much more work, the store (max_rate) no more. */
 static int add(plan_run *p, int q, double work, double max_rate, double latency_s, int prio, const int *after,
                int npred)
 {
@@ -117,7 +119,7 @@ static int add(plan_run *p, int q, double work, double max_rate, double latency_
     p->cls[i] = (flow_class){NULL, NULL, 0, prio, max_rate, work, 0, latency_s, pr, npred, pat ? pat->free_rate : 0};
     if (pat)
         sim_pattern_solved(p->r, q, &p->cls[i].link, &p->cls[i].load, &p->cls[i].nnz);
-    p->alone_s[i] = (pat ? work * sim_pattern_busy(pat) : max_rate > 0 ? work / max_rate : 0) + latency_s;
+    p->alone_s[i] = (pat ? work / pat->calib * sim_pattern_busy(pat) : max_rate > 0 ? work / max_rate : 0) + latency_s;
     return i;
 }
 
@@ -128,7 +130,8 @@ static int add_term(plan_run *p, const sim_term *t, double share, double runs, i
 {
     const sim_pattern *pat = &p->r->patterns[t->pattern];
     double latency = runs * t->steps * (p->r->wf->link_overhead + pat->max_lat);
-    return add(p, t->pattern, share * t->coef, pat->store_s > 0 ? 1 / pat->store_s : 0, latency, prio, after, npred);
+    return add(p, t->pattern, share * t->coef * pat->calib, pat->store_s > 0 ? pat->calib / pat->store_s : 0, latency,
+               prio, after, npred);
 }
 
 /* 1 when term t loads a link the overlapping activity loads; each pattern

@@ -36,6 +36,16 @@ check.near(t.flows[1].finish_s, 17 * 8 * ps, 1e-12, "two into one: west")
 local one = wt.route{net = "flit", flows = {{src = {0, 0}, dst = {1, 0}, bytes = 64}}}
 check.near(one.flows[1].finish_s, (10 + 3) * 8 * ps, 1e-12, "4 packets of a flit: one a cycle")
 
+-- a link between wafers at half the on-wafer rate takes a flit every 2
+-- cycles: 16 flits from 0,0 to 3,0 in one packet, the head wins router 1's
+-- switch in cycle 7 and arrives in 18; the body flits, spaced out, take 9
+-- from their grants: the tail's is in 7 + 15 x 2, its arrival 46
+t = wt.route{net = "flit", packet_flits = 16, layout = "tests/fixtures/layouts/two-wafers-slow.yaml",
+  flows = {{src = {0, 0}, dst = {3, 0}, bytes = 256}}}
+check.near(t.flows[1].finish_s, 46 * 8 * ps, 1e-12, "a slow link between wafers")
+t = wt.route{net = "flit", packet_flits = 16, flows = {{src = {0, 0}, dst = {3, 0}, bytes = 256}}}
+check.near(t.flows[1].finish_s, 33 * 8 * ps, 1e-12, "the same on one wafer")
+
 check.raises(function() wt.route{net = "flit", layout = "wse2", flows = {}} end,
   "net flit: the 750x1134 mesh is beyond the flit level's 64x64", "too large")
 -- balanced: 2 flits of 1,1 -> 0,0, one X first (1,1 W then 0,1 N), one Y
