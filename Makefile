@@ -171,6 +171,7 @@ bench: deps
 	./$(BIN) ui --layout wse3 --bench-frames 50
 	@for c in "link_util --group 12x12" units hot_links; do \
 	    WAFERTOP_BENCH=1 ./$(BIN) cmd $$c --layout wse2 >/dev/null || exit 1; done
+	WAFERTOP_BENCH=2 ./$(BIN) sweep tests/fixtures/sweeps/eval-64.yaml --quiet >/dev/null
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)

@@ -37,7 +37,7 @@ enum calib_class { CALIB_NEIGHBOUR = 0, CALIB_LINES, CALIB_TURNS, CALIB_EDGES, C
 
 typedef struct calib {
     double factor[CALIB_NCLASS]; /* each in [CALIB_MIN, CALIB_MAX] */
-    char path[256];              /* the file they came from, "" = none (all 1) */
+    char path[1100];             /* the file they came from, "" = none (all 1) */
 } calib;
 
 const char *calib_class_name(int cls);

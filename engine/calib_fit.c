@@ -4,6 +4,7 @@
  */
 #include "calib_fit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,13 +45,21 @@ int calib_fit_run(const sim_result *r, calib_fit *out, void (*progress)(void *ud
         if (!(w[p] > 0))
             continue;
         flit_phase_out o;
-        rc = flit_pattern_run(r, p, &o, e);
-        if (rc != WT_OK)
-            break;
+        wt_err why;
         calib_row *row = &out->rows[out->nrows++];
-        *row = (calib_row){p, r->patterns[p].cls, w[p], o.flow_s, o.time_s, o.x0, o.y0, o.w, o.h,
-                           o.flows_out};
-        flit_phase_free(&o);
+        *row = (calib_row){.pattern = p, .cls = r->patterns[p].cls, .weight_s = w[p]};
+        rc = flit_pattern_run(r, p, &o, &why);
+        if (rc == WT_EINPUT) { /* this pattern cannot run at flit level: the others still measure */
+            snprintf(row->skipped, sizeof row->skipped, "%.199s", why.msg);
+            rc = WT_OK;
+        } else if (rc != WT_OK) {
+            *e = why;
+            break;
+        } else {
+            row->flow_s = o.flow_s, row->flit_s = o.time_s, row->flows_out = o.flows_out;
+            row->x0 = o.x0, row->y0 = o.y0, row->w = o.w, row->h = o.h;
+            flit_phase_free(&o);
+        }
         if (row->flow_s > 0) {
             out->weight_s[row->cls] += row->weight_s;
             sum[row->cls] += row->weight_s * row->flit_s / row->flow_s;

@@ -21,6 +21,8 @@ typedef struct calib_row {
     double flow_s, flit_s;  /* its run: the flow level's bound and the flit level's time */
     int x0, y0, w, h;       /* the window it ran on */
     long long flows_out;    /* flows left out of it */
+    char skipped[200];      /* why the flit level could not run it (no flow inside its window, a
+                               failed unit there), "" when it ran; a skipped pattern weighs nothing */
 } calib_row;
 
 typedef struct calib_fit {
@@ -31,8 +33,8 @@ typedef struct calib_fit {
 } calib_fit;
 
 /* Measures r's patterns into out, calling progress(ud, done, total) after
- * each when not NULL. The flit level's errors (a failed unit in the
- * window, a balanced pass on one VC); WT_EINTERNAL out of memory. */
+ * each when not NULL. A pattern the flit level refuses is a row with its
+ * reason (skipped); WT_EINTERNAL out of memory. */
 int calib_fit_run(const sim_result *r, calib_fit *out, void (*progress)(void *ud, int done, int total), void *ud,
                   wt_err *e);
 void calib_fit_free(calib_fit *f);

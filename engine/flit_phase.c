@@ -118,17 +118,26 @@ static flit_packet *fp_packets(const route_flow *f, size_t n, route_mode mode, d
     return p;
 }
 
-int flit_window_rates(const wafer *wf, int x0, int y0, int w, int h, double *bw, double *rate)
+int flit_window_rates(const wafer *wf, int x0, int y0, int w, int h, double *bw, double *rate, double *top)
 {
+    *top = 0;
+    for (int pass = 0; pass < 2; pass++) /* the fastest link, then each one's rate */
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int d = 0; d < WAFER_NDIR; d++) {
+                    size_t l = ((size_t)y * (size_t)w + (size_t)x) * WAFER_NDIR + (size_t)d;
+                    int nx = x + (d == WAFER_E) - (d == WAFER_W), ny = y + (d == WAFER_S) - (d == WAFER_N);
+                    int inside = nx >= 0 && ny >= 0 && nx < w && ny < h;
+                    /* a link out of the window carries nothing: the on-wafer rate */
+                    bw[l] = inside ? wafer_link_bw(wf, wafer_unit(wf, x0 + x, y0 + y), d) : wf->link_bw;
+                    if (pass == 0)
+                        *top = bw[l] > *top ? bw[l] : *top;
+                    else
+                        rate[l] = bw[l] / *top;
+                }
     int slow = 0;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int d = 0; d < WAFER_NDIR; d++) {
-                size_t l = ((size_t)y * (size_t)w + (size_t)x) * WAFER_NDIR + (size_t)d;
-                bw[l] = wafer_link_bw(wf, wafer_unit(wf, x0 + x, y0 + y), d);
-                rate[l] = bw[l] < wf->link_bw ? bw[l] / wf->link_bw : 1;
-                slow |= rate[l] < 1;
-            }
+    for (size_t l = 0; l < (size_t)w * (size_t)h * WAFER_NDIR; l++)
+        slow |= rate[l] < 1;
     return slow;
 }
 
@@ -217,7 +226,9 @@ static int fp_run(const sim_result *r, const sim_term *terms, int n, const char 
     double scaled = 0;
     if (!load || !busy || !area || !bw || !rate || !o->bytes || !o->util || !o->buffer_mean || !o->buffer_peak)
         rc = wt_oom(e, "flit level");
-    const double *slow = rc == WT_OK && flit_window_rates(r->wf, o->x0, o->y0, o->w, o->h, bw, rate) ? rate : NULL;
+    double top = r->wf->link_bw;
+    const double *slow =
+        rc == WT_OK && flit_window_rates(r->wf, o->x0, o->y0, o->w, o->h, bw, rate, &top) ? rate : NULL;
     for (int t = 0; rc == WT_OK && t < n; t++) {
         const sim_pattern *pat = &r->patterns[terms[t].pattern];
         route_flow *f = NULL;
@@ -234,7 +245,7 @@ static int fp_run(const sim_result *r, const sim_term *terms, int n, const char 
         rc = wt_fail(e, "--net flit: %s moves no bytes between units of the window %d,%d %dx%d", what, o->x0,
                      o->y0, o->w, o->h);
     if (rc == WT_OK) {
-        o->cycle_s = r->wf->flit_bytes / r->wf->link_bw;
+        o->cycle_s = r->wf->flit_bytes / top;
         o->time_s = scaled * o->cycle_s;
         for (size_t l = 0; l < nl; l++) {
             o->util[l] = busy[l] / scaled;

@@ -11,8 +11,9 @@
  * flits (flit_phase_opts; FLIT_PHASE_LINK_FLITS by default; a flow keeps at least one; the
  * simulation's time grows with it, its error shrinks), in packets of
  * FLIT_PHASE_PACKET flits, and its cycles are scaled back: a link moves one
- * flit of flit_bytes a cycle at the wafer's link bandwidth, a slower link
- * (between wafers) a flit every link_bw / its bandwidth cycles. A balanced
+ * flit of flit_bytes a cycle at the window's fastest link's bandwidth, a
+ * slower one (between wafers, or on them when the edges are faster) a flit
+ * every fastest / its bandwidth cycles. A balanced
  * pass sends half of each flow X first and half Y first, as the flow level
  * does.
  */
@@ -30,7 +31,7 @@ typedef struct flit_phase_out {
     long long flows;         /* flows run */
     long long flows_out;     /* flows left out: they start or end outside the window */
     double scale;            /* the largest pass's bytes per byte simulated (>= 1) */
-    double cycle_s;          /* one cycle: flit_bytes / link bandwidth */
+    double cycle_s;          /* one cycle: flit_bytes / the window's fastest link's bandwidth */
     long long cycles;        /* cycles run, over the passes */
     double time_s;           /* the passes' cycles scaled back: the phase's traffic at flit level */
     double flow_s;           /* the same flows timed by each pass's busiest link (the flow level's bound) */
@@ -54,11 +55,11 @@ typedef struct flit_phase_opts {
 } flit_phase_opts;
 
 /* The links of the w x h window of wf from x0,y0 (its link slots, as
- * flit_run numbers a w x h mesh's): each one's bandwidth into bw[], and
- * the flits it moves a cycle into rate[] (bandwidth / link_bw, at most 1:
- * a cycle is a flit on the on-wafer links); returns 1 when some rate is
- * below 1. */
-int flit_window_rates(const wafer *wf, int x0, int y0, int w, int h, double *bw, double *rate);
+ * flit_run numbers a w x h mesh's): each one's bandwidth into bw[], the
+ * fastest's into *top, and the flits each moves a cycle into rate[]
+ * (bandwidth / *top: a cycle is a flit on the fastest link); returns 1 when
+ * some rate is below 1. */
+int flit_window_rates(const wafer *wf, int x0, int y0, int w, int h, double *bw, double *rate, double *top);
 
 /* Runs phase `phase` of r (a whole evaluation) into out, as o says (NULL:
  * the defaults). WT_EINPUT with one line: a window corner whose window

@@ -98,6 +98,27 @@ static const char *layout_bound(const layout_range *r, double v, char *buf, size
     return buf;
 }
 
+/* Reads text s as the number of row r into its layout_in field, within
+ * r's range; else 0 with why[n] ("must be from 1 MB/s to 1 PB/s"). */
+static int layout_parse(const layout_range *r, const char *s, layout_in *in, char *why, size_t n)
+{
+    double x;
+    if (r->plain && qty_number(s, &x) != 0) {
+        snprintf(why, n, "expected a plain number such as 0.8");
+        return 0;
+    }
+    if (!r->plain && qty_parse(s, r->kind, &x, why, n) != 0)
+        return 0;
+    if (!(isfinite(x) && x >= r->min && x <= r->max)) {
+        char lo[48], hi[48];
+        snprintf(why, n, "must be from %s to %s", layout_bound(r, r->min, lo, sizeof lo),
+                 layout_bound(r, r->max, hi, sizeof hi));
+        return 0;
+    }
+    *(double *)((char *)in + r->field) = x;
+    return 1;
+}
+
 /* Reads the number of row r at v into its layout_in field, within r's range. */
 static int layout_value(ydoc *d, yaml_node_t *v, const layout_range *r, layout_in *in, wt_err *e)
 {
@@ -105,19 +126,41 @@ static int layout_value(ydoc *d, yaml_node_t *v, const layout_range *r, layout_i
     int rc = layout_text(d, v, r->key, &s, e);
     if (rc)
         return rc;
-    double x;
     char why[200];
-    if (r->plain && qty_number(s, &x) != 0)
-        return ydoc_fail(d, v, e, "%s: expected a plain number such as 0.8", r->key);
-    if (!r->plain && qty_parse(s, r->kind, &x, why, sizeof why) != 0)
-        return ydoc_fail(d, v, e, "%s: %s", r->key, why);
-    if (!(isfinite(x) && x >= r->min && x <= r->max)) {
-        char lo[48], hi[48];
-        return ydoc_fail(d, v, e, "%s: must be from %s to %s", r->key, layout_bound(r, r->min, lo, sizeof lo),
-                         layout_bound(r, r->max, hi, sizeof hi));
+    return layout_parse(r, s, in, why, sizeof why) ? WT_OK : ydoc_fail(d, v, e, "%s: %s", r->key, why);
+}
+
+int layout_field_known(const char *key)
+{
+    for (size_t i = 0; i < sizeof layout_ranges / sizeof layout_ranges[0]; i++)
+        if (!strcmp(layout_ranges[i].key, key))
+            return 1;
+    return 0;
+}
+
+/* Applies override "key=value" (a key of layout_ranges) to in; errors
+ * start with who and the override. */
+static int layout_override(const char *who, const char *set, layout_in *in, wt_err *e)
+{
+    const char *eq = strchr(set, '=');
+    size_t len = eq ? (size_t)(eq - set) : strlen(set);
+    for (size_t i = 0; i < sizeof layout_ranges / sizeof layout_ranges[0]; i++) {
+        const layout_range *r = &layout_ranges[i];
+        if (strlen(r->key) != len || strncmp(r->key, set, len) != 0)
+            continue;
+        char why[200];
+        if (!eq)
+            return wt_fail(e, "%s %s: expected %s=VALUE", who, set, r->key);
+        if (!layout_parse(r, eq + 1, in, why, sizeof why))
+            return wt_fail(e, "%s %s: %s", who, set, why);
+        in->has_iw_bw |= i == LR_IW_BW;
+        in->has_iw_lat |= i == LR_IW_LAT;
+        return WT_OK;
     }
-    *(double *)((char *)in + r->field) = x;
-    return WT_OK;
+    char keys[600] = "";
+    for (size_t i = 0; i < sizeof layout_ranges / sizeof layout_ranges[0]; i++)
+        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", i ? ", " : "", layout_ranges[i].key);
+    return wt_fail(e, "%s %s: no layout field '%.*s' (one of %s)", who, set, (int)len, set, keys);
 }
 
 /* Reads a whole number of at most 9 digits with an optional '-' at *p,
@@ -549,6 +592,13 @@ static int layout_build(ydoc *d, const layout_in *in, wafer *out, wt_err *e)
 
 int layout_load(const char *path, wafer *out, wt_err *e)
 {
+    return layout_load_with(path, NULL, out, e);
+}
+
+int layout_load_with(const char *path, const layout_opts *o, wafer *out, wt_err *e)
+{
+    const layout_opts none = {"", NULL, 0, 0};
+    o = o ? o : &none;
     memset(out, 0, sizeof *out);
     layout_in in;
     memset(&in, 0, sizeof in);
@@ -564,17 +614,16 @@ int layout_load(const char *path, wafer *out, wt_err *e)
     if (rc)
         return rc;
     rc = ydoc_map(&d, ydoc_root(&d), layout_keys, &in, e);
+    for (int i = 0; !rc && i < o->nset; i++)
+        rc = layout_override(o->who, o->set[i], &in, e);
     if (!rc)
         rc = layout_build(&d, &in, out, e);
     ydoc_free(&d);
-    if (rc)
+    if (rc || o->no_calib)
         return rc;
+    /* a path too long for its calibration file's name has none */
     char cpath[sizeof out->calib.path];
-    if (calib_path_of(path, cpath, sizeof cpath) != 0)
-        rc = wt_fail(e, "%s: the path of its calibration file is longer than %zu characters", path, sizeof cpath - 1);
-    else
-        rc = calib_load(cpath, out->name, &out->calib, e);
-    if (rc)
+    if (calib_path_of(path, cpath, sizeof cpath) == 0 && (rc = calib_load(cpath, out->name, &out->calib, e)))
         wafer_free(out);
     return rc;
 }

@@ -33,5 +33,22 @@
 /* Parses the layout file at path into out (initialised by this call; the
  * caller frees with wafer_free on success). */
 int layout_load(const char *path, wafer *out, wt_err *e);
+/* What a load may add: overrides "key=value" of the layout's numbers over
+ * the file's (unit.compute, unit.sram, link.bandwidth, interwafer.latency,
+ * store.bandwidth_in, ...: the keys the file nests, joined by a dot), in
+ * the same ranges, an override's error one line "WHO key=value: why"; and
+ * whether to leave the calibration file beside the layout unread (the
+ * factors all 1: what `calibrate` measures from). */
+typedef struct layout_opts {
+    const char *who;
+    const char *const *set;
+    int nset;
+    int no_calib;
+} layout_opts;
+
+/* layout_load as o says (NULL: as layout_load). */
+int layout_load_with(const char *path, const layout_opts *o, wafer *out, wt_err *e);
+/* 1 when key is a field layout_opts.set may override. */
+int layout_field_known(const char *key);
 
 #endif

@@ -40,7 +40,11 @@ int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_
     flit_mesh_ok(L, wf);
     /* a balanced flow is two: half its bytes X first, half Y first */
     int halves = mode == ROUTE_BALANCED ? 2 : 1;
-    double cycle_s = wf->flit_bytes / wf->link_bw, total = 0;
+    /* links slower than the fastest (between wafers) at their rates */
+    size_t nl = wafer_nlinks(wf), used = 0;
+    double *bw = lua_newuserdatauv(L, sizeof *bw * nl, 0), *rate = lua_newuserdatauv(L, sizeof *rate * nl, 0), top;
+    flit_run_opts ro = {NULL, flit_window_rates(wf, 0, 0, wf->w, wf->h, bw, rate, &top) ? rate : NULL};
+    double cycle_s = wf->flit_bytes / top, total = 0;
     for (int i = 0; i < n; i++)
         total += halves * ceil(flows[i].bytes / halves / wf->flit_bytes);
     if (total > ROUTE_FLIT_MAX) {
@@ -71,11 +75,7 @@ int wtlua_route_flit(lua_State *L, const wafer *wf, route_mode mode, int packet_
         }
     /* the links' figures move into memory Lua owns before anything below
      * can raise an error (the stats are freed first) */
-    size_t nl = wafer_nlinks(wf), used = 0;
     flit_link *links = lua_newuserdatauv(L, sizeof *links * nl, 0);
-    /* links slower than the on-wafer ones (between wafers) at their rates */
-    double *bw = lua_newuserdatauv(L, sizeof *bw * nl, 0), *rate = lua_newuserdatauv(L, sizeof *rate * nl, 0);
-    flit_run_opts ro = {NULL, flit_window_rates(wf, 0, 0, wf->w, wf->h, bw, rate) ? rate : NULL};
     flit_stats st;
     wt_err e;
     if (flit_run_with(wf->w, wf->h, &wf->router, p, np, 1LL << 40, &ro, &st, &e) != WT_OK)

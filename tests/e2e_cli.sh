@@ -3,15 +3,6 @@
 # usage: sh tests/e2e_cli.sh ./wafertop
 . tests/lib_e2e.sh
 
-# expect_bad1 PATTERN ARGS...: as expect_bad, and the error is exactly one
-# line with nothing on stdout
-expect_bad1() {
-    expect_bad "$@"
-    shift
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "stderr is not one line for: $*: $(cat "$tmp/err")"
-    [ ! -s "$tmp/out" ] || fail "stdout not empty for: $*"
-}
-
 expect_ok --version
 grep -q '^wafertop [0-9]' "$tmp/out" || fail "--version prints no version"
 expect_ok --help
@@ -130,6 +121,15 @@ grep -q 'flow level 1.35 ms (+16.[0-9] %), calibrated 1.57 ms ([+-]0.[0-9] %)' "
 printf 'layout: default\nfactors:\n  turns: 0.5\n' >"$tmp/cal/default.calib.yaml"
 expect_bad1 "^$tmp/cal/default.calib.yaml:3:10: factors: turns: expected a number from 1 to 100, found '0.5'$" \
     eval --layout "$tmp/cal/default.yaml"
+# calibrate replaces a broken or stale file (it does not read it to measure)
+printf 'layout: other\nfactors:\n  turns: 2\n' >"$tmp/cal/default.calib.yaml"
+expect_bad1 "layout: the calibration of layout 'other', not of 'default': run wafertop calibrate again$" \
+    eval --layout "$tmp/cal/default.yaml"
+expect_ok calibrate --layout "$tmp/cal/default.yaml"
+grep -q "^calibrate: the old file is replaced, its classes not kept: .*'other'" "$tmp/err" ||
+    fail "calibrate over a stale file: $(cat "$tmp/err")"
+expect_ok eval --layout "$tmp/cal/default.yaml"
+printf 'layout: default\nfactors:\n  turns: 0.5\n' >"$tmp/cal/default.calib.yaml"
 rm "$tmp/cal/default.calib.yaml" && mkdir "$tmp/cal/default.calib.yaml"
 expect_bad1 "^$tmp/cal/default.calib.yaml: not a regular file (a directory)" eval --layout "$tmp/cal/default.yaml"
 rmdir "$tmp/cal/default.calib.yaml" && ln -s "$tmp/nodir/x.yaml" "$tmp/cal/default.calib.yaml"

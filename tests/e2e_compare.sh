@@ -71,12 +71,6 @@ expect_ok compare DP8,TATP16 DP8,TP32 --format csv
 grep -qx ',memory.fits,false,false,,' "$tmp/out" || fail "compare CSV of two that do not fit: $(grep fits "$tmp/out")"
 
 # bad input: one line, exit 2, nothing on stdout
-expect_bad1() {
-    expect_bad "$@"
-    shift
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "stderr is not one line for: $*: $(cat "$tmp/err")"
-    [ ! -s "$tmp/out" ] || fail "stdout not empty for: $*"
-}
 expect_bad1 '^B (DP9,TP32): strategy DP9,TP32 needs 288 units' compare DP8,TATP16 DP9,TP32
 expect_bad1 "^A (DP8,TP32;placement=bogus): placement 'bogus' is not one of" compare 'DP8,TP32;placement=bogus' DP8
 expect_bad1 "^B (DP8;layout=wse2): unknown strategy option 'layout'" compare DP8 'DP8;layout=wse2'

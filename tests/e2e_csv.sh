@@ -95,7 +95,7 @@ PY
 # calibrate: a row per pattern it ran at flit level (on a copy of the
 # layout: the factors go beside it)
 cp layouts/wsc-6x9.yaml "$tmp/wsc.yaml"
-csv_ok calibrate kind,pass,routing,class,weight_s,flow_s,flit_s,ratio,x0,y0,w,h,flows_out 4 calibrate --layout "$tmp/wsc.yaml"
+csv_ok calibrate kind,pass,routing,class,weight_s,flow_s,flit_s,ratio,x0,y0,w,h,flows_out,skipped 4 calibrate --layout "$tmp/wsc.yaml"
 cells 3:kind=pp 3:pass=shift 3:class=shift 1:w=6 1:h=9 1:flows_out=0
 
 # search: the top 3 and the three baselines; the counts on stderr

@@ -106,7 +106,8 @@ while IFS= read -r line; do
     fi
     args=$(printf '%s' "$cmd" | sed "s/^wafertop *//; s|~/my-scripts|$tmp/my-scripts|g; \
         s|my-wafer.yaml|$tmp/my-wafer.yaml|; s|my-model.yaml|$tmp/my-model.yaml|; s|myscript.lua|$tmp/myscript.lua|; \
-        s|my_policy.lua|$tmp/my_policy.lua|; s|saved.yaml|$tmp/saved.yaml|; s|--out |--out $tmp/|")
+        s|my_policy.lua|$tmp/my_policy.lua|; s|saved.yaml|$tmp/saved.yaml|; s|--out |--out $tmp/|; \
+        s| sweep.csv | $tmp/sweep.csv |")
     eval "set -- ${args:-ui}"
     sub=$1
     case $sub in --*) sub=flag ;; esac

@@ -23,6 +23,14 @@ expect_bad() {
     grep -q -- "$pattern" "$tmp/err" || fail "stderr of '$*' lacks '$pattern': $(cat "$tmp/err")"
 }
 
+# expect_bad1 PATTERN ARGS...: expect_bad, the error one line and stdout empty
+expect_bad1() {
+    expect_bad "$@"
+    shift
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "stderr is not one line for: $*: $(cat "$tmp/err")"
+    [ ! -s "$tmp/out" ] || fail "stdout not empty for: $*"
+}
+
 # expect_bad_soon PATTERN ARGS...: expect_bad within 10 s (a regression that
 # hangs fails rather than stalls the suite; 124 is the timeout's exit)
 expect_bad_soon() {

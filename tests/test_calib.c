@@ -159,6 +159,18 @@ static void test_classes(void **state)
     wafer_free(&wf);
 }
 
+/* A layout's recommended strategy for the default model, resolved: what
+ * commands run on it without --strategy. */
+static void layout_strategy(const wafer *wf, model *m, strategy *s)
+{
+    wt_err e;
+    assert_int_equal(model_preset("gpt3-6.7b", m), WT_OK);
+    m->microbatch = wf->strategy_microbatch ? wf->strategy_microbatch : m->microbatch;
+    strategy_defaults(s);
+    assert_int_equal(strategy_spec(wf->strategy, s, &e), WT_OK);
+    assert_int_equal(strategy_resolve(s, m, wf, &e), WT_OK);
+}
+
 /* A factor of 2 on every class takes each model exactly as long as links
  * of half the bandwidth: the bandwidth part doubles, the latency does not. */
 static void test_factor_is_bandwidth(void **state)
@@ -191,6 +203,32 @@ static void test_factor_is_bandwidth(void **state)
             sim_free(&b);
             sim_ctx_free(cf);
             sim_ctx_free(cs);
+            wafer_free(&fast);
+            wafer_free(&slow);
+        }
+    /* and the stock layouts' own: weight streaming (the store's rate stays), wafers */
+    const char *stock[] = {"layouts/dojo-tile.yaml", "layouts/multiwafer-4x4.yaml"};
+    for (int k = 0; k < 2; k++)
+        for (int n = 0; n < 2; n++) {
+            wafer fast, slow;
+            wt_err e;
+            model m;
+            assert_int_equal(layout_load(stock[k], &fast, &e), WT_OK);
+            assert_int_equal(layout_load(stock[k], &slow, &e), WT_OK);
+            for (int c = 0; c < CALIB_NCLASS; c++)
+                fast.calib.factor[c] = 2;
+            slow.link_bw /= 2;
+            slow.iw_bw /= 2;
+            strategy s;
+            layout_strategy(&fast, &m, &s);
+            sim_result a, b;
+            assert_int_equal(sim_eval_net(&a, &fast, net_model_find(nets[n]), &m, &s, &e), WT_OK);
+            assert_int_equal(sim_eval_net(&b, &slow, net_model_find(nets[n]), &m, &s, &e), WT_OK);
+            if (fabs(a.step_time_s - b.step_time_s) > 1e-9 * b.step_time_s)
+                fail_msg("%s %s: step %.17g s with factor 2, %.17g s at half the bandwidth", nets[n], stock[k],
+                         a.step_time_s, b.step_time_s);
+            sim_free(&a);
+            sim_free(&b);
             wafer_free(&fast);
             wafer_free(&slow);
         }
@@ -271,12 +309,8 @@ static void test_stock_within_ten_percent(void **state)
         model m;
         assert_int_equal(layout_load(path, &wf, &e), WT_OK);
         assert_string_equal(wf.calib.path, ""); /* they come uncalibrated */
-        assert_int_equal(model_preset("gpt3-6.7b", &m), WT_OK);
-        m.microbatch = wf.strategy_microbatch ? wf.strategy_microbatch : m.microbatch;
         strategy s;
-        strategy_defaults(&s);
-        assert_int_equal(strategy_spec(wf.strategy, &s, &e), WT_OK);
-        assert_int_equal(strategy_resolve(&s, &m, &wf, &e), WT_OK);
+        layout_strategy(&wf, &m, &s);
         sim_result before, after;
         assert_int_equal(sim_eval(&before, &wf, &m, &s, &e), WT_OK);
         int edges = 0;

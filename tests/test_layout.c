@@ -817,9 +817,39 @@ static void test_usable_mask(void **state)
     }
 }
 
+/* Overrides over a file's numbers: the same ranges, derived values follow
+ * (an unset interwafer bandwidth is the new link bandwidth's), errors name
+ * the override. */
+static void test_overrides(void **state)
+{
+    (void)state;
+    wafer wf;
+    wt_err e;
+    const char *set[] = {"link.bandwidth=1TB/s", "unit.sram=220 MB", "unit.efficiency=0.5"};
+    assert_int_equal(layout_load_with("layouts/default.yaml", &(layout_opts){"--set", set, 3, 0}, &wf, &e), WT_OK);
+    assert_true(wf.link_bw == 1e12 && wf.sram_bytes == 220e6 && wf.efficiency == 0.5);
+    assert_true(wf.iw_bw == 1e12 * 16); /* one wafer of 16x16: its edge at the links' rate */
+    assert_true(wf.peak_flops == 362e12); /* the file's */
+    wafer_free(&wf);
+    const char *bad[] = {"link.bandwidth=1"};
+    assert_int_equal(layout_load_with("layouts/default.yaml", &(layout_opts){"--set", bad, 1, 0}, &wf, &e), WT_EINPUT);
+    assert_true(strstr(e.msg, "--set link.bandwidth=1: missing unit") == e.msg);
+    const char *range[] = {"unit.efficiency=2"};
+    assert_int_equal(layout_load_with("layouts/default.yaml", &(layout_opts){"--set", range, 1, 0}, &wf, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "--set unit.efficiency=2: must be from 0.01 to 1");
+    const char *unknown[] = {"link.speed=1TB/s"};
+    assert_int_equal(layout_load_with("layouts/default.yaml", &(layout_opts){"--set", unknown, 1, 0}, &wf, &e), WT_EINPUT);
+    assert_true(strstr(e.msg, "--set link.speed=1TB/s: no layout field 'link.speed' (one of unit.compute,") == e.msg);
+    const char *noval[] = {"unit.sram"};
+    assert_int_equal(layout_load_with("layouts/default.yaml", &(layout_opts){"--set", noval, 1, 0}, &wf, &e), WT_EINPUT);
+    assert_string_equal(e.msg, "--set unit.sram: expected unit.sram=VALUE");
+    assert_true(layout_field_known("store.bandwidth_in") && !layout_field_known("store") && !layout_field_known("seq"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_default),
         cmocka_unit_test(test_wse2),
         cmocka_unit_test(test_wse3),

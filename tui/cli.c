@@ -34,7 +34,7 @@ static const flag_spec flags[] = {
     {"format", 1, CLI_FORMAT, 0}, {"placement", 1, 0, 1},    {"collective", 1, 0, 1},
     {"routing", 1, 0, 1},        {"checkpoint", 1, 0, 1},   {"mem", 1, 0, 1},
     {"grad-compress", 1, 0, 1},  {"chunk", 1, 0, 1},        {"subgroup", 1, 0, 1},
-    {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},         {"net", 1, 0, 0},
+    {"tp-seqpar", 1, 0, 1},      {"fail", 1, 0, 0},         {"net", 1, 0, 0},          {"set", 1, 0, 0},
     {"window", 1, 0, 0},         {"exec", 1, 0, 1},
     {"phase", 1, CLI_PHASE, 0}, {"flit-window", 1, CLI_FLIT, 0}, {"lua-path", 1, FLAG_LUA, 0},
     {"unsafe-lua", 0, FLAG_LUA, 0}, {"lua-budget", 1, FLAG_LUA, 0}, {"lua-mem", 1, FLAG_LUA, 0},
@@ -121,6 +121,10 @@ static int apply_flag(cli_opts *o, const flag_spec *f, const char *value, wt_err
         if (o->nfail == (int)(sizeof o->fail / sizeof o->fail[0]))
             return wt_fail(e, "--fail: at most %d faults", o->nfail);
         o->fail[o->nfail++] = value;
+    } else if (!strcmp(n, "set")) {
+        if (o->nset == (int)(sizeof o->set / sizeof o->set[0]))
+            return wt_fail(e, "--set: at most %d layout fields", o->nset);
+        o->set[o->nset++] = value; /* checked when the layout is read */
     } else if (!strcmp(n, "net") && !strcmp(value, "flit")) {
         o->flit = 1; /* the evaluation keeps the default model; cli_parse checks the command takes it */
     } else if (!strcmp(n, "net")) {
@@ -346,7 +350,9 @@ int cli_load_hardware(const cli_opts *o, const char *root, wafer *wf, model *m, 
     char path[1024];
     if (datadir_resolve(root, "layouts", "layout", o->layout, path, sizeof path, &why) != WT_OK)
         return flag_error(e, "layout", &why);
-    int rc = layout_load(path, wf, e); /* its errors carry file:line:col */
+    /* the file's errors carry file:line:col, an override's its flag */
+    layout_opts lo = {"--set", o->set, o->nset, o->no_calib};
+    int rc = layout_load_with(path, &lo, wf, e);
     if (rc != WT_OK)
         return rc;
     /* Up front: a mesh too large for this machine failed part way, out of
@@ -500,6 +506,9 @@ const char *cli_scenario_help(char *buf, size_t n)
                  "                         (or 6b 13b 70b 175b 280b), or a YAML model (default: gpt3-6.7b)\n"
                  "  --seq N --batch N --microbatch N   override the model's sequence and batch\n"
                  "  --fail x,y[,DIR]       fail a unit, or its link towards DIR (N E S W); repeatable\n"
+                 "  --set KEY=VALUE        a layout number over the file's: unit.compute, unit.sram,\n"
+                 "                         link.bandwidth, interwafer.bandwidth, store.bandwidth_in, ...\n"
+                 "                         (the file's keys joined by a dot); repeatable\n"
                  "  --window TIME          a link's busiest utilisation (peak_util, hot links) is over\n"
                  "                         windows this long (default: 100us; longer than the step: the step)\n"
                  "  --strategy S           DP8,TATP16 | \"dp8 tatp16\" | (8,1,1,1,16) | TATP4x8 | lua:NAME\n"

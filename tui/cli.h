@@ -52,6 +52,10 @@ typedef struct cli_opts {
     /* snapshot: --out FILE, --view NAME (enum view_mode) */
     const char *out;
     int view;
+    /* --set KEY=VALUE, repeatable: layout numbers over the file's (layout_opts) */
+    const char *set[16];
+    int nset;
+    int no_calib;           /* set by a command, not a flag: the layout's calibration file left unread */
     /* --fail x,y[,DIR], repeatable: faults on top of the layout's */
     const char *fail[64];
     int nfail;

@@ -18,6 +18,8 @@ int cmd_exit(int rc, const wt_err *e);
 
 int cmd_calibrate(int argc, char **argv, const char *root);
 int cmd_compare(int argc, char **argv, const char *root);
+int cmd_sweep(int argc, char **argv, const char *root);
+int cmd_plot(int argc, char **argv, const char *root);
 int cmd_tune(int argc, char **argv, const char *root);
 int cmd_ui(int argc, char **argv, const char *root);
 

@@ -18,6 +18,7 @@
 #include "coll.h"
 #include "datadir.h"
 #include "strategy.h"
+#include "out.h"
 #include "ydoc.h"
 
 typedef struct calib_file {
@@ -25,6 +26,14 @@ typedef struct calib_file {
     const calib_fit *fit;
     const double *factor; /* what the file holds after this run */
 } calib_file;
+
+/* s in a comment line: a control character (a newline would end the
+ * comment) as '?'. */
+static void put_comment_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
 
 static int put_calib(FILE *f, void *ud, wt_err *e)
 {
@@ -34,12 +43,12 @@ static int put_calib(FILE *f, void *ud, wt_err *e)
     strategy_format(&c->r->s, s, sizeof s);
     const strategy *st = &c->r->s;
     fprintf(f, "# Written by wafertop calibrate: per pattern class, how much longer the flit\n"
-               "# level takes than the busiest link's bound, measured on %s with\n"
-               "# %s (placement %s, collective %s, routing %s).\n"
+               "# level takes than the busiest link's bound, measured on ");
+    put_comment_text(f, c->r->m.name);
+    fprintf(f, " with\n# %s (placement %s, collective %s, routing %s).\n"
                "# Every command that loads the layout multiplies its patterns' bandwidth time\n"
                "# by these. Classes measured now:",
-            c->r->m.name, s, place_kind_name(st->placement), coll_algo_name(st->collective),
-            route_mode_name(st->routing));
+            s, place_kind_name(st->placement), coll_algo_name(st->collective), route_mode_name(st->routing));
     for (int k = 0; k < CALIB_NCLASS; k++)
         if (c->fit->weight_s[k] > 0)
             fprintf(f, " %s", calib_class_name(k));
@@ -53,14 +62,16 @@ static int put_calib(FILE *f, void *ud, wt_err *e)
 
 static void put_rows(FILE *f, const sim_result *r, const calib_fit *fit)
 {
-    fprintf(f, "kind,pass,routing,class,weight_s,flow_s,flit_s,ratio,x0,y0,w,h,flows_out\n");
+    fprintf(f, "kind,pass,routing,class,weight_s,flow_s,flit_s,ratio,x0,y0,w,h,flows_out,skipped\n");
     for (int i = 0; i < fit->nrows; i++) {
         const calib_row *row = &fit->rows[i];
         const sim_pattern *p = &r->patterns[row->pattern];
-        fprintf(f, "%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d,%d,%d,%d,%lld\n", coll_kind_name(p->kind),
+        fprintf(f, "%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d,%d,%d,%d,%lld,", coll_kind_name(p->kind),
                 coll_pass_name(p->pass), route_mode_name(p->mode), calib_class_name(row->cls), row->weight_s,
                 row->flow_s, row->flit_s, row->flow_s > 0 ? row->flit_s / row->flow_s : 0, row->x0, row->y0, row->w,
                 row->h, row->flows_out);
+        out_csv_text(f, row->skipped);
+        fputc('\n', f);
     }
 }
 
@@ -101,8 +112,13 @@ int cmd_calibrate(int argc, char **argv, const char *root)
     strategy s;
     sim_result r;
     int loaded = 0, evaluated = 0;
+    o.no_calib = 1; /* measured from the flow level alone; a stale or broken file is rewritten */
     if (rc == WT_OK && (rc = cli_load(&o, root, &L, &wf, &m, &s, &e)) == WT_OK)
         loaded = 1;
+    calib old;
+    calib_default(&old);
+    if (rc == WT_OK && calib_load(path, wf.name, &old, &why) != WT_OK)
+        fprintf(stderr, "calibrate: the old file is replaced, its classes not kept: %s\n", why.msg);
     if (rc == WT_OK && (rc = sim_eval_net(&r, &wf, o.net, &m, &s, &e)) == WT_OK)
         evaluated = 1;
     calib_fit fit = {0};
@@ -110,9 +126,14 @@ int cmd_calibrate(int argc, char **argv, const char *root)
         rc = calib_fit_run(&r, &fit, isatty(2) ? progress_draw : NULL, NULL, &e);
     if (rc == WT_OK && fit.nrows == 0)
         rc = wt_fail(&e, "calibrate: the step moves no bytes over the mesh: nothing to measure");
+    int measured = 0;
+    for (int k = 0; rc == WT_OK && k < CALIB_NCLASS; k++)
+        measured |= fit.weight_s[k] > 0;
+    if (rc == WT_OK && !measured)
+        rc = wt_fail(&e, "calibrate: no pattern of the step runs at flit level (the first: %s)", fit.rows[0].skipped);
     double factor[CALIB_NCLASS];
     for (int k = 0; rc == WT_OK && k < CALIB_NCLASS; k++)
-        factor[k] = fit.weight_s[k] > 0 ? fit.factor[k] : wf.calib.factor[k];
+        factor[k] = fit.weight_s[k] > 0 ? fit.factor[k] : old.factor[k];
     calib_file cf = {&r, &fit, factor};
     if (rc == WT_OK)
         rc = atomic_write(path, "calibrate", put_calib, &cf, &e);

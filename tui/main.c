@@ -399,6 +399,8 @@ static const command commands[] = {
     {"tune", "tune [options]            run steps with a policy acting between them", cmd_tune},
     {"calibrate", "calibrate [options]       the flow model's factors from the flit level, beside the layout",
      cmd_calibrate},
+    {"sweep", "sweep FILE.yaml [--out F]  every point of a design space: one table, resumable", cmd_sweep},
+    {"plot", "plot TABLE --x C --y C      a sweep's table as lines (SVG, PNG or text)", cmd_plot},
     {"snapshot", "snapshot --out FILE.png  the heatmap as a picture (PNG or SVG)", run_snapshot},
     {"run", "run SCRIPT.lua [args]     run a Lua script with the wafertop module", run_script},
     {"cmd", "cmd NAME [args] [options] run a Lua command on a scenario (cmd --help lists them)", run_cmd},

@@ -192,6 +192,10 @@ int ui_compare_cmd(ui *u, int argc, char **argv, wt_err *e)
 void ui_compare_key(ui *u, int key)
 {
     (void)key;
+    if (u->flit.shown) {
+        ui_status(u, 0, "d: the flit level is shown (f closes it)");
+        return;
+    }
     if (!u->cmp) {
         ui_status(u, 0, "d: no comparison (:compare STRATEGY starts one)");
         return;

@@ -75,6 +75,8 @@ void view_draw_compare(canvas *c, view_state *v, const view_layout *l)
     for (int pass = 0; pass < 2; pass++) { /* the second on the scale of both */
         for (int i = 0; i < 2; i++) {
             take(&k->side[i], v);
+            if (k->one_result) /* its halves are two figures of the links */
+                k->side[i].mode = VIEW_LINKS;
             k->side[i].util_top = top;
             view_draw_mesh(c, &k->side[i], half[i]);
             top = fmax(top, k->side[i].util_max);

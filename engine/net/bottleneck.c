@@ -82,7 +82,7 @@ static double dp_overlap(const sim_result *r, const sim_ctx *c)
                 const sim_term *term = &r->phases[i].terms[t];
                 const sim_pattern *p = &r->patterns[term->pattern];
                 for (int k = 0; k < p->nnz; k++) {
-                    double busy = term->coef * p->load[k] * net_bw_inv(&c->bw, (size_t)p->link[k]);
+                    double busy = term->coef * p->calib * p->load[k] * net_bw_inv(&c->bw, (size_t)p->link[k]);
                     all = fmax(all, busy);
                     if (mark[p->link[k]])
                         shared = fmax(shared, busy);
