@@ -9,7 +9,7 @@
 sw=tests/fixtures/sweeps
 expect_ok sweep $sw/eval-64.yaml --out "$tmp/t.csv"
 [ "$(wc -l <"$tmp/t.csv")" -eq 65 ] || fail "sweep: $(wc -l <"$tmp/t.csv") lines, want a header and 64 rows"
-head -1 "$tmp/t.csv" | grep -qx 'point,link.bandwidth,unit.sram,seq,strategy,fits,step_time_s,tokens_per_s,mfu,mem_bytes,max_link_util,error' ||
+head -1 "$tmp/t.csv" | grep -qx 'point,link.bandwidth,unit.sram,seq,run_strategy,fits,step_time_s,tokens_per_s,mfu,mem_bytes,max_link_util,error' ||
     fail "sweep: header $(head -1 "$tmp/t.csv")"
 grep -q '^sweep: 64 of 64 points done (0 kept from .*t.csv), 0 of this run.s with an error' "$tmp/err" ||
     fail "sweep: the summary: $(cat "$tmp/err")"
@@ -30,7 +30,7 @@ for i in (0, 21, 37, 63):
     e = json.loads(out)
     assert abs(float(r["step_time_s"]) / e["step_time_s"] - 1) < 1e-8, (i, r["step_time_s"], e["step_time_s"])
     assert r["fits"] == ("true" if e["memory"]["fits"] else "false"), (i, r["fits"])
-    assert r["strategy"] == e["strategy"]["text"] and r["error"] == "", (i, r)
+    assert r["run_strategy"] == e["strategy"]["text"] and r["error"] == "", (i, r)
 PY
 
 # JSON: one document, the same rows
@@ -92,7 +92,7 @@ rc=$?
 [ $rc -eq 130 ] || fail "sweep after SIGINT: exit $rc (want 130): $(cat "$tmp/err")"
 grep -q '^sweep: interrupted: .*slow.csv keeps the [0-9]* points done; --resume runs the rest$' "$tmp/err" ||
     fail "SIGINT: $(cat "$tmp/err")"
-head -1 "$tmp/slow.csv" | grep -q '^point,seq,batch,strategy' || fail "SIGINT: no table kept"
+head -1 "$tmp/slow.csv" | grep -q '^point,seq,batch,run_strategy' || fail "SIGINT: no table kept"
 kept=$(($(wc -l <"$tmp/slow.csv") - 1))
 [ $kept -ge 1 ] && [ $kept -lt 44 ] || fail "SIGINT: $kept of 44 points kept"
 
@@ -115,6 +115,13 @@ PY
 expect_ok plot "$tmp/t.csv" --x link.bandwidth --y mfu --out "$tmp/p.png"
 python3 -c 'import struct, sys; d = open(sys.argv[1], "rb").read(24); assert d[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", d[16:24]) == (800, 500)' \
     "$tmp/p.png" || fail "plot --out .png"
+# spans narrower than the doubles' spacing end (a tick loop once never did)
+printf 'x,y,g\n1e20,1,a\n1.00000000000000016e20,2,a\n' >"$tmp/ulp.csv"
+timeout 20 "$bin" plot "$tmp/ulp.csv" --x x --y y --out "$tmp/ulp.svg" 2>"$tmp/err" || fail "plot of a tiny span: $(cat "$tmp/err")"
+awk 'BEGIN { print "x,y,g"; for (i = 0; i < 300; i++) printf "c%d,%d,a\n", i, i }' >"$tmp/cats.csv"
+expect_bad1 "^--x: more than 256 values that are not numbers$" plot "$tmp/cats.csv" --x x --y y
+printf 'x,y\n0,1\n1,2\n' >"$tmp/zero.csv"
+expect_bad1 "^--logx: '0' in row 1 is not above 0$" plot "$tmp/zero.csv" --x x --y y --logx
 expect_bad1 "^--y: no column 'tokens' (the table's: point, link.bandwidth," plot "$tmp/t.csv" --x seq --y tokens
 expect_bad1 "^--x: the column to plot is needed$" plot "$tmp/t.csv" --y mfu
 expect_bad1 "^--out: " plot "$tmp/t.csv" --x seq --y mfu --out p.txt
@@ -139,5 +146,18 @@ expect_bad1 "^sweep: which file" sweep
 expect_bad1 "nope.yaml: cannot open" sweep nope.yaml
 printf 'point,a\n' >"$tmp/other.csv"
 expect_bad1 "^--resume: .*other.csv holds another sweep's table" sweep $sw/eval-64.yaml --out "$tmp/other.csv" --resume
+expect_ok sweep $sw/search-4.yaml --out "$tmp/s4.json"
+expect_bad1 "^--resume: .*s4.json:2: point 0's axes are not this sweep's" sweep $sw/eval-64.yaml --out "$tmp/s4.json" --resume
+printf 'axes:\n  seq: [1024, 2048, 1024]\n' >"$tmp/bad5.yaml"
+expect_bad1 "^$tmp/bad5.yaml:2:21: axes: seq: '1024' twice$" sweep "$tmp/bad5.yaml"
+printf 'axes:\n  link.bandwidth: [1TB/s, "2TB/s\\nx"]\n' >"$tmp/bad6.yaml"
+expect_bad1 "^$tmp/bad6.yaml:2:27: axes: link.bandwidth: a value must not hold a control character$" sweep "$tmp/bad6.yaml"
+printf 'scenario: {seq: 2048, set: [unit.sram=1GB]}\naxes:\n  unit.sram: [2GB]\n' >"$tmp/bad7.yaml"
+expect_bad1 "^$tmp/bad7.yaml:3:3: axes: unit.sram: the scenario sets it too; give it in one place$" sweep "$tmp/bad7.yaml"
+# ranges: exact values, to included (negative too)
+printf 'axes:\n  seq: {from: 1000, to: 1010, step: 2.5}\n  link.latency: {from: -3ns, to: -1ns, step: 1ns}\n' >"$tmp/r.yaml"
+expect_ok sweep "$tmp/r.yaml" --out "$tmp/r.csv"
+[ "$(cut -d, -f2 "$tmp/r.csv" | sort -u | tr '\n' ' ')" = "1000 1002.5 1005 1007.5 1010 seq " ] || fail "range by step: $(cut -d, -f2 "$tmp/r.csv" | sort -u)"
+[ "$(cut -d, -f3 "$tmp/r.csv" | sort -u | tr '\n' ' ')" = "-1ns -2ns -3ns link.latency " ] || fail "a negative range"
 
 finish e2e_sweep

@@ -21,6 +21,8 @@
 
 #define PLOT_MAX_COLS 64
 #define PLOT_MAX_GROUPS 12
+#define PLOT_MAX_CATS 256
+#define PLOT_MAX_TICKS 64
 
 typedef struct table {
     int ncols;
@@ -95,10 +97,15 @@ static int table_read(const char *path, table *t, wt_err *e)
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         lineno++;
+        if (len == 0 && lineno > 1)
+            continue; /* a blank line */
         int n = csv_record(line, cells, PLOT_MAX_COLS);
-        if (n < 0 || (lineno > 1 && n != t->ncols)) {
+        if (n < 0 && lineno == 1)
+            rc = wt_fail(e, "%s:1: not a CSV header of at most %d columns", path, PLOT_MAX_COLS);
+        else if (n < 0 || (lineno > 1 && n != t->ncols))
             rc = wt_fail(e, "%s:%ld: not a row of the table's %d columns (plot reads the CSV sweep writes)", path,
                          lineno, t->ncols);
+        if (rc != WT_OK) {
             while (n > 0)
                 free(cells[--n]);
             break;
@@ -162,7 +169,7 @@ static int cell_number(const char *s, double *x)
 
 /* The points of one line. */
 typedef struct series {
-    char name[64];
+    const char *name;         /* the --by cell's text, borrowed from the table */
     int n;
     double *x, *y;   /* owned, by x */
 } series;
@@ -175,7 +182,7 @@ typedef struct plot {
     int xkind;                /* x holds quantities of quantity_kinds[xkind - 2] (ticks in its units), else 1 */
     int logx;                 /* x on a log scale (--logx) */
     int ncat;
-    const char *cat[256];     /* borrowed from the table */
+    const char *cat[PLOT_MAX_CATS]; /* borrowed from the table */
     const char *xname, *yname, *byname;
 } plot;
 
@@ -210,7 +217,9 @@ static int plot_build(const table *t, int xc, int yc, int bc, const where *w, pl
         double x;
         const char *xs = t->cell[r * t->ncols + xc];
         int k = *xs ? cell_number(xs, &x) : -1;
-        if (k == 0 || (k > 0 && x <= 0 && p->logx))
+        if (k > 0 && x <= 0 && p->logx)
+            return wt_fail(e, "--logx: '%s' in row %ld is not above 0", xs, r + 1);
+        if (k == 0)
             p->xcat = 1;
         if (k > 0)
             p->xkind = p->xkind < 0 || p->xkind == k ? k : 1; /* mixed kinds: plain numbers */
@@ -239,7 +248,11 @@ static int plot_build(const table *t, int xc, int yc, int bc, const where *w, pl
             int k = 0;
             while (k < p->ncat && strcmp(p->cat[k], xs))
                 k++;
-            if (k == p->ncat && p->ncat < 256)
+            if (k == p->ncat && p->ncat == PLOT_MAX_CATS) {
+                rc = wt_fail(e, "--x: more than %d values that are not numbers", PLOT_MAX_CATS);
+                break;
+            }
+            if (k == p->ncat)
                 p->cat[p->ncat++] = xs;
             x = k;
         } else if (!cell_number(xs, &x)) {
@@ -253,7 +266,7 @@ static int plot_build(const table *t, int xc, int yc, int bc, const where *w, pl
                 rc = wt_fail(e, "--by: more than %d groups", PLOT_MAX_GROUPS);
                 break;
             }
-            snprintf(p->s[p->nseries++].name, sizeof p->s[0].name, "%s", g);
+            p->s[p->nseries++].name = g;
         }
         grp[r] = k;
         pts[2 * r] = x, pts[2 * r + 1] = y;
@@ -352,8 +365,10 @@ static void draw_picture(picture *pic, const plot *p, const theme *th)
     pic_text(pic, L, 12, 2, text, title);
 #define PX(v) (L + (int)lround(((v) - p->x0) / (p->x1 - p->x0) * pw))
 #define PY(v) (T + ph - (int)lround(((v) - p->y0) / (p->y1 - p->y0) * ph))
-    double ys = tick_step(p->y0, p->y1);
-    for (double v = ceil(p->y0 / ys) * ys; v <= p->y1 + 1e-9 * ys; v += ys) {
+    /* ticks by index: a step below the doubles' spacing would not move v */
+    double ys = tick_step(p->y0, p->y1), yt = ceil(p->y0 / ys);
+    for (int i = 0; i < PLOT_MAX_TICKS && (yt + i) * ys <= p->y1 + 1e-9 * ys; i++) {
+        double v = (yt + i) * ys;
         pic_line(pic, L, PY(v), L + pw, PY(v), grid);
         tick_label(v, buf, sizeof buf);
         pic_text(pic, L - 8 - pic_text_width(buf, 1), PY(v) - 4, 1, text, buf);
@@ -366,7 +381,9 @@ static void draw_picture(picture *pic, const plot *p, const theme *th)
         x_label(p, v, buf, sizeof buf);
         pic_text(pic, PX(v) - pic_text_width(buf, 1) / 2, T + ph + 8, 1, text, buf);
     }
-    for (double v = ceil(p->x0 / xs) * xs; !p->logx && v <= p->x1 + 1e-9 * xs; v += xs) {
+    double xt = ceil(p->x0 / xs);
+    for (int i = 0; !p->logx && i < PLOT_MAX_TICKS && (xt + i) * xs <= p->x1 + 1e-9 * xs; i++) {
+        double v = (xt + i) * xs;
         pic_line(pic, PX(v), T + ph, PX(v), T + ph + 4, text);
         x_label(p, v, buf, sizeof buf);
         pic_text(pic, PX(v) - pic_text_width(buf, 1) / 2, T + ph + 8, 1, text, buf);
@@ -387,7 +404,7 @@ static void draw_picture(picture *pic, const plot *p, const theme *th)
         if (p->byname) {
             int ly = T + 10 + 16 * k;
             pic_rect(pic, L + pw + 16, ly, 12, 8, c);
-            snprintf(buf, sizeof buf, "%s", s->name);
+            snprintf(buf, sizeof buf, "%.24s", s->name); /* the legend's room */
             pic_text(pic, L + pw + 34, ly, 1, text, buf);
         }
     }
@@ -409,8 +426,11 @@ static void draw_text(FILE *f, const plot *p)
     }
     for (int k = 0; k < p->nseries; k++)
         for (int i = 0; i < p->s[k].n; i++) {
-            int cx = (int)lround((x_pos(p, p->s[k].x[2 * i]) - p->x0) / (p->x1 - p->x0) * (W - 1));
-            int cy = H - 1 - (int)lround((p->s[k].x[2 * i + 1] - p->y0) / (p->y1 - p->y0) * (H - 1));
+            double fx = (x_pos(p, p->s[k].x[2 * i]) - p->x0) / (p->x1 - p->x0);
+            double fy = (p->s[k].x[2 * i + 1] - p->y0) / (p->y1 - p->y0);
+            if (!(fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1)) /* a span too wide for doubles */
+                continue;
+            int cx = (int)lround(fx * (W - 1)), cy = H - 1 - (int)lround(fy * (H - 1));
             grid[cy][cx] = marks[k % (int)(sizeof marks - 1)];
         }
     char hi[32], lo[32], a[32], b[32];

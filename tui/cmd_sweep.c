@@ -45,12 +45,14 @@ typedef struct sweep_run {
     pthread_mutex_t lock;  /* guards row[] */
 } sweep_run;
 
-static volatile sig_atomic_t sweep_stop;
+/* The signal that stopped the sweep, or 0: set by the handler (a lock-free
+ * atomic store is async-signal-safe), read by the workers and the search
+ * each runs (search_opts.stop). */
+static atomic_int sweep_stop;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    sweep_stop = 1;
+    atomic_store(&sweep_stop, sig);
 }
 
 static double now_s(void)
@@ -78,6 +80,7 @@ static void run_scenario(const sweep *s, const cli_opts *o, const char *root, po
         so.jobs = 1; /* the points share the cores */
         so.baselines = 0;
         so.top_k = 1;
+        so.stop = &sweep_stop;
         if (rc == WT_OK && (rc = cli_load_hardware(o, root, &wf, &m, &e)) == WT_OK) {
             loaded = 1;
             if ((rc = search_run(&wf, &m, &so, &res, &e)) == WT_OK) {
@@ -113,11 +116,37 @@ static void run_scenario(const sweep *s, const cli_opts *o, const char *root, po
         wafer_free(&wf);
 }
 
-static const char *const fig_names[] = {"strategy", "fits",          "step_time_s", "tokens_per_s",
-                                        "mfu",      "mem_bytes",     "max_link_util", "error"};
+/* run_strategy: the one the point ran, the search's best or the
+ * scenario's resolved (an axis may be named strategy) */
+static const char *const fig_names[] = {"run_strategy", "fits", "step_time_s",   "tokens_per_s",
+                                        "mfu",          "mem_bytes", "max_link_util", "error"};
 #define NFIGS (sizeof fig_names / sizeof fig_names[0])
 
-/* Point i's row, CSV or one line of JSON, into a new string. */
+/* Point i's first cells, its number and its axes' values, as its row
+ * starts (what --resume checks a kept row against); json: w's object left
+ * open. */
+static void put_point(FILE *m, json_writer *w, const sweep *s, long i, int json)
+{
+    if (json) {
+        json_init(w, m);
+        json_begin_object(w);
+        json_key(w, "point");
+        json_int(w, i);
+        for (int k = 0; k < s->naxes; k++) {
+            json_key(w, s->axes[k].key);
+            json_string(w, sweep_value(s, i, k));
+        }
+        return;
+    }
+    fprintf(m, "%ld", i);
+    for (int k = 0; k < s->naxes; k++) {
+        fputc(',', m);
+        out_csv_text(m, sweep_value(s, i, k));
+    }
+}
+
+/* Point i's row (f NULL: its first cells alone), CSV or one line of JSON,
+ * into a new string; NULL out of memory. */
 static char *row_text(const sweep *s, long i, const point_fig *f, int json)
 {
     char *buf = NULL;
@@ -125,18 +154,11 @@ static char *row_text(const sweep *s, long i, const point_fig *f, int json)
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return NULL;
-    double num[] = {f->step_s, f->tokens_s, f->mfu, f->mem_bytes, f->max_link_util};
-    if (json) {
-        json_writer w;
-        json_init(&w, m);
-        json_begin_object(&w);
-        json_key(&w, "point");
-        json_int(&w, i);
-        for (int k = 0; k < s->naxes; k++) {
-            json_key(&w, s->axes[k].key);
-            json_string(&w, sweep_value(s, i, k));
-        }
-        json_key(&w, "strategy");
+    json_writer w;
+    put_point(m, &w, s, i, json);
+    if (f && json) {
+        double num[] = {f->step_s, f->tokens_s, f->mfu, f->mem_bytes, f->max_link_util};
+        json_key(&w, fig_names[0]);
         f->ok ? json_string(&w, f->strategy) : json_null(&w);
         json_key(&w, "fits");
         f->ok ? json_bool(&w, f->fits) : json_null(&w);
@@ -147,12 +169,8 @@ static char *row_text(const sweep *s, long i, const point_fig *f, int json)
         json_key(&w, "error");
         f->error[0] ? json_string(&w, f->error) : json_null(&w);
         json_end_object(&w);
-    } else {
-        fprintf(m, "%ld", i);
-        for (int k = 0; k < s->naxes; k++) {
-            fputc(',', m);
-            out_csv_text(m, sweep_value(s, i, k));
-        }
+    } else if (f) {
+        double num[] = {f->step_s, f->tokens_s, f->mfu, f->mem_bytes, f->max_link_util};
         fputc(',', m);
         out_csv_text(m, f->ok ? f->strategy : "");
         fprintf(m, ",%s", f->ok ? (f->fits ? "true" : "false") : "");
@@ -186,7 +204,7 @@ static void *worker(void *arg)
     const sweep *s = w->s;
     for (;;) {
         long i = atomic_fetch_add(&w->next, 1);
-        if (i >= s->npoints || sweep_stop)
+        if (i >= s->npoints || atomic_load(&sweep_stop))
             return NULL;
         pthread_mutex_lock(&w->lock);
         int have = w->row[i] != NULL; /* kept from the file (--resume) */
@@ -206,6 +224,11 @@ static void *worker(void *arg)
             run_scenario(s, &o, w->root, &f);
         if (argc >= 0)
             sweep_argv_free(s, argv, argc);
+        if (atomic_load(&sweep_stop)) /* a search the signal stopped: --resume runs it again */
+            return NULL;
+        /* a row is a line: a message's own line breaks (a Lua traceback's) become spaces */
+        for (char *c = f.error; *c; c++)
+            *c = *c == '\n' || *c == '\r' || *c == '\t' ? ' ' : *c;
         char *text = row_text(s, i, &f, w->json);
         if (f.error[0])
             atomic_fetch_add(&w->failed, 1);
@@ -257,6 +280,7 @@ static int resume_rows(sweep_run *w, const char *out, wt_err *e)
     }
     csv_header(m, w->s);
     fclose(m);
+    head[hlen - 1] = '\0'; /* its newline */
     int rc = WT_OK;
     long lineno = 0;
     ssize_t n;
@@ -266,7 +290,7 @@ static int resume_rows(sweep_run *w, const char *out, wt_err *e)
         lineno++;
         long i = -1;
         const char *row = NULL;
-        if (lineno == 1 && !w->json && strncmp(line, head, hlen - 1) != 0)
+        if (lineno == 1 && !w->json && strcmp(line, head) != 0)
             rc = wt_fail(e, "--resume: %s holds another sweep's table (its header differs)", out);
         else if (lineno > 1 && !w->json && *line && sscanf(line, "%ld", &i) == 1)
             row = line;
@@ -274,13 +298,23 @@ static int resume_rows(sweep_run *w, const char *out, wt_err *e)
             row = line + 1;
         else if (w->json && sscanf(line, "{\"point\":%ld", &i) == 1)
             row = line;
-        if (rc == WT_OK && row) {
-            if (i < 0 || i >= w->s->npoints || w->row[i])
-                rc = wt_fail(e, "--resume: %s:%ld: point %ld is not one of this sweep's %ld", out, lineno, i,
-                             w->s->npoints);
-            else if (!(w->row[i] = strdup(row)))
-                rc = wt_oom(e, "resume");
-        }
+        if (rc != WT_OK || !row)
+            continue;
+        char *want = i >= 0 && i < w->s->npoints ? row_text(w->s, i, NULL, w->json) : NULL;
+        size_t wl = want ? strlen(want) : 0;
+        if (i < 0 || i >= w->s->npoints)
+            rc = wt_fail(e, "--resume: %s:%ld: point %ld is not one of this sweep's %ld", out, lineno, i,
+                         w->s->npoints);
+        else if (!want)
+            rc = wt_oom(e, "resume");
+        else if (strncmp(row, want, wl) != 0 || row[wl] != ',')
+            rc = wt_fail(e, "--resume: %s:%ld: point %ld's axes are not this sweep's (another sweep's table?)", out,
+                         lineno, i);
+        else if (w->row[i])
+            rc = wt_fail(e, "--resume: %s:%ld: point %ld twice", out, lineno, i);
+        else if (!(w->row[i] = strdup(row)))
+            rc = wt_oom(e, "resume");
+        free(want);
     }
     free(line);
     free(head);
@@ -360,12 +394,13 @@ int cmd_sweep(int argc, char **argv, const char *root)
     if (rc == WT_OK) {
         if (!jobs) {
             long cores = sysconf(_SC_NPROCESSORS_ONLN);
-            jobs = cores > 0 ? (int)cores : 1;
+            jobs = cores > 1024 ? 1024 : cores > 0 ? (int)cores : 1;
         }
         jobs = jobs > s.npoints - kept ? (int)(s.npoints - kept > 0 ? s.npoints - kept : 1) : jobs;
-        sweep_stop = 0;
+        atomic_store(&sweep_stop, 0);
         struct sigaction sa = {0}, old_int, old_term;
         sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends it at once */
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         pthread_t th[1024];
@@ -378,14 +413,14 @@ int cmd_sweep(int argc, char **argv, const char *root)
         double t0 = now_s(), last_write = t0;
         long written = 0, todo = s.npoints - kept;
         int tty = isatty(2) && !quiet;
-        while (rc == WT_OK && atomic_load(&w.done) < todo && !sweep_stop) {
+        while (rc == WT_OK && atomic_load(&w.done) < todo && !atomic_load(&sweep_stop)) {
             nanosleep(&(struct timespec){0, 50000000}, NULL);
             long d = atomic_load(&w.done);
             if (tty)
                 progress(d, s.npoints, now_s() - t0, todo);
             if (out && d > written && now_s() - last_write >= 1) {
                 if ((rc = atomic_write(out, "--out", put_table, &w, &e)) != WT_OK)
-                    sweep_stop = 1;
+                    atomic_store(&sweep_stop, SIGTERM);
                 written = d, last_write = now_s();
             }
         }
@@ -408,10 +443,11 @@ int cmd_sweep(int argc, char **argv, const char *root)
         if (rc == WT_OK && want > 0)
             fprintf(stderr, "bench sweep_%ld_%s %.2f s target<%g %s\n", s.npoints, s.search ? "search" : "eval",
                     took, want, took < want ? "pass" : "FAIL");
-        if (rc == WT_OK && sweep_stop) {
+        int sig = atomic_load(&sweep_stop);
+        if (rc == WT_OK && sig) {
             fprintf(stderr, "sweep: interrupted: %s keeps the %ld points done; --resume runs the rest\n",
                     out ? out : "stdout", kept + d);
-            rc = 130;
+            rc = 128 + sig;
         }
     }
     for (long i = 0; loaded && w.row && i < s.npoints; i++)
@@ -420,5 +456,5 @@ int cmd_sweep(int argc, char **argv, const char *root)
     pthread_mutex_destroy(&w.lock);
     if (loaded)
         sweep_free(&s);
-    return rc == 130 ? 130 : cmd_exit(rc, &e);
+    return rc > 128 ? rc : cmd_exit(rc, &e);
 }

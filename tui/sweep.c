@@ -34,8 +34,19 @@ static char *dup_text(const char *s)
     return p ? memcpy(p, s, n) : NULL;
 }
 
+/* 1 when s holds a control character (a table's row is one line). */
+static int has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
 static int add_base(ydoc *d, yaml_node_t *at, sweep *s, const char *word, wt_err *e)
 {
+    if (has_control(word))
+        return ydoc_fail(d, at, e, "scenario: a value must not hold a control character");
     if (s->nbase == SWEEP_MAX_BASE)
         return ydoc_fail(d, at, e, "scenario: at most %d words", SWEEP_MAX_BASE);
     if (!(s->base[s->nbase] = dup_text(word)))
@@ -121,6 +132,11 @@ static int on_scenario(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 
 static int add_value(ydoc *d, yaml_node_t *at, sweep_axis *a, const char *text, wt_err *e)
 {
+    if (has_control(text))
+        return ydoc_fail(d, at, e, "axes: %s: a value must not hold a control character", a->key);
+    for (int j = 0; j < a->nvalues; j++)
+        if (!strcmp(a->values[j], text))
+            return ydoc_fail(d, at, e, "axes: %s: '%s' twice", a->key, text);
     if (a->nvalues == SWEEP_MAX_VALUES)
         return ydoc_fail(d, at, e, "axes: %s: at most %d values", a->key, SWEEP_MAX_VALUES);
     char **grown = realloc(a->values, sizeof *grown * (size_t)(a->nvalues + 1));
@@ -182,15 +198,18 @@ static int range_values(ydoc *d, yaml_node_t *v, sweep_axis *a, wt_err *e)
     if (!(x0 > 0 || !mul) || x1 < x0 || (mul ? !(k > 1) : !(k > 0)))
         return ydoc_fail(d, v, e, "axes: %s: a range from %s up to %s by %s %s never ends or is empty", a->key,
                          from, to, how, by);
+    double slack = 1e-9 * (mul ? fabs(x1) : k); /* to is reached despite rounding */
     for (int i = 0;; i++) {
         double x = mul ? x0 * pow(k, i) : x0 + i * k;
-        if (x > x1 * (1 + 1e-12))
+        if (x > x1 + slack)
             break;
-        char text[96], num[32];
-        snprintf(text, sizeof text, "%s%s", qty_format_number(x, num, sizeof num), u0);
-        /* qty_format_number keeps 3 digits: a whole number is written whole */
-        if (x == floor(x) && x < 1e15)
-            snprintf(text, sizeof text, "%.0f%s", x, u0);
+        /* the shortest text that reads back as x: "1331", "100.5", "0.1" */
+        char num[40], text[96];
+        double back;
+        snprintf(num, sizeof num, "%.15g", x);
+        if (qty_number(num, &back) != 0 || back != x)
+            snprintf(num, sizeof num, "%.17g", x);
+        snprintf(text, sizeof text, "%s%s", num, u0);
         int rc = add_value(d, v, a, text, e);
         if (rc != WT_OK)
             return rc;
@@ -202,6 +221,11 @@ static int on_axis_pair(ydoc *d, yaml_node_t *k, const char *key, yaml_node_t *v
 {
     if (s->naxes == SWEEP_MAX_AXES)
         return ydoc_fail(d, k, e, "axes: at most %d", SWEEP_MAX_AXES);
+    size_t kl = strlen(key);
+    for (int j = 0; j + 1 < s->nbase; j += 2) /* the scenario's words go in pairs */
+        if ((s->base[j][0] == '-' && !strcmp(s->base[j] + 2, key)) ||
+            (!strcmp(s->base[j], "--set") && !strncmp(s->base[j + 1], key, kl) && s->base[j + 1][kl] == '='))
+            return ydoc_fail(d, k, e, "axes: %s: the scenario sets it too; give it in one place", key);
     sweep_axis *a = &s->axes[s->naxes++];
     snprintf(a->key, sizeof a->key, "%s", key);
     int rc = WT_OK;
