@@ -14,8 +14,9 @@ BUILD    ?= build
 BIN      ?= wafertop
 OPT      ?= -O2 -g
 EXTRA    ?=
-PKGS      = ncursesw yaml-0.1 lua5.4 cmocka libpng
-APT_PKGS  = gcc libc6-dev make libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev libpng-dev pkg-config tmux python3
+PKGS      = ncursesw yaml-0.1 lua5.4 cmocka libpng ompi-c
+APT_PKGS  = gcc libc6-dev make libncurses-dev libyaml-dev liblua5.4-dev libcmocka-dev libpng-dev pkg-config tmux python3 \
+	libopenmpi-dev openmpi-bin
 # What `make fuzz` needs besides: clang and its runtimes (libFuzzer's among them).
 FUZZ_PKGS = clang libclang-rt-dev
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -36,6 +37,9 @@ CURSES_CF = $(shell pkg-config --cflags ncursesw)
 CURSES_LD = $(shell pkg-config --libs ncursesw)
 PNG_CF    = $(shell pkg-config --cflags libpng)
 PNG_LD    = $(shell pkg-config --libs libpng)
+# OpenMPI, when there (`make deps` installs it): the sweep's ranks (tui/sweep_mpi.c)
+MPI_CF    = $(shell pkg-config --exists ompi-c 2>/dev/null && echo -DWT_MPI $$(pkg-config --cflags ompi-c))
+MPI_LD    = $(shell pkg-config --libs ompi-c 2>/dev/null)
 CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine -Iengine/net -Ilua $(YAML_CF) $(LUA_CF)
 LDLIBS_ALL = $(LUA_LD) $(YAML_LD) -lm -lpthread
 
@@ -92,12 +96,14 @@ $(TUI_LIB): $(filter-out $(MAIN_OBJ),$(TUI_OBJ))
 $(BUILD)/tui/term.o: CFLAGS_ALL += $(CURSES_CF)
 # Only the picture writer sees png.h (and the tests that decode its files).
 $(BUILD)/tui/pic_file.o: CFLAGS_ALL += $(PNG_CF)
+# Only the sweep's ranks see mpi.h.
+$(BUILD)/tui/sweep_mpi.o: CFLAGS_ALL += $(MPI_CF)
 
 $(BIN): $(MAIN_OBJ) $(LIBS)
-	$(CC) $(OPT) $(EXTRA) -o $@ $(MAIN_OBJ) $(LIBS) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA) -o $@ $(MAIN_OBJ) $(LIBS) $(CURSES_LD) $(PNG_LD) $(MPI_LD) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBS)
-	$(CC) $(OPT) $(EXTRA) -o $@ $< $(LIBS) $(CMOCKA_LD) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA) -o $@ $< $(LIBS) $(CMOCKA_LD) $(CURSES_LD) $(PNG_LD) $(MPI_LD) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -111,6 +117,7 @@ deps:
 	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
 	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v mpirun >/dev/null 2>&1 || missing="$$missing mpirun"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	command -v clang >/dev/null 2>&1 && \
 	    [ -e "$$(clang -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a" ] || fuzz="clang libFuzzer"; \
@@ -134,12 +141,12 @@ FUZZ_OBJ = $(BUILD)/tests/fuzz/harness.o
 
 $(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(FUZZ_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(EXTRA) -o $@ $(filter %.o,$^) $(LIBS) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA) -o $@ $(filter %.o,$^) $(LIBS) $(CURSES_LD) $(PNG_LD) $(MPI_LD) $(LDLIBS_ALL)
 
 # With libFuzzer (built by `make fuzz`, whose EXTRA instruments every object).
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(EXTRA) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(LIBS) $(CURSES_LD) $(PNG_LD) $(LDLIBS_ALL)
+	$(CC) $(OPT) $(EXTRA) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(LIBS) $(CURSES_LD) $(PNG_LD) $(MPI_LD) $(LDLIBS_ALL)
 
 # Every test binary, the end-to-end command tests against $(BIN), then every
 # fuzz target on its corpus (the log shown when one fails).
@@ -172,6 +179,7 @@ bench: deps
 	@for c in "link_util --group 12x12" units hot_links; do \
 	    WAFERTOP_BENCH=1 ./$(BIN) cmd $$c --layout wse2 >/dev/null || exit 1; done
 	WAFERTOP_BENCH=2 ./$(BIN) sweep tests/fixtures/sweeps/eval-64.yaml --quiet >/dev/null
+	sh tests/bench_mpi.sh ./$(BIN)
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(ENGINE_LIB)
 	$(CC) $(OPT) -o $@ $< $(ENGINE_LIB) $(LDLIBS_ALL)

@@ -83,7 +83,7 @@ fits() {
 }
 
 awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' README.md |
-    sed 's/   *wafertop /\n&/g' | sed 's/^ *//; s|^sh \.ci/bootstrap && ||' | grep -E '^(wafertop|make)( |$)' >"$tmp/lines"
+    sed 's/   *wafertop /\n&/g' | sed 's/^ *//; s|^sh \.ci/bootstrap && ||' | grep -E '^(wafertop|make|mpirun -n [0-9]+ wafertop)( |$)' >"$tmp/lines"
 [ "$(wc -l <"$tmp/lines")" -ge 40 ] || fail "README: only $(wc -l <"$tmp/lines") command lines found"
 while IFS= read -r line; do
     cmd=$(printf '%s' "$line" | sed 's/ *#.*//')
@@ -104,6 +104,9 @@ while IFS= read -r line; do
         fail "README: '$line' holds an unquoted shell operator"
         continue
     fi
+    # an MPI job's line runs under mpirun (as root too: CI is root)
+    ranks=$(printf '%s' "$cmd" | sed -n 's/^mpirun -n \([0-9]*\) wafertop .*/\1/p')
+    cmd=$(printf '%s' "$cmd" | sed 's/^mpirun -n [0-9]* //')
     args=$(printf '%s' "$cmd" | sed "s/^wafertop *//; s|~/my-scripts|$tmp/my-scripts|g; \
         s|my-wafer.yaml|$tmp/my-wafer.yaml|; s|my-model.yaml|$tmp/my-model.yaml|; s|myscript.lua|$tmp/myscript.lua|; \
         s|my_policy.lua|$tmp/my_policy.lua|; s|saved.yaml|$tmp/saved.yaml|; s|--out |--out $tmp/|; \
@@ -115,7 +118,13 @@ while IFS= read -r line; do
     if [ "$sub" = ui ]; then
         case " $args " in *" --bench-frames "* | *" --help "*) ;; *) set -- "$@" --bench-frames 1 ;; esac
     fi
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    if [ -n "$ranks" ]; then
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_component_disable_dlclose=1 \
+            LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan-openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0" \
+            mpirun --oversubscribe -x LSAN_OPTIONS -n "$ranks" "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    else
+        "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    fi
     rc=$?
     if [ $rc -ne "${want:-0}" ]; then
         fail "README: '$line' exits $rc, not ${want:-0}: $(head -c 300 "$tmp/err")"

@@ -59,6 +59,36 @@ expect_ok sweep $sw/eval-64.yaml --out "$tmp/r.json" --resume
 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r) == 64' "$tmp/r.json" ||
     fail "--resume of a JSON table"
 
+# under mpirun (OpenMPI; make deps installs it): the same table whatever the
+# number of ranks, rank 0 handing points out as ranks ask; --resume too.
+# Root may run it (CI does); OpenMPI's own allocations are not ours
+# (tests/lsan-openmpi.supp, for make test's ASan pass).
+command -v mpirun >/dev/null || fail "mpirun is needed (make deps installs openmpi-bin)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_component_disable_dlclose=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan-openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
+mpi() { mpirun --oversubscribe -x ASAN_OPTIONS -x LSAN_OPTIONS "$@"; }
+for n in 1 2 4; do
+    mpi -n $n "$bin" sweep $sw/eval-64.yaml --out "$tmp/m$n.csv" >"$tmp/out" 2>"$tmp/err" ||
+        fail "mpirun -n $n sweep: exit $?: $(tail -5 "$tmp/err")"
+    cmp -s "$tmp/m$n.csv" "$tmp/t.csv" || fail "mpirun -n $n sweep: another table than one process's"
+    [ "$(grep -c '^sweep: 64 of 64 points done' "$tmp/err")" -eq 1 ] || fail "mpirun -n $n: rank 0 alone reports: $(cat "$tmp/err")"
+done
+expect_ok sweep $sw/search-4.yaml --out "$tmp/s1.csv"
+mpi -n 3 "$bin" sweep $sw/search-4.yaml --out "$tmp/s3.csv" >"$tmp/out" 2>"$tmp/err" || fail "mpirun -n 3 searches: $(tail -5 "$tmp/err")"
+cmp -s "$tmp/s1.csv" "$tmp/s3.csv" || fail "mpirun -n 3 sweep of searches: another table"
+head -21 "$tmp/t.csv" >"$tmp/mr.csv"
+mpi -n 2 "$bin" sweep $sw/eval-64.yaml --out "$tmp/mr.csv" --resume >"$tmp/out" 2>"$tmp/err" || fail "mpirun --resume"
+grep -q '^sweep: 64 of 64 points done (20 kept from' "$tmp/err" && cmp -s "$tmp/mr.csv" "$tmp/t.csv" ||
+    fail "mpirun -n 2 --resume: $(cat "$tmp/err")"
+# errors: rank 0 alone says it, every rank ends (a table of another sweep: the others are released)
+mpi -n 2 "$bin" sweep "$tmp/nope.yaml" >"$tmp/out" 2>"$tmp/err" && fail "mpirun with a missing file: exit 0"
+[ "$(grep -c "nope.yaml: cannot open" "$tmp/err")" -eq 1 ] || fail "mpirun with a missing file: $(cat "$tmp/err")"
+printf 'point,a\n' >"$tmp/other-mpi.csv"
+mpi -n 3 "$bin" sweep $sw/eval-64.yaml --out "$tmp/other-mpi.csv" --resume >"$tmp/out" 2>"$tmp/err" &&
+    fail "mpirun --resume of another table: exit 0"
+[ "$(grep -c "holds another sweep's table" "$tmp/err")" -eq 1 ] || fail "mpirun --resume of another table: $(cat "$tmp/err")"
+
 # searches, an invalid point recorded with its reason; SIGINT keeps what is done
 expect_ok sweep $sw/search-4.yaml --out "$tmp/s.csv"
 python3 - "$tmp/s.csv" <<'PY' || fail "sweep of searches: $(cat "$tmp/s.csv")"

@@ -25,6 +25,7 @@
 #include "json.h"
 #include "out.h"
 #include "sweep.h"
+#include "sweep_mpi.h"
 
 /* A point's figures: the evaluation's, or the search's best. */
 typedef struct point_fig {
@@ -198,45 +199,93 @@ static void csv_header(FILE *f, const sweep *s)
     fputc('\n', f);
 }
 
+/* The next point no row holds yet, or -1 when none is left or the sweep
+ * stops. A kept row (--resume) is set before any point is taken, and a
+ * taken point's row only by its taker, so the look needs no lock. */
+static long take_point(sweep_run *w)
+{
+    for (;;) {
+        long i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->s->npoints || atomic_load(&sweep_stop))
+            return -1;
+        if (!w->row[i])
+            return i;
+    }
+}
+
+/* Point i run: its row, a new string; NULL when the sweep stopped meanwhile
+ * (--resume runs it again) or out of memory. *failed: it has an error. */
+static char *run_point(const sweep_run *w, long i, int *failed)
+{
+    const sweep *s = w->s;
+    point_fig f = {0};
+    char *argv[SWEEP_MAX_BASE + 2 * SWEEP_MAX_AXES];
+    int argc = sweep_argv(s, i, argv, (int)(sizeof argv / sizeof argv[0]));
+    cli_opts o;
+    wt_err e;
+    if (argc < 0)
+        snprintf(f.error, sizeof f.error, "out of memory");
+    else if (cli_parse(argc, argv, s->search ? CLI_SEARCH : 0, w->root, &o, &e) != WT_OK)
+        snprintf(f.error, sizeof f.error, "%.399s", e.msg);
+    else
+        run_scenario(s, &o, w->root, &f);
+    if (argc >= 0)
+        sweep_argv_free(s, argv, argc);
+    if (atomic_load(&sweep_stop)) /* a search the signal stopped */
+        return NULL;
+    /* a row is a line: a message's own line breaks (a Lua traceback's) become spaces */
+    for (char *c = f.error; *c; c++)
+        *c = *c == '\n' || *c == '\r' || *c == '\t' ? ' ' : *c;
+    *failed = f.error[0] != '\0';
+    return row_text(s, i, &f, w->json);
+}
+
+/* Keeps point i's row (this rank's or another's). */
+static void keep_row(sweep_run *w, long i, char *text, int failed)
+{
+    if (failed)
+        atomic_fetch_add(&w->failed, 1);
+    pthread_mutex_lock(&w->lock);
+    w->row[i] = text;
+    pthread_mutex_unlock(&w->lock);
+    atomic_fetch_add(&w->done, 1);
+}
+
+/* The same, as sweep_mpi.h's hub and workers take them. */
+static long take_point_of(void *ud)
+{
+    return take_point(ud);
+}
+
+/* No point: what rank 0 hands out when it cannot run the sweep. */
+static long take_none(void *ud)
+{
+    (void)ud;
+    return -1;
+}
+
+static void keep_row_of(void *ud, long i, char *text, int failed)
+{
+    keep_row(ud, i, text, failed);
+}
+
+static char *run_point_of(void *ud, long i, int *failed)
+{
+    return run_point(ud, i, failed);
+}
+
 static void *worker(void *arg)
 {
     sweep_run *w = arg;
-    const sweep *s = w->s;
-    for (;;) {
-        long i = atomic_fetch_add(&w->next, 1);
-        if (i >= s->npoints || atomic_load(&sweep_stop))
+    long i;
+    while ((i = take_point(w)) >= 0) {
+        int failed = 0;
+        char *text = run_point(w, i, &failed);
+        if (!text)
             return NULL;
-        pthread_mutex_lock(&w->lock);
-        int have = w->row[i] != NULL; /* kept from the file (--resume) */
-        pthread_mutex_unlock(&w->lock);
-        if (have)
-            continue;
-        point_fig f = {0};
-        char *argv[SWEEP_MAX_BASE + 2 * SWEEP_MAX_AXES];
-        int argc = sweep_argv(s, i, argv, (int)(sizeof argv / sizeof argv[0]));
-        cli_opts o;
-        wt_err e;
-        if (argc < 0)
-            snprintf(f.error, sizeof f.error, "out of memory");
-        else if (cli_parse(argc, argv, s->search ? CLI_SEARCH : 0, w->root, &o, &e) != WT_OK)
-            snprintf(f.error, sizeof f.error, "%.399s", e.msg);
-        else
-            run_scenario(s, &o, w->root, &f);
-        if (argc >= 0)
-            sweep_argv_free(s, argv, argc);
-        if (atomic_load(&sweep_stop)) /* a search the signal stopped: --resume runs it again */
-            return NULL;
-        /* a row is a line: a message's own line breaks (a Lua traceback's) become spaces */
-        for (char *c = f.error; *c; c++)
-            *c = *c == '\n' || *c == '\r' || *c == '\t' ? ' ' : *c;
-        char *text = row_text(s, i, &f, w->json);
-        if (f.error[0])
-            atomic_fetch_add(&w->failed, 1);
-        pthread_mutex_lock(&w->lock);
-        w->row[i] = text;
-        pthread_mutex_unlock(&w->lock);
-        atomic_fetch_add(&w->done, 1);
+        keep_row(w, i, text, failed);
     }
+    return NULL;
 }
 
 /* The table: every row done, in point order. */
@@ -380,18 +429,35 @@ int cmd_sweep(int argc, char **argv, const char *root)
     int json = olen > 5 && !strcmp(out + olen - 5, ".json");
     if (rc == WT_OK && out && !json && !(olen > 4 && !strcmp(out + olen - 4, ".csv")))
         rc = wt_fail(&e, "--out: '%s': FILE.csv or FILE.json", out);
+    /* under mpirun: rank 0 as below, serving the others; they run points */
+    int rank = 0, size = 1, mpi = rc == WT_OK && sweep_mpi_launched();
+    if (mpi && (rc = sweep_mpi_init(&rank, &size, &e)) != WT_OK)
+        mpi = 0;
     sweep s;
     int loaded = rc == WT_OK && (rc = sweep_load(file, &s, &e)) == WT_OK;
     sweep_run w = {.s = &s, .root = root, .json = json};
     pthread_mutex_init(&w.lock, NULL);
     if (loaded && !(w.row = calloc((size_t)s.npoints, sizeof *w.row)))
         rc = wt_oom(&e, "sweep");
-    if (rc == WT_OK && resume)
-        rc = resume_rows(&w, out, &e);
+    if (rc == WT_OK && rank > 0) {
+        struct sigaction sa = {0};
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sweep_mpi_work(run_point_of, &w);
+    }
+    if (rc == WT_OK && resume && rank == 0 && (rc = resume_rows(&w, out, &e)) != WT_OK && size > 1) {
+        /* the other ranks wait for points: none */
+        sweep_mpi_hub none = {take_none, keep_row_of, &w, size - 1};
+        while (none.active > 0)
+            sweep_mpi_serve(&none);
+    }
     long kept = 0;
     for (long i = 0; rc == WT_OK && i < s.npoints; i++)
         kept += w.row[i] != NULL;
-    if (rc == WT_OK) {
+    if (rc == WT_OK && rank == 0) {
+        if (!jobs && mpi) /* under mpirun, a core a rank */
+            jobs = 1;
         if (!jobs) {
             long cores = sysconf(_SC_NPROCESSORS_ONLN);
             jobs = cores > 1024 ? 1024 : cores > 0 ? (int)cores : 1;
@@ -413,8 +479,12 @@ int cmd_sweep(int argc, char **argv, const char *root)
         double t0 = now_s(), last_write = t0;
         long written = 0, todo = s.npoints - kept;
         int tty = isatty(2) && !quiet;
+        sweep_mpi_hub hub = {take_point_of, keep_row_of, &w, size - 1};
         while (rc == WT_OK && atomic_load(&w.done) < todo && !atomic_load(&sweep_stop)) {
-            nanosleep(&(struct timespec){0, 50000000}, NULL);
+            /* the other ranks' messages at once; else the progress and the file a few times a second */
+            nanosleep(&(struct timespec){0, size > 1 ? 1000000 : 50000000}, NULL);
+            if (size > 1)
+                sweep_mpi_serve(&hub);
             long d = atomic_load(&w.done);
             if (tty)
                 progress(d, s.npoints, now_s() - t0, todo);
@@ -423,6 +493,10 @@ int cmd_sweep(int argc, char **argv, const char *root)
                     atomic_store(&sweep_stop, SIGTERM);
                 written = d, last_write = now_s();
             }
+        }
+        while (hub.active > 0) { /* every rank told that no point is left, its last row taken */
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            sweep_mpi_serve(&hub);
         }
         for (int j = 0; j < started; j++)
             pthread_join(th[j], NULL);
@@ -456,5 +530,9 @@ int cmd_sweep(int argc, char **argv, const char *root)
     pthread_mutex_destroy(&w.lock);
     if (loaded)
         sweep_free(&s);
+    if (mpi)
+        sweep_mpi_finalize();
+    if (rank > 0) /* rank 0 alone says what went wrong */
+        return rc == WT_OK ? 0 : rc > 128 ? rc : 2;
     return rc > 128 ? rc : cmd_exit(rc, &e);
 }
