@@ -134,6 +134,7 @@ rm "$tmp/cal/default.calib.yaml" && mkdir "$tmp/cal/default.calib.yaml"
 expect_bad1 "^$tmp/cal/default.calib.yaml: not a regular file (a directory)" eval --layout "$tmp/cal/default.yaml"
 rmdir "$tmp/cal/default.calib.yaml" && ln -s "$tmp/nodir/x.yaml" "$tmp/cal/default.calib.yaml"
 expect_bad1 "^calibrate: .*nodir" calibrate --layout "$tmp/cal/default.yaml"
+expect_bad1 "^--set: at most 16 layout fields$" eval $(i=0; while [ $i -lt 17 ]; do printf -- '--set unit.sram=1GB '; i=$((i + 1)); done)
 expect_bad1 "^--layout: no layout 'nope'" calibrate --layout nope
 expect_ok calibrate --help
 grep -q '^usage: wafertop calibrate' "$tmp/out" || fail "calibrate --help"

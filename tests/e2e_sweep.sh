@@ -172,6 +172,9 @@ mkdir "$tmp/dir.csv"
 expect_bad1 "^--out: .*dir.csv" sweep $sw/eval-64.yaml --out "$tmp/dir.csv"
 expect_bad1 "^--out: 'x.txt': FILE.csv or FILE.json$" sweep $sw/eval-64.yaml --out x.txt
 expect_bad1 "^--resume: only with --out FILE" sweep $sw/eval-64.yaml --resume
+expect_bad1 "^--jobs: '0' is not a count from 1 to 1024$" sweep $sw/eval-64.yaml --jobs 0
+expect_bad1 "^unknown option '--nope' (sweep --help)$" sweep $sw/eval-64.yaml --nope
+expect_bad1 "^--where: COLUMN=VALUE is needed$" plot "$tmp/t.csv" --x seq --y mfu --where seq
 expect_bad1 "^sweep: which file" sweep
 expect_bad1 "nope.yaml: cannot open" sweep nope.yaml
 printf 'point,a\n' >"$tmp/other.csv"

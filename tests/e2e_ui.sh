@@ -456,7 +456,7 @@ flit_t=$(sed -n 's/^flit level: fwd.mlp.in, one occurrence: \([^,]*\),.*/\1/p' "
 start ui $scenario
 wait_for "figures" "before f"
 keys : "at fwd.mlp.in" Enter
-wait_for "at fwd.mlp.in" ":at fwd.mlp.in"
+wait_for "  at fwd.mlp.in" ":at fwd.mlp.in: the panel's cursor line (not the typed line's echo)"
 keys f
 wait_for "links: fwd.mlp.in, $flit_t" "f: the links' half, titled with the headless time"
 wait_for "buffers: mean of 128 flits" "f: the buffers' half"
@@ -471,7 +471,7 @@ wait_exit "q after f"
 start ui --layout multiwafer-4x4
 wait_for "figures" "before f (multiwafer-4x4)"
 keys : "at fwd.attn.qkv" Enter
-wait_for "at fwd.attn.qkv" ":at fwd.attn.qkv (multiwafer-4x4)"
+wait_for "  at fwd.attn.qkv" ":at fwd.attn.qkv (multiwafer-4x4): the panel's cursor line"
 keys f
 wait_for "flit level: running fwd.attn.qkv...   (f stops it)" "f on a 64x64 mesh: running"
 keys f
