@@ -37,7 +37,7 @@ CURSES_CF = $(shell pkg-config --cflags ncursesw)
 CURSES_LD = $(shell pkg-config --libs ncursesw)
 PNG_CF    = $(shell pkg-config --cflags libpng)
 PNG_LD    = $(shell pkg-config --libs libpng)
-# OpenMPI, when there (`make deps` installs it): the sweep's ranks (tui/sweep_mpi.c)
+# OpenMPI, when there (`make deps` installs it): the ranks of sweep and search (tui/mpi_job.c)
 MPI_CF    = $(shell pkg-config --exists ompi-c 2>/dev/null && echo -DWT_MPI $$(pkg-config --cflags ompi-c))
 MPI_LD    = $(shell pkg-config --libs ompi-c 2>/dev/null)
 CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) $(EXTRA) -MMD -MP -Iengine -Iengine/net -Ilua $(YAML_CF) $(LUA_CF)
@@ -96,8 +96,8 @@ $(TUI_LIB): $(filter-out $(MAIN_OBJ),$(TUI_OBJ))
 $(BUILD)/tui/term.o: CFLAGS_ALL += $(CURSES_CF)
 # Only the picture writer sees png.h (and the tests that decode its files).
 $(BUILD)/tui/pic_file.o: CFLAGS_ALL += $(PNG_CF)
-# Only the sweep's ranks see mpi.h.
-$(BUILD)/tui/sweep_mpi.o: CFLAGS_ALL += $(MPI_CF)
+# Only the ranks' code sees mpi.h.
+$(BUILD)/tui/mpi_job.o $(BUILD)/tui/sweep_mpi.o $(BUILD)/tui/search_mpi.o: CFLAGS_ALL += $(MPI_CF)
 
 $(BIN): $(MAIN_OBJ) $(LIBS)
 	$(CC) $(OPT) $(EXTRA) -o $@ $(MAIN_OBJ) $(LIBS) $(CURSES_LD) $(PNG_LD) $(MPI_LD) $(LDLIBS_ALL)

@@ -12,7 +12,9 @@
 #include "qty.h"
 #include "ydoc.h"
 
-static const char *const calib_names[CALIB_NCLASS] = {"neighbour", "lines", "turns", "edges", "shift", "store"};
+#define CALIB_NAME(name, id) [id] = #name,
+static const char *const calib_names[CALIB_NCLASS] = {CALIB_CLASSES(CALIB_NAME)};
+#undef CALIB_NAME
 
 const char *calib_class_name(int cls)
 {
@@ -81,25 +83,17 @@ static int on_factor(ydoc *d, yaml_node_t *v, int cls, calib_in *in, wt_err *e)
 }
 
 /* One handler per class, so ydoc_map names the allowed keys. */
-#define CALIB_ON(k, cls)                                                          \
-    static int on_##k(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)              \
+#define CALIB_ON(name, id)                                                        \
+    static int on_##name(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)           \
     {                                                                             \
-        return on_factor(d, v, cls, ctx, e);                                      \
+        return on_factor(d, v, id, ctx, e);                                       \
     }
-CALIB_ON(neighbour, CALIB_NEIGHBOUR)
-CALIB_ON(lines, CALIB_LINES)
-CALIB_ON(turns, CALIB_TURNS)
-CALIB_ON(edges, CALIB_EDGES)
-CALIB_ON(shift, CALIB_SHIFT)
-CALIB_ON(store, CALIB_STORE)
+CALIB_CLASSES(CALIB_ON)
+#undef CALIB_ON
 
-static const ydoc_key calib_factor_keys[] = {{"neighbour", on_neighbour, 0},
-                                             {"lines", on_lines, 0},
-                                             {"turns", on_turns, 0},
-                                             {"edges", on_edges, 0},
-                                             {"shift", on_shift, 0},
-                                             {"store", on_store, 0},
-                                             {NULL, NULL, 0}};
+#define CALIB_KEY(name, id) {#name, on_##name, 0},
+static const ydoc_key calib_factor_keys[] = {CALIB_CLASSES(CALIB_KEY){NULL, NULL, 0}};
+#undef CALIB_KEY
 
 static int on_factors(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 {

@@ -27,8 +27,13 @@
  * back-pressure fills the routers behind it (whatever the shape); shift: a
  * pipeline's sends between stages, block to block both ways; store: the
  * parameter store's weights in and gradients out, from the mesh's edges. */
-enum calib_class { CALIB_NEIGHBOUR = 0, CALIB_LINES, CALIB_TURNS, CALIB_EDGES, CALIB_SHIFT, CALIB_STORE,
-                   CALIB_NCLASS };
+#define CALIB_CLASSES(X)                                                                                \
+    X(neighbour, CALIB_NEIGHBOUR) X(lines, CALIB_LINES) X(turns, CALIB_TURNS) X(edges, CALIB_EDGES)      \
+    X(shift, CALIB_SHIFT) X(store, CALIB_STORE)
+
+#define CALIB_ENUM(name, id) id,
+enum calib_class { CALIB_CLASSES(CALIB_ENUM) CALIB_NCLASS };
+#undef CALIB_ENUM
 
 /* A factor a calibration file may hold: the flit level is never faster than
  * the busiest link's bound, and a hundredfold slower is no mesh. */

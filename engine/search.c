@@ -8,20 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "search_int.h"
 
 /* Candidates evaluated between two checks of the stopping rule. Fixed, so
  * the counts do not depend on the number of threads. */
 #define BATCH 32
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---- a parallel for ---- */
 
@@ -431,17 +424,27 @@ static void level2_progress(const search_opts *o, const bound_bins *bins, size_t
     o->progress(o->progress_ud, 0.5 + 0.5 * fmin(1, (double)fresh / (double)(left ? left : 1)));
 }
 
+const char search_no_valid[] = "the search space is empty: no valid candidate";
+const char search_none_placed[] =
+    "no candidate that fits memory could be placed (every one was refused by its placement)";
+
 /* What would fit when nothing does: the smallest footprint, into r->nofit
- * (an answer); an error when no candidate is valid at all. */
+ * (an answer), and into part (when not NULL) with where it sorts; an error
+ * when no candidate is valid at all, unless in a shard's part. */
 static int fits_nowhere(const search_core *cores, size_t n, const search_core *skipped, const wafer *wf,
-                        const search_space *sp, search_result *r, wt_err *e)
+                        const search_space *sp, search_result *r, search_part *part, wt_err *e)
 {
     const search_core *least = skipped->valid ? skipped : NULL;
-    for (size_t i = 0; i < n; i++)
-        if (cores[i].valid && (!least || cores[i].memory < least->memory))
+    for (size_t i = 0; i < n; i++) /* the least footprint, the first in the order of those */
+        if (cores[i].valid && (!least || cores[i].memory < least->memory ||
+                               (cores[i].memory == least->memory && cores[i].at < least->at)))
             least = &cores[i];
+    if (part) {
+        part->least = least ? least->memory : INFINITY;
+        part->least_at = least ? least->at : -1;
+    }
     if (!least)
-        return wt_fail(e, "the search space is empty: no valid candidate");
+        return part ? WT_OK : wt_fail(e, search_no_valid);
     strategy s;
     char text[64], mem[64];
     search_core_strategy(least, PLACE_TILES, COLL_RING, &s);
@@ -457,14 +460,6 @@ static int fits_nowhere(const search_core *cores, size_t n, const search_core *s
                           : ", or with --only checkpoint=full and mem=zero+act_int8+grad_fp8 allowed");
     return WT_OK;
 }
-
-typedef struct search_run_state {
-    const wafer *wf;
-    const model *m;
-    const search_opts *o;
-    sim_ctx *ctx[64];
-    int jobs;
-} search_run_state;
 
 /* What level 2 knows of each signature (a core's dimensions, grid and exec
  * mode, with one variant): a routed sibling's profile (search_routed.c). */
@@ -695,17 +690,21 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
             goto out;
         }
         /* A candidate the K-th best already beats need not be finished:
-         * the K-th best only improves within a batch. */
+         * the K-th best only improves within a batch. Another shard's
+         * K-th best (theirs) prunes the same, but on a tie, which the
+         * enumeration order breaks. */
         double kth = !o->exhaustive && ntop == k ? top[k - 1].r.step_time_s : INFINITY;
+        double theirs = o->share && !o->exhaustive ? o->share(o->share_ud, kth) : INFINITY;
         for (int t = 0; t < st->jobs; t++)
-            sim_ctx_set_cutoff(st->ctx[t], kth);
+            sim_ctx_set_cutoff(st->ctx[t], fmin(kth, theirs));
         size_t nb = 0, room = ntop < k ? (size_t)(k - ntop) : BATCH;
         while (nb < room && !(o->stop && atomic_load(o->stop))) { /* placements take seconds on a wafer */
             /* step >= bound: what the heap holds from here on cannot beat
              * the K-th best, not even on a tie (broken by enumeration
              * order, as the heap's is) */
             const order *peek = queue_peek(&q);
-            if (!peek || (kth < INFINITY && !better(peek->bound, peek->core, peek->variant, &top[k - 1]))) {
+            if (!peek || (kth < INFINITY && !better(peek->bound, peek->core, peek->variant, &top[k - 1])) ||
+                peek->bound > theirs) {
                 done = 1;
                 break;
             }
@@ -724,7 +723,7 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
                     int twin;
                     c.bound = refine(s, &c, &twin);
                     c.seen |= known;
-                    if (!twin && c.bound <= kth && queue_push(&q, c)) {
+                    if (!twin && c.bound <= fmin(kth, theirs) && queue_push(&q, c)) {
                         rc = wt_oom(e, "search queue");
                         goto out;
                     }
@@ -784,11 +783,21 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
         goto out;
     }
     r->ntop = ntop;
-    for (int i = 0; i < ntop; i++)
+    for (int i = 0; i < ntop; i++) {
         r->top[i] = top[i].r;
+        if (st->part) { /* what evaluates it again, as level2_one did */
+            search_pick *p = &st->part->top[i];
+            const search_core *c = &s->cores[top[i].core];
+            search_core_strategy(c, s->pl[top[i].variant], s->co[top[i].variant], &p->s);
+            p->microbatch = c->microbatch;
+            p->step_time_s = top[i].r.step_time_s;
+            p->core = c->at;
+            p->variant = top[i].variant;
+        }
+    }
     ntop = 0;
     if (r->ntop == 0)
-        rc = wt_fail(e, "no candidate that fits memory could be placed (every one was refused by its placement)");
+        rc = st->part ? WT_OK : wt_fail(e, search_none_placed);
 out:
     for (int t = 0; t < st->jobs; t++)
         sim_ctx_set_cutoff(st->ctx[t], INFINITY);
@@ -805,12 +814,11 @@ out:
     return rc;
 }
 
-/* The search proper: levels 1 and 2 into r (no baselines). */
-static int run_levels(search_run_state *st, search_result *r, wt_err *e)
+int search_levels(search_run_state *st, search_result *r, wt_err *e)
 {
     const search_opts *o = st->o;
     search_cores_out all;
-    int rc = search_cores(st->wf, st->m, &o->space, &all, e);
+    int rc = search_cores(st->wf, st->m, &o->space, o->shard, o->nshards, &all, e);
     if (rc != WT_OK)
         return rc;
     search_core *cores = all.cores;
@@ -818,7 +826,7 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     place_kind pl[SEARCH_MAX_VARIANTS];
     coll_algo co[SEARCH_MAX_VARIANTS];
     int nvar = search_variants(&o->space, pl, co, SEARCH_MAX_VARIANTS);
-    r->candidates = ((long long)ncores + all.skipped) * nvar;
+    r->candidates = all.total * nvar;
     if (r->candidates == 0) {
         free(cores);
         return wt_fail(e, "the search space is empty: no (DP,TP,SP,PP,TATP) with the model's constraints and the "
@@ -826,16 +834,16 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     }
 
     /* level 1 */
+    int *core_sig = NULL;
+    size_t nsig = core_signatures(cores, ncores, &core_sig);
     sim_result *scratch = calloc((size_t)st->jobs, sizeof *scratch);
-    if (!scratch) {
-        free(cores);
-        return wt_oom(e, "search scratch");
-    }
     size_t *group = NULL, ngroups = group_cores(cores, ncores, &group);
-    if (!group) {
+    if (!core_sig || !scratch || !group) {
+        free(core_sig);
         free(scratch);
+        free(group);
         free(cores);
-        return wt_oom(e, "search groups");
+        return wt_oom(e, "search level 1");
     }
     level1 l1 = {st->wf, st->m, &o->space, cores, group, ngroups, o->progress, o->progress_ud, scratch,
                  sim_ctx_link_bw(st->ctx[0]), o->stop};
@@ -843,6 +851,7 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     free(group);
     free(scratch);
     if (o->stop && atomic_load(o->stop)) {
+        free(core_sig);
         free(cores);
         return wt_fail(e, "search stopped");
     }
@@ -854,6 +863,7 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
         nfit += cores[i].fits;
     order *ord = malloc((nfit ? nfit * (size_t)nvar : 1) * sizeof *ord);
     if (!ord) {
+        free(core_sig);
         free(cores);
         return wt_oom(e, "search order");
     }
@@ -863,14 +873,12 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
             ord[total++] = (order){cores[i].bound[co[v]], i, v, 0};
     r->pruned_memory = r->candidates - (long long)total;
     if (nfit == 0) {
-        rc = fits_nowhere(cores, ncores, &all.least, st->wf, &o->space, r, e);
+        rc = fits_nowhere(cores, ncores, &all.least, st->wf, &o->space, r, st->part, e);
         free(ord);
+        free(core_sig);
         free(cores);
         return rc;
     }
-
-    int *core_sig = NULL;
-    size_t nsig = core_signatures(cores, ncores, &core_sig);
     unsigned algos = 0;
     for (int v = 0; v < nvar; v++)
         algos |= 1u << co[v];
@@ -885,7 +893,7 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
                        calloc((size_t)st->jobs, sizeof(search_cuts)), malloc(GEOM_AHEAD * sizeof(order)),
                        calloc(1, sizeof(sim_result)), sim_ctx_link_bw(st->ctx[0])};
     size_t nsv = nsig * (size_t)nvar, ngk = nsig * PLACE_NKINDS;
-    l2.sig = core_sig ? malloc(nsv * sizeof *l2.sig) : NULL;
+    l2.sig = malloc(nsv * sizeof *l2.sig);
     l2.geo = malloc(ngk * sizeof *l2.geo);
     if (!l2.sig || !l2.geo || !l2.spec || !l2.cuts || !l2.ahead)
         rc = wt_oom(e, "search signatures");
@@ -913,139 +921,50 @@ static int run_levels(search_run_state *st, search_result *r, wt_err *e)
     return rc;
 }
 
-/* DP over the units a replica leaves, as a framework fills a machine: the
- * most, at most `units`, that divides the batch (the micro-batch is
- * searched). */
-static int fill_dp(int units, int batch)
-{
-    int dp = units > 1 ? units : 1;
-    while (dp > 1 && batch % dp)
-        dp--;
-    return dp;
-}
-
-/* The megatron-tp baseline: TP as large as the heads allow (a divisor of
- * heads, kv_heads and ffn that splits the sequence), DP over the rest. */
-static void megatron_dims(const wafer *wf, const model *m, search_space *sp)
-{
-    int live = wafer_live_units(wf), tp = 1;
-    for (int t = 1; t <= m->heads && t <= live; t++)
-        if (m->heads % t == 0 && m->kv_heads % t == 0 && m->ffn % t == 0 && m->seq % t == 0)
-            tp = t;
-    sp->dp = fill_dp(live / tp, m->batch);
-    sp->tp = tp;
-}
-
-/* The deepspeed-3d baseline, sized as DeepSpeed's 3-D parallelism sizes
- * itself on a cluster: TP 8 (a node's GPUs), PP 4, DP filling the units
- * left. Shrunk only where that does not fit: DP to divide the batch, then
- * PP halved (to the layers, or while TP x PP exceeds the units), then TP
- * halved (to divide heads, kv_heads, ffn and the sequence). So it grows
- * with the machine as megatron-tp does. lua/strategies/deepspeed3d.lua
- * sizes it the same way. */
-static void deepspeed_dims(const wafer *wf, const model *m, search_space *sp)
-{
-    int live = wafer_live_units(wf), tp = 8, pp = 4;
-    for (;;) {
-        int tp_fits = m->heads % tp == 0 && m->kv_heads % tp == 0 && m->ffn % tp == 0 && m->seq % tp == 0;
-        int pp_fits = pp <= m->layers;
-        if ((tp_fits && pp_fits && tp * pp <= live) || tp * pp == 1)
-            break;
-        if (!pp_fits || (tp_fits && pp > 1))
-            pp /= 2;
-        else
-            tp /= 2;
-    }
-    sp->dp = fill_dp(live / (tp * pp), m->batch);
-    sp->tp = tp;
-    sp->pp = pp;
-}
-
-/* One baseline: the best of its options (checkpointing, memory switches,
- * micro-batch) that fits, or why there is none. */
-static void run_baseline(search_run_state *st, search_baseline *b, const char *name, const search_space *space,
-                         double best_step)
-{
-    memset(b, 0, sizeof *b);
-    snprintf(b->name, sizeof b->name, "%s", name);
-    search_opts o = *st->o;
-    o.space = *space;
-    o.top_k = 1;
-    o.exhaustive = 0;
-    o.baselines = 0;
-    o.progress = NULL;
-    search_result sub = {0};
-    wt_err e;
-    search_run_state sst = *st;
-    sst.o = &o;
-    if (run_levels(&sst, &sub, &e) != WT_OK) {
-        snprintf(b->why, sizeof b->why, "%.250s", e.msg);
-    } else if (sub.ntop == 0) { /* an answer, not an error: nothing of its own fits */
-        snprintf(b->why, sizeof b->why, "%.250s", sub.nofit);
-    } else {
-        b->ok = 1;
-        b->r = sub.top[0];
-        b->speedup = b->r.step_time_s / best_step;
-        sub.ntop = 0; /* b owns it now */
-    }
-    search_free(&sub);
-}
-
-static int run_baselines(search_run_state *st, search_result *r, wt_err *e)
-{
-    const search_opts *o = st->o;
-    double best = r->top[0].step_time_s;
-    if (!(r->baselines = calloc(3, sizeof *r->baselines)))
-        return wt_oom(e, "search baselines");
-    search_space ring_linear = {.placements = 1u << PLACE_LINEAR, .collectives = 1u << COLL_RING,
-                                .chunks = 1u, .allow_idle = 1};
-    search_space meg = ring_linear, ds = ring_linear, notatp = o->space;
-    megatron_dims(st->wf, st->m, &meg);
-    meg.sp = meg.pp = meg.tatp = 1;
-    deepspeed_dims(st->wf, st->m, &ds);
-    ds.sp = ds.tatp = 1;
-    notatp.tatp = 1;
-    notatp.grid_w = notatp.grid_h = 0;
-    run_baseline(st, &r->baselines[0], "megatron-tp", &meg, best);
-    run_baseline(st, &r->baselines[1], "deepspeed-3d", &ds, best);
-    run_baseline(st, &r->baselines[2], "best-no-tatp", &notatp, best);
-    if (!r->baselines[2].ok && !notatp.allow_idle) { /* no TATP-free strategy fills the units */
-        notatp.allow_idle = 1;
-        run_baseline(st, &r->baselines[2], "best-no-tatp", &notatp, best);
-        snprintf(r->baselines[2].note, sizeof r->baselines[2].note, "idle units allowed");
-    }
-    r->nbaselines = 3;
-    return WT_OK;
-}
-
-int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e)
+int search_with_contexts(const wafer *wf, const model *m, const search_opts *opts, search_opts *o,
+                         search_body body, void *arg, search_result *r, wt_err *e)
 {
     memset(r, 0, sizeof *r);
-    double t0 = now_s();
-    search_opts o = *opts;
-    if (o.top_k <= 0)
-        o.top_k = 5;
-    if (o.top_k > SEARCH_MAX_TOP)
+    double t0 = wt_clock_s();
+    *o = *opts;
+    if (o->top_k <= 0)
+        o->top_k = 5;
+    if (o->top_k > SEARCH_MAX_TOP)
         return wt_fail(e, "--top: at most %d", SEARCH_MAX_TOP);
-    search_run_state st = {wf, m, &o, {NULL}, o.jobs < 1 ? 1 : o.jobs > 64 ? 64 : o.jobs};
+    search_run_state st = {wf, m, o, {NULL}, o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs, NULL};
     int rc = model_check(m, e);
     for (int t = 0; t < st.jobs && rc == WT_OK; t++)
         if ((rc = sim_ctx_new(&st.ctx[t], wf, e)) == WT_OK)
-            sim_ctx_set_net(st.ctx[t], o.net);
+            sim_ctx_set_net(st.ctx[t], o->net);
     if (rc == WT_OK)
-        rc = run_levels(&st, r, e);
-    if (rc == WT_OK && o.baselines && r->ntop > 0)
-        rc = run_baselines(&st, r, e);
+        rc = body(&st, r, arg, e);
     for (int t = 0; t < st.jobs; t++)
         sim_ctx_free(st.ctx[t]);
     if (rc != WT_OK) {
         search_free(r);
         return rc;
     }
-    r->elapsed_s = now_s() - t0;
-    if (o.progress)
-        o.progress(o.progress_ud, 1.0);
+    r->elapsed_s = wt_clock_s() - t0;
+    if (o->progress)
+        o->progress(o->progress_ud, 1.0);
     return WT_OK;
+}
+
+static int whole_body(search_run_state *st, search_result *r, void *arg, wt_err *e)
+{
+    (void)arg;
+    int rc = search_levels(st, r, e);
+    if (rc == WT_OK && st->o->baselines && r->ntop > 0)
+        rc = search_baselines(st, r, e);
+    return rc;
+}
+
+int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e)
+{
+    search_opts o, whole = *opts;
+    whole.shard = whole.nshards = 0;
+    whole.share = NULL;
+    return search_with_contexts(wf, m, &whole, &o, whole_body, NULL, r, e);
 }
 
 void search_free(search_result *r)
@@ -1067,7 +986,7 @@ int search_each(const wafer *wf, const model *m, const search_space *sp,
                 wt_err *e)
 {
     search_cores_out all;
-    int rc = search_cores(wf, m, sp, &all, e);
+    int rc = search_cores(wf, m, sp, 0, 1, &all, e);
     if (rc != WT_OK)
         return rc;
     search_core *cores = all.cores;

@@ -67,6 +67,16 @@ typedef struct search_opts {
      * (level 1 skips the groups left, level 2 stops at its next batch) and
      * fails with "search stopped". */
     const atomic_int *stop;
+    /* One shard of the space (search_run_shard; an MPI job's rank): the
+     * cores of the grids (a 5-tuple on one TATP grid) numbered shard mod
+     * nshards. 0 and 0: the whole space. */
+    int shard, nshards;
+    /* Shards share their K-th best: called at each level-2 batch with this
+     * shard's (INFINITY while its top is not full), it returns the least
+     * any shard has reported, which prunes as the shard's own would. May be
+     * NULL. */
+    double (*share)(void *ud, double kth);
+    void *share_ud;
 } search_opts;
 
 /* The baselines, each the best of its own options (checkpointing, memory
@@ -98,6 +108,42 @@ typedef struct search_result {
     search_baseline *baselines; /* nbaselines, allocated and owned; NULL when 0 */
 } search_result;
 
+/* A candidate of a shard's top: where it sorts and what evaluates it
+ * again. */
+typedef struct search_pick {
+    strategy s;                 /* as the search built it */
+    int microbatch;
+    double step_time_s;
+    long long core;             /* its place in the enumeration, then its variant: the tie-break */
+    int variant;
+} search_pick;
+
+#define SEARCH_NBASELINES 3
+
+/* One search of a shard, the main one or a baseline's, as the merge needs
+ * it: flat (the ranks of one MPI job, one binary, send it as bytes). */
+typedef struct search_part {
+    int rc;                     /* WT_OK, or the shard's error: msg */
+    char msg[512];
+    long long candidates;       /* the whole space's, as in search_result */
+    long long fitting, evaluated, invalid;
+    int ntop;                   /* its own top K, best first */
+    search_pick top[SEARCH_MAX_TOP];
+    /* when nothing of it fits: its least footprint (INFINITY when no
+     * candidate of it is valid), where that sorts and what it says */
+    double least;
+    long long least_at;
+    char nofit[512];
+} search_part;
+
+/* What a shard's search tells the merge: its share of the search, and of
+ * each baseline's (when the options ask for them). */
+typedef struct search_shard {
+    double elapsed_s;
+    search_part main;
+    search_part base[SEARCH_NBASELINES]; /* megatron-tp, deepspeed-3d, best-no-tatp */
+} search_shard;
+
 /* "dp=8,pp=1,grid=4x4,microbatch=2" into sp. Errors name the key. */
 int search_parse_fix(const char *text, search_space *sp, wt_err *e);
 /* "placement=tiles,collective=ring|bidir,checkpoint=full,mem=zero+act_int8,chunk=256KB" */
@@ -109,6 +155,20 @@ int search_parse_only(const char *text, search_space *sp, wt_err *e);
  * baselines, and r->nofit saying what would fit. */
 int search_run(const wafer *wf, const model *m, const search_opts *opts, search_result *r, wt_err *e);
 void search_free(search_result *r);
+
+/* One shard of the search (opts->shard of opts->nshards) into out, its
+ * errors included, and of each baseline's when opts asks. Every shard numbers the whole space's
+ * cores in one order, so their candidates sort together, and one
+ * strategy's variants (search_same_strategy) share a grid, hence a shard. */
+void search_run_shard(const wafer *wf, const model *m, const search_opts *opts, search_shard *out);
+/* The shards' answers (n of them, every shard of one space) as one
+ * search's: the first K of their tops, evaluated again here, the counts
+ * summed, and each baseline the same way when opts asks (best-no-tatp's
+ * second try, with idle units, runs here whole). The same as search_run's,
+ * top and errors alike, counts but evaluated and pruned_bound (each shard
+ * prunes by its own K-th best and those it was told). */
+int search_merge(const wafer *wf, const model *m, const search_opts *opts, const search_shard *sh, int n,
+                 search_result *r, wt_err *e);
 
 /* Every candidate of the space with its level-1 figures, for tests: calls
  * fn(ud, strategy, model, fits, bound) for each (placement and collective

@@ -11,6 +11,8 @@
 /* A candidate without its placement and collective: everything level 1
  * looks at. The placement x collective variants share its figures. */
 typedef struct search_core {
+    long long at;              /* its place in the whole space's enumeration (every shard's, grids left
+                                  out included): the tie-break after the step */
     int dims[5];               /* DP, TP, SP, PP, TATP */
     short gw, gh;              /* TATP grid */
     int microbatch;
@@ -25,15 +27,20 @@ typedef struct search_core {
 /* Every core of the space, in enumeration order (the tie-break order), but
  * those of grids none of whose cores can fit: cores (allocated; the caller
  * frees it), the count of those left out, and the least footprint among
- * them (least.valid = 0 when none). */
+ * them (least.valid = 0 when none). Of a shard (nshards > 1), only the
+ * cores of the grids (a 5-tuple on one TATP grid) numbered shard mod
+ * nshards, those left out among them and their least; total counts every
+ * core of the space, every shard's. */
 typedef struct search_cores_out {
     search_core *cores;
     size_t n;
+    long long total;
     long long skipped;
     search_core least;
 } search_cores_out;
 
-int search_cores(const wafer *wf, const model *m, const search_space *sp, search_cores_out *out, wt_err *e);
+int search_cores(const wafer *wf, const model *m, const search_space *sp, int shard, int nshards,
+                 search_cores_out *out, wt_err *e);
 
 /* Every placement x collective the space allows, placement-major in table
  * order: the placements and the collective algorithms flagged
@@ -136,5 +143,51 @@ void search_geom_bounds(const search_geom *g, coll_algo a, const sim_result *spe
  * hold. When it does not, the candidate is its ring twin to the bit
  * (search_same_strategy calls them one strategy). */
 int search_geom_acts(const search_geom *g, coll_algo a, const sim_result *spec);
+
+/* What a search runs with: its inputs, a context per thread, and in a
+ * shard's search (search_shard.c) where level 2's top goes as picks and
+ * what fits_nowhere finds; NULL in a whole one. */
+typedef struct search_run_state {
+    const wafer *wf;
+    const model *m;
+    const search_opts *o;
+    sim_ctx *ctx[64];
+    int jobs;
+    search_part *part;
+} search_run_state;
+
+/* The search proper: levels 1 and 2 of st->o's space (its shard when
+ * st->o->nshards > 1) into r, without baselines. A shard's part gets the
+ * picks and the least footprint, and refusals that another shard may
+ * answer (nothing valid, nothing placed) are WT_OK with an empty top. */
+int search_levels(search_run_state *st, search_result *r, wt_err *e);
+
+/* What a search does with its threads' contexts made: levels 1 and 2,
+ * the merge of shards, the baselines. */
+typedef int (*search_body)(search_run_state *st, search_result *r, void *arg, wt_err *e);
+/* Checks opts (into *o, defaults filled), makes a context per thread, runs
+ * body, frees them; r is freed on error, else holds its elapsed time. */
+int search_with_contexts(const wafer *wf, const model *m, const search_opts *opts, search_opts *o,
+                         search_body body, void *arg, search_result *r, wt_err *e);
+
+/* The two refusals a shard leaves to the merge, word for word. */
+extern const char search_no_valid[], search_none_placed[];
+
+/* The baselines (search_baselines.c): their spaces, megatron-tp,
+ * deepspeed-3d and best-no-tatp, from the wafer, the model and st's
+ * space. */
+void search_baseline_spaces(const search_run_state *st, search_space sp[SEARCH_NBASELINES]);
+/* The options a baseline's own search runs with: top 1, pruned, no
+ * progress, a whole search of space. */
+search_opts search_baseline_opts(const search_opts *o, const search_space *space);
+/* Baseline i from its search's outcome (rc, e; sub taken and freed), its
+ * speed-up against best_step. */
+void search_baseline_take(search_baseline *b, int i, int rc, const wt_err *e, search_result *sub, double best_step);
+/* best-no-tatp again, a whole search with idle units allowed, when nothing
+ * without TATP fills the units (r holds the baselines, sp their spaces). */
+void search_baseline_retry(search_run_state *st, search_result *r, search_space sp[SEARCH_NBASELINES]);
+/* Every baseline into r (r->top[0] is the best), each a whole search of
+ * its space, with the retry. */
+int search_baselines(search_run_state *st, search_result *r, wt_err *e);
 
 #endif

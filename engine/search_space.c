@@ -274,7 +274,10 @@ typedef struct walk {
     size_t n, cap;
     int dims[5];
     int oom;
-    int counting;              /* push_core counts into skipped instead of keeping */
+    enum { GRID_KEEP, GRID_LEFT_OUT, GRID_OTHERS } grid; /* the grid's cores: kept, counted in skipped, another shard's */
+    long long at;              /* cores enumerated so far, every shard's */
+    long long grids;           /* grids enumerated so far, every shard's */
+    int shard, nshards;
     long long skipped;         /* cores of grids that cannot fit (search_cores) */
     search_core least;         /* the least footprint of those; valid = 0 when none */
     sim_result *scratch;       /* for their memory */
@@ -292,8 +295,9 @@ typedef struct walk {
 
 static void push_core(walk *w, const search_core *c)
 {
-    if (w->counting) {
-        w->skipped++;
+    long long at = w->at++;
+    if (w->grid != GRID_KEEP) {
+        w->skipped += w->grid == GRID_LEFT_OUT;
         return;
     }
     if (w->n == w->cap) {
@@ -306,7 +310,8 @@ static void push_core(walk *w, const search_core *c)
         w->cores = grown;
         w->cap = cap;
     }
-    w->cores[w->n++] = *c;
+    w->cores[w->n] = *c;
+    w->cores[w->n++].at = at;
 }
 
 /* The model's own constraints on dimension dim = v (strategy_resolve
@@ -425,13 +430,18 @@ static void expand_dims(walk *w)
         int gh = tatp / gw;
         if (tatp % gw || gh > w->wf->h || (sp->grid_w && (gw != sp->grid_w || gh != sp->grid_h)))
             continue;
-        search_core at;
-        double least = grid_least(w, gw, gh, &o, &at);
-        w->counting = least > wafer_unit_capacity(w->wf);
-        if (w->counting && (!w->least.valid || least < w->least.memory))
-            w->least = at;
+        /* a shard's grids: round robin, so that each has large and small ones */
+        w->grid = w->grids++ % w->nshards == w->shard ? GRID_KEEP : GRID_OTHERS;
+        if (w->grid == GRID_KEEP) {
+            search_core at;
+            double least = grid_least(w, gw, gh, &o, &at);
+            at.at = w->at; /* where the grid's cores start */
+            w->grid = least > wafer_unit_capacity(w->wf) ? GRID_LEFT_OUT : GRID_KEEP;
+            if (w->grid == GRID_LEFT_OUT && (!w->least.valid || least < w->least.memory))
+                w->least = at;
+        }
         expand_grid(w, gw, gh, &o);
-        w->counting = 0;
+        w->grid = GRID_KEEP;
     }
 }
 
@@ -542,9 +552,11 @@ static int divisors(int n, const int *lpf, int *div)
     return k;
 }
 
-int search_cores(const wafer *wf, const model *m, const search_space *sp, search_cores_out *out, wt_err *e)
+int search_cores(const wafer *wf, const model *m, const search_space *sp, int shard, int nshards,
+                 search_cores_out *out, wt_err *e)
 {
-    walk w = {.wf = wf, .m = m, .sp = sp, .scratch = calloc(1, sizeof(sim_result))};
+    walk w = {.wf = wf, .m = m, .sp = sp, .scratch = calloc(1, sizeof(sim_result)),
+              .shard = nshards > 1 ? shard : 0, .nshards = nshards > 1 ? nshards : 1};
     int live = wafer_live_units(wf);
     w.oom = !w.scratch;
     int *lpf = sp->tatp ? NULL : least_prime_factors(live), *allowed[5] = {NULL};
@@ -573,6 +585,6 @@ int search_cores(const wafer *wf, const model *m, const search_space *sp, search
         free(w.cores);
         return wt_oom(e, "search candidates");
     }
-    *out = (search_cores_out){w.cores, w.n, w.skipped, w.least};
+    *out = (search_cores_out){w.cores, w.n, w.at, w.skipped, w.least};
     return WT_OK;
 }

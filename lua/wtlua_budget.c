@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "wtlua_int.h"
 
 /* The hook fires every HOOK_PERIOD instructions. */
@@ -32,13 +33,6 @@
 
 enum { OVER_NONE, OVER_STEPS, OVER_TIME, OVER_SIGNAL };
 
-double wtlua_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* Why the budget no longer holds (OVER_*), 0 while it does. */
 static int budget_state(const wtlua *W)
 {
@@ -46,7 +40,7 @@ static int budget_state(const wtlua *W)
         return OVER_STEPS;
     if (W->opts.interrupt && *W->opts.interrupt)
         return OVER_SIGNAL;
-    if (wtlua_now() > W->deadline)
+    if (wt_clock_s() > W->deadline)
         return OVER_TIME;
     return OVER_NONE;
 }
@@ -91,7 +85,7 @@ void wtlua_budget_start(wtlua *W)
 {
     W->spent = 0;
     W->over = OVER_NONE;
-    W->deadline = wtlua_now() + W->opts.budget / WTLUA_STEPS_PER_S;
+    W->deadline = wt_clock_s() + W->opts.budget / WTLUA_STEPS_PER_S;
     lua_sethook(W->L, budget_hook, LUA_MASKCOUNT, HOOK_PERIOD);
 }
 
@@ -119,7 +113,7 @@ static void *watch_run(void *arg)
     pthread_mutex_lock(&w->lock);
     while (!w->done && !atomic_load(&w->stop)) {
         /* the clock and the flag only: the count belongs to the thread running Lua */
-        if (wtlua_now() > W->deadline || (W->opts.interrupt && *W->opts.interrupt))
+        if (wt_clock_s() > W->deadline || (W->opts.interrupt && *W->opts.interrupt))
             atomic_store(&w->stop, 1);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);

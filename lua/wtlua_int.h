@@ -26,7 +26,7 @@ struct wtlua {
     wtlua_opts opts;
     size_t used;                  /* bytes the allocator holds, and C memory results hold (wtlua_hold) */
     double spent;                 /* instructions charged in this call from C */
-    double deadline;              /* when its run time is over, wtlua_now() seconds */
+    double deadline;              /* when its run time is over, wt_clock_s() seconds */
     int over;                     /* why the budget ran out (wtlua_budget.c), 0 while it holds */
     char dirs[WTLUA_MAX_DIRS][1024];
     int ndirs;
@@ -56,8 +56,6 @@ extern const wtlua_registry wtlua_registries[WTLUA_NKINDS];
 void wtlua_budget_start(wtlua *W);
 void wtlua_budget_end(wtlua *W);
 void wtlua_charge(lua_State *L, double cost);
-/* A monotonic clock, in seconds. */
-double wtlua_now(void);
 /* In the sandbox: xpcall, setmetatable, string.rep, table.move and the
  * pattern functions replaced by charged versions of themselves. */
 void wtlua_open_guards(lua_State *L);

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "clock.h"
 #include "flit.h"
 #include "flit_traffic.h"
 #include "flow.h"
@@ -24,13 +25,6 @@
 static const char *mark(double value, double target)
 {
     return value < target ? "pass" : "FAIL";
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The process's CPU time: an evaluation is one thread, and on a shared
@@ -66,13 +60,13 @@ static int time_evals(const wafer *wf, const net_model *net, const model *m, con
         sim_ctx_set_net(c, net);
     for (int i = 0; i < n; i++) {
         sim_result r;
-        double t0 = cpu_s(), w0 = now_s();
+        double t0 = cpu_s(), w0 = wt_clock_s();
         int rc = reuse ? sim_eval_ctx(c, &r, m, s, &e) : sim_eval_net(&r, wf, net, m, s, &e);
         if (rc == WT_OK && window_s > 0 && (rc = sim_window_figures(&r, window_s, &e)) != WT_OK)
             sim_free(&r);
         t[i] = cpu_s() - t0;
         if (wall)
-            wall[i] = now_s() - w0;
+            wall[i] = wt_clock_s() - w0;
         if (rc != WT_OK) {
             fprintf(stderr, "bench: %s\n", e.msg);
             sim_ctx_free(c);
@@ -182,9 +176,9 @@ static double time_flow(const sim_result *r, int n, int chain, int *solves)
     flow_run_opts o = {1e-3, SIM_HOT, 0};
     flow_run_out out = {0};
     for (int i = 0; i < RUNS; i++) {
-        double t0 = now_s();
+        double t0 = wt_clock_s();
         int rc = flow_run(fc, c, n, &o, times, &out, &e);
-        t[i] = now_s() - t0;
+        t[i] = wt_clock_s() - t0;
         if (rc != WT_OK) {
             t[RUNS / 2] = -1;
             break;
@@ -215,9 +209,9 @@ static int bench_search_at(const char *layout, const char *model_name, const cha
     }
     search_opts o = {.top_k = 5, .jobs = jobs > 0 ? jobs : 1, .baselines = 1};
     search_result r;
-    double t0 = now_s();
+    double t0 = wt_clock_s();
     int rc = search_run(&wf, &m, &o, &r, &e);
-    double t = now_s() - t0;
+    double t = wt_clock_s() - t0;
     if (rc == WT_OK && !r.ntop)
         rc = wt_fail(&e, "%s", r.nofit);
     if (rc != WT_OK) {
@@ -314,12 +308,12 @@ int main(void)
     double *peak = malloc(2 * wafer_nlinks(&wf) * sizeof *peak);
     double wt[64];
     for (int i = 0; peak && i < 64; i++) {
-        double t0 = now_s();
+        double t0 = wt_clock_s();
         if (sim_link_windows(&fr, SIM_WINDOW_S, SIM_HOT, peak, peak + wafer_nlinks(&wf), &e) != WT_OK) {
             fprintf(stderr, "bench: %s\n", e.msg);
             return 1;
         }
-        wt[i] = now_s() - t0;
+        wt[i] = wt_clock_s() - t0;
     }
     qsort(wt, 64, sizeof *wt, cmp_double);
     printf("bench windows_default_6.7b_DP8_TATP16 %.1f us median n=64 window=100us slots=%d layers=%d\n", wt[32] * 1e6,
@@ -327,12 +321,12 @@ int main(void)
     /* Every link's busy fraction in a 100 us window at 64 places of the
      * step: what the screen computes once for each place its cursor shows. */
     for (int i = 0; peak && i < 64; i++) {
-        double t0 = now_s();
+        double t0 = wt_clock_s();
         if (sim_link_window_util(&fr, fr.step_time_s * i / 64, SIM_WINDOW_S, peak, &e) != WT_OK) {
             fprintf(stderr, "bench: %s\n", e.msg);
             return 1;
         }
-        wt[i] = now_s() - t0;
+        wt[i] = wt_clock_s() - t0;
     }
     free(peak);
     qsort(wt, 64, sizeof *wt, cmp_double);

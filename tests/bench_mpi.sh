@@ -18,3 +18,21 @@ awk -v a="$t1" -v b="$t2" -v same="$same" 'BEGIN {
     r = b / a
     printf "bench sweep_mpi_search_n2_over_n1 %.2f n1=%.2f s n2=%.2f s same_table=%s target<=0.6 %s\n", r, a, b, same,
         (r <= 0.6 && same == "yes") ? "pass" : "FAIL" }'
+
+# One search sharded over the ranks (mpirun -n N wafertop search): the
+# multiwafer-4x4 search of 6.7B, a core a rank; the same answer (its counts
+# but the evaluations aside). Our own target: each rank walks the whole
+# space's cores and rank 0 runs the baselines after the merge, so two ranks
+# take more than half.
+for n in 1 2; do
+    s=$(date +%s.%N)
+    mpirun --oversubscribe -n $n "$bin" search --layout multiwafer-4x4 --quiet --format csv >"$tmp/s$n.csv" 2>"$tmp/s$n.err" ||
+        { cat "$tmp/s$n.err"; exit 1; }
+    e=$(date +%s.%N)
+    echo "$s $e" >"$tmp/s$n.t"
+done
+cmp -s "$tmp/s1.csv" "$tmp/s2.csv" && same=yes || same=no
+awk -v same="$same" '{ t[NR] = $2 - $1 } END {
+    r = t[2] / t[1]
+    printf "bench search_mpi_multiwafer-4x4_n2_over_n1 %.2f n1=%.2f s n2=%.2f s same_answer=%s target<=0.75 %s\n", r, t[1],
+        t[2], same, (r <= 0.75 && same == "yes") ? "pass" : "FAIL" }' "$tmp/s1.t" "$tmp/s2.t"

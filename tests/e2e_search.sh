@@ -100,6 +100,44 @@ grep -q '^nothing fits: no candidate fits the 0.44 GB of a unit' "$tmp/out" || f
 expect_ok search $small --format json --top 1
 grep -q '"fits":true,"best":{' "$tmp/out" || fail "the JSON of a search that found one lacks fits: true"
 
+# under mpirun: each rank a shard of the candidates, rank 0 the merge. The
+# same answer as one process's, whatever the number of ranks: the top equals
+# --exhaustive's (dojo-tile's small space), pruned or exhaustive shards
+# alike; on the default
+# layout's 15 M candidates, the top, baselines and counts (but the
+# evaluations, which each shard prunes by what it knows) equal the plain
+# run's; one report, rank 0's
+mpi_ready
+counts() { sed 's/,evaluated=.*//; s/,pruned_bound=[0-9]*//' "$1"; }
+"$bin" search $small --top 5 --format csv 2>"$tmp/plain.err" >"$tmp/plain"
+for n in 1 2 4; do
+    for how in "" --exhaustive; do
+        mpi -n $n "$bin" search $small --top 5 --format csv $how >"$tmp/m" 2>"$tmp/err" ||
+            fail "mpirun -n $n search $how: exit $?: $(tail -3 "$tmp/err")"
+        grep '^top' "$tmp/m" | cmp -s - "$tmp/all" || fail "mpirun -n $n search $how: another top than --exhaustive's"
+        cmp -s "$tmp/m" "$tmp/plain" || fail "mpirun -n $n search $how: other baselines than one process's"
+        [ "$(counts "$tmp/err")" = "$(counts "$tmp/plain.err")" ] ||
+            fail "mpirun -n $n search $how: counts $(cat "$tmp/err") against $(cat "$tmp/plain.err")"
+    done
+done
+"$bin" search --quiet --format csv >"$tmp/plain" 2>"$tmp/plain.err"
+for n in 2 4; do
+    mpi -n $n "$bin" search --quiet --format csv >"$tmp/m" 2>"$tmp/err" || fail "mpirun -n $n search: exit $?"
+    cmp -s "$tmp/m" "$tmp/plain" || fail "mpirun -n $n search on default: another answer than one process's"
+    [ "$(counts "$tmp/err")" = "$(counts "$tmp/plain.err")" ] ||
+        fail "mpirun -n $n search on default: counts $(cat "$tmp/err") against $(cat "$tmp/plain.err")"
+done
+mpi -n 2 "$bin" search --format json --quiet --top 2 >"$tmp/out" 2>"$tmp/err"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r["top"]) == 2' "$tmp/out" ||
+    fail "mpirun -n 2 search --format json: not one document: $(head -c 300 "$tmp/out")"
+# nothing fits, and a bad flag: what one process says, once
+mpi -n 2 "$bin" search --layout dojo-tile --model gopher-280b --quiet >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 3 ] && [ "$(grep -c '^search: nothing fits gopher-280b on dojo-tile: no candidate fits' "$tmp/err")" -eq 1 ] ||
+    fail "mpirun -n 2 search when nothing fits: $(cat "$tmp/err")"
+mpi -n 2 "$bin" search --top 0 >"$tmp/out" 2>"$tmp/err"
+[ $? -ne 0 ] && [ "$(grep -c "^--top: '0' is not a positive whole number" "$tmp/err")" -eq 1 ] ||
+    fail "mpirun -n 2 search --top 0: $(cat "$tmp/err")"
+
 # a long search says how far it is where stderr is no terminal (a 2048x2048
 # mesh's ran for minutes without a word): a line every 10 s, none with --quiet
 printf 'name: big\nmesh: 1024x1024\nunit: {compute: 100 TFLOPS, sram: 2 GB}\nlink: {bandwidth: 1 TB/s, latency: 100 ns}\n' >"$tmp/big.yaml"

@@ -61,13 +61,7 @@ python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r) ==
 
 # under mpirun (OpenMPI; make deps installs it): the same table whatever the
 # number of ranks, rank 0 handing points out as ranks ask; --resume too.
-# Root may run it (CI does); OpenMPI's own allocations are not ours
-# (tests/lsan-openmpi.supp, for make test's ASan pass).
-command -v mpirun >/dev/null || fail "mpirun is needed (make deps installs openmpi-bin)"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_component_disable_dlclose=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan-openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
-mpi() { mpirun --oversubscribe -x ASAN_OPTIONS -x LSAN_OPTIONS "$@"; }
+mpi_ready
 for n in 1 2 4; do
     mpi -n $n "$bin" sweep $sw/eval-64.yaml --out "$tmp/m$n.csv" >"$tmp/out" 2>"$tmp/err" ||
         fail "mpirun -n $n sweep: exit $?: $(tail -5 "$tmp/err")"

@@ -65,6 +65,18 @@ png_size() {
     od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
 }
 
+# mpi_ready: mpirun is here, and may run as root (CI is root); OpenMPI's
+# own allocations are not ours (tests/lsan-openmpi.supp, for make test's
+# ASan pass, with its plugins kept loaded so that their frames have names).
+# Then `mpi -n N ARGS...` runs an MPI job of N ranks on this machine.
+mpi_ready() {
+    command -v mpirun >/dev/null || fail "mpirun is needed (make deps installs openmpi-bin)"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_component_disable_dlclose=1
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+    export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan-openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
+}
+mpi() { mpirun --oversubscribe -x ASAN_OPTIONS -x LSAN_OPTIONS "$@"; }
+
 finish() {
     if [ $failures -ne 0 ]; then
         echo "$1: $failures failure(s)"

@@ -113,21 +113,29 @@ static void pruned_is_exhaustive(const wafer *wf, const model *m, search_opts o,
     search_free(&pruned);
 }
 
+/* A random small scenario: wafers_x wafers of 2-6 x 2-hmax units and a
+ * model; some candidates must not fit: a unit holds 1 to 4 times its share
+ * of the weights and optimizer states (16 bytes a parameter). The space
+ * has two memory sets and two chunks, to keep the tests quick. */
+static model random_case(wafer *wf, int hmax, int wafers_x, search_opts *o)
+{
+    int w = rand_int(2, 6), h = rand_int(2, hmax);
+    model m = small_model(rand_int(1, 4) * 2, 64 * rand_int(1, 2), 4 * rand_int(1, 2), 32 * rand_int(1, 2),
+                          8 * rand_int(1, 4));
+    small_wafers(wf, w, h, wafers_x, rand_int(1, 4) * 16 * model_params(&m) / (w * h));
+    o->space.mems = (1u << 0) | (1u << (MEM_ZERO | MEM_ACT_INT8));
+    o->space.chunks = 1u | 4u;
+    return m;
+}
+
 /* Six random small scenarios: the pruned search equals the exhaustive one. */
 static void test_pruned_equals_exhaustive(void **state)
 {
     (void)state;
     for (int k = 0; k < 6; k++) {
         wafer wf;
-        int w = rand_int(2, 6), h = rand_int(2, 6);
-        model m = small_model(rand_int(1, 4) * 2, 64 * rand_int(1, 2), 4 * rand_int(1, 2), 32 * rand_int(1, 2),
-                              8 * rand_int(1, 4));
-        /* some candidates must not fit: a unit holds 1 to 4 times its share
-         * of the weights and optimizer states (16 bytes a parameter) */
-        small_wafer(&wf, w, h, rand_int(1, 4) * 16 * model_params(&m) / (w * h));
         search_opts o = {.top_k = 5, .jobs = 2};
-        o.space.mems = (1u << 0) | (1u << (MEM_ZERO | MEM_ACT_INT8)); /* keep the test quick */
-        o.space.chunks = 1u | 4u;
+        model m = random_case(&wf, 6, 1, &o);
         search_result full;
         pruned_is_exhaustive(&wf, &m, o, &full);
         search_free(&full);
@@ -827,7 +835,7 @@ static void test_cores_in_order(void **state)
             size_t nw = brute_tuples(&wf, &m, &spaces[i], want), ng = 0;
             assert_true(nw < 4096);
             search_cores_out all;
-            assert_int_equal(search_cores(&wf, &m, &spaces[i], &all, NULL), WT_OK);
+            assert_int_equal(search_cores(&wf, &m, &spaces[i], 0, 1, &all, NULL), WT_OK);
             for (size_t c = 0; c < all.n; c++) {
                 const search_core *a = &all.cores[c], *b = c ? &all.cores[c - 1] : NULL;
                 if (b && !memcmp(a->dims, b->dims, sizeof a->dims) && a->gw == b->gw && a->gh == b->gh)
@@ -865,6 +873,16 @@ static void note_least(void *ud, const strategy *s, const model *m, int fits, do
     c->n++;
 }
 
+/* A 3x2 mesh with room for every candidate, idle units allowed (the
+ * caller sets the SRAM that decides what fits). */
+static model idle_case(wafer *wf, search_opts *o, int jobs)
+{
+    small_wafer(wf, 3, 2, 1e12);
+    *o = (search_opts){.top_k = 5, .jobs = jobs};
+    o->space.allow_idle = 1;
+    return small_model(4, 64, 4, 32, 16);
+}
+
 /* With idle units allowed, grids none of whose cores can fit are counted,
  * not kept (search_space.c): the candidates are as many as where everything
  * fits, the search equals the exhaustive one, and when nothing fits the
@@ -873,10 +891,8 @@ static void test_idle_grids_left_out(void **state)
 {
     (void)state;
     wafer wf;
-    model m = small_model(4, 64, 4, 32, 16);
-    small_wafer(&wf, 3, 2, 1e12);
-    search_opts o = {.top_k = 5, .jobs = 2};
-    o.space.allow_idle = 1;
+    search_opts o;
+    model m = idle_case(&wf, &o, 2);
     o.space.mems = 1u | (1u << (MEM_ZERO | MEM_ACT_INT8 | MEM_GRAD_FP8)) | (1u << (MEM_ACT_INT8 | MEM_GRAD_FP8));
     o.space.chunks = 1u | 2u;
     search_result roomy, tight;
@@ -903,6 +919,132 @@ static void test_idle_grids_left_out(void **state)
     snprintf(want, sizeof want, "the smallest footprint is %.3g GB", c.least / 1e9);
     if (!strstr(tight.nofit, want))
         fail_msg("'%s' lacks '%s'", tight.nofit, want);
+    wafer_free(&wf);
+}
+
+/* The shards of an MPI job, one after another here: each is told the
+ * least K-th best the shards before it reported (what a rank may have
+ * heard), as share does between ranks. */
+typedef struct board {
+    double kth[8];
+    int n, me;
+} board;
+
+static double board_share(void *ud, double kth)
+{
+    board *b = ud;
+    b->kth[b->me] = fmin(b->kth[b->me], kth);
+    double least = INFINITY;
+    for (int i = 0; i < b->n; i++)
+        least = fmin(least, b->kth[i]);
+    return least;
+}
+
+/* o's space in n shards, merged, into r (the caller frees it), or the
+ * merge's error; each shard's fitting count into fit[]. */
+static int sharded(const wafer *wf, const model *m, search_opts o, int n, long long *fit, search_result *r, wt_err *e)
+{
+    board b = {.n = n};
+    for (int i = 0; i < n; i++)
+        b.kth[i] = INFINITY;
+    search_shard *sh = calloc((size_t)n, sizeof *sh);
+    assert_non_null(sh);
+    o.nshards = n;
+    o.share = board_share;
+    o.share_ud = &b;
+    for (int i = 0; i < n; i++) {
+        o.shard = b.me = i;
+        search_run_shard(wf, m, &o, &sh[i]);
+        fit[i] = sh[i].main.fitting;
+    }
+    o.shard = o.nshards = 0;
+    int rc = search_merge(wf, m, &o, sh, n, r, e);
+    free(sh);
+    return rc;
+}
+
+/* Split into 1 to 4 shards, pruned or exhaustive, a search merges to the
+ * exhaustive one: the same top, candidates and memory prunes, every
+ * candidate that fits in one shard only, and the same baselines. */
+static void shards_are_whole(const wafer *wf, const model *m, search_opts o)
+{
+    search_result full;
+    o.exhaustive = 1;
+    run(wf, m, &o, &full);
+    for (int n = 1; n <= 4; n++)
+        for (int ex = 0; ex <= 1; ex++) {
+            search_result r;
+            long long fit[4], sum = 0;
+            wt_err e;
+            o.exhaustive = ex;
+            if (sharded(wf, m, o, n, fit, &r, &e) != WT_OK)
+                fail_msg("merge of %d: %s", n, e.msg);
+            assert_same_top(&r, &full);
+            assert_int_equal(r.candidates, full.candidates);
+            assert_int_equal(r.pruned_memory, full.pruned_memory);
+            assert_int_equal(r.evaluated + r.pruned_bound, full.evaluated);
+            for (int i = 0; i < n; i++)
+                sum += fit[i];
+            assert_int_equal(sum, full.evaluated);
+            if (n == 2 && full.evaluated > 1) /* a split, not one shard with everything */
+                assert_true(fit[0] > 0 && fit[1] > 0);
+            assert_int_equal(r.nbaselines, full.nbaselines);
+            for (int i = 0; i < r.nbaselines; i++) {
+                assert_int_equal(r.baselines[i].ok, full.baselines[i].ok);
+                if (r.baselines[i].ok)
+                    assert_true(r.baselines[i].r.step_time_s == full.baselines[i].r.step_time_s);
+            }
+            print_message("%dx%dx%d %d shards%s: %lld evaluated (whole exhaustive %lld)\n", wf->w, wf->h,
+                          wf->wafers_x, n, ex ? " exhaustive" : "", r.evaluated, full.evaluated);
+            search_free(&r);
+        }
+    search_free(&full);
+}
+
+static void test_shards_merge_to_exhaustive(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 4; k++) {
+        wafer wf;
+        search_opts o = {.top_k = 5, .jobs = 1, .baselines = 1};
+        model m = random_case(&wf, 5, k == 3 ? 2 : 1, &o);
+        shards_are_whole(&wf, &m, o);
+        wafer_free(&wf);
+    }
+}
+
+/* What the whole search answers when nothing fits, or refuses, the merge
+ * of its shards answers too, word for word. */
+static void test_shards_answer_alike(void **state)
+{
+    (void)state;
+    wafer wf;
+    search_opts o;
+    model m = idle_case(&wf, &o, 1);
+    least_check c = {&wf, INFINITY, 0};
+    assert_int_equal(search_each(&wf, &m, &o.space, note_least, &c, NULL), WT_OK);
+    for (int tight = 0; tight <= 1; tight++) {
+        wf.sram_bytes = tight ? c.least / 2 : c.least; /* nothing fits; only the least */
+        search_result whole, r;
+        wt_err e;
+        long long fit[4];
+        run(&wf, &m, &o, &whole);
+        for (int n = 2; n <= 4; n++) {
+            assert_int_equal(sharded(&wf, &m, o, n, fit, &r, &e), WT_OK);
+            assert_int_equal(r.ntop, whole.ntop);
+            assert_string_equal(r.nofit, whole.nofit);
+            assert_same_top(&r, &whole);
+            search_free(&r);
+        }
+        search_free(&whole);
+    }
+    wt_err e1, e2;
+    search_result r;
+    long long fit[4];
+    assert_int_equal(search_parse_fix("tp=3", &o.space, &e1), WT_OK); /* TP 3 divides nothing */
+    assert_int_equal(search_run(&wf, &m, &o, &r, &e1), WT_EINPUT);
+    assert_int_equal(sharded(&wf, &m, o, 3, fit, &r, &e2), WT_EINPUT);
+    assert_string_equal(e2.msg, e1.msg);
     wafer_free(&wf);
 }
 
@@ -964,6 +1106,8 @@ int main(void)
         cmocka_unit_test(test_cores_in_order),
         cmocka_unit_test(test_idle_grids_left_out),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_shards_merge_to_exhaustive),
+        cmocka_unit_test(test_shards_answer_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "clock.h"
 #include "cmd.h"
 #include "json.h"
+#include "mpi_job.h"
 #include "out.h"
 #include "sweep.h"
 #include "sweep_mpi.h"
@@ -54,13 +56,6 @@ static atomic_int sweep_stop;
 static void on_signal(int sig)
 {
     atomic_store(&sweep_stop, sig);
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* Evaluates (or searches) the scenario o describes into f. */
@@ -430,8 +425,8 @@ int cmd_sweep(int argc, char **argv, const char *root)
     if (rc == WT_OK && out && !json && !(olen > 4 && !strcmp(out + olen - 4, ".csv")))
         rc = wt_fail(&e, "--out: '%s': FILE.csv or FILE.json", out);
     /* under mpirun: rank 0 as below, serving the others; they run points */
-    int rank = 0, size = 1, mpi = rc == WT_OK && sweep_mpi_launched();
-    if (mpi && (rc = sweep_mpi_init(&rank, &size, &e)) != WT_OK)
+    int rank = 0, size = 1, mpi = rc == WT_OK && mpi_job_launched();
+    if (mpi && (rc = mpi_job_init("sweep", &rank, &size, &e)) != WT_OK)
         mpi = 0;
     sweep s;
     int loaded = rc == WT_OK && (rc = sweep_load(file, &s, &e)) == WT_OK;
@@ -476,7 +471,7 @@ int cmd_sweep(int argc, char **argv, const char *root)
                 break;
         if (!started)
             rc = wt_fail(&e, "sweep: cannot start a thread");
-        double t0 = now_s(), last_write = t0;
+        double t0 = wt_clock_s(), last_write = t0;
         long written = 0, todo = s.npoints - kept;
         int tty = isatty(2) && !quiet;
         sweep_mpi_hub hub = {take_point_of, keep_row_of, &w, size - 1};
@@ -487,11 +482,11 @@ int cmd_sweep(int argc, char **argv, const char *root)
                 sweep_mpi_serve(&hub);
             long d = atomic_load(&w.done);
             if (tty)
-                progress(d, s.npoints, now_s() - t0, todo);
-            if (out && d > written && now_s() - last_write >= 1) {
+                progress(d, s.npoints, wt_clock_s() - t0, todo);
+            if (out && d > written && wt_clock_s() - last_write >= 1) {
                 if ((rc = atomic_write(out, "--out", put_table, &w, &e)) != WT_OK)
                     atomic_store(&sweep_stop, SIGTERM);
-                written = d, last_write = now_s();
+                written = d, last_write = wt_clock_s();
             }
         }
         while (hub.active > 0) { /* every rank told that no point is left, its last row taken */
@@ -504,16 +499,16 @@ int cmd_sweep(int argc, char **argv, const char *root)
         sigaction(SIGTERM, &old_term, NULL);
         long d = atomic_load(&w.done);
         if (tty)
-            progress(d, s.npoints, now_s() - t0, todo), fputc('\n', stderr);
+            progress(d, s.npoints, wt_clock_s() - t0, todo), fputc('\n', stderr);
         if (rc == WT_OK)
             rc = out ? atomic_write(out, "--out", put_table, &w, &e) : put_table(stdout, &w, &e);
         if (rc == WT_OK && !quiet)
             fprintf(stderr, "sweep: %ld of %ld points done (%ld kept from %s), %ld of this run's with an error, "
                             "%.2f s\n",
-                    kept + d, s.npoints, kept, out ? out : "-", atomic_load(&w.failed), now_s() - t0);
+                    kept + d, s.npoints, kept, out ? out : "-", atomic_load(&w.failed), wt_clock_s() - t0);
         /* make bench: WAFERTOP_BENCH=SECONDS, the sweep's target */
         const char *target = getenv("WAFERTOP_BENCH");
-        double took = now_s() - t0, want = target ? atof(target) : 0;
+        double took = wt_clock_s() - t0, want = target ? atof(target) : 0;
         if (rc == WT_OK && want > 0)
             fprintf(stderr, "bench sweep_%ld_%s %.2f s target<%g %s\n", s.npoints, s.search ? "search" : "eval",
                     took, want, took < want ? "pass" : "FAIL");
@@ -531,7 +526,7 @@ int cmd_sweep(int argc, char **argv, const char *root)
     if (loaded)
         sweep_free(&s);
     if (mpi)
-        sweep_mpi_finalize();
+        mpi_job_finalize();
     if (rank > 0) /* rank 0 alone says what went wrong */
         return rc == WT_OK ? 0 : rc > 128 ? rc : 2;
     return rc > 128 ? rc : cmd_exit(rc, &e);

@@ -10,12 +10,15 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "cmd.h"
 #include "heap.h"
+#include "mpi_job.h"
 #include "out.h"
 #include "paths.h"
 #include "qty.h"
 #include "search.h"
+#include "search_mpi.h"
 #include "sim.h"
 #include "snapshot.h"
 #include "wtlua.h"
@@ -240,13 +243,6 @@ static int cmd_usage(const scenario *sc, wt_err *e)
                              e);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Under WAFERTOP_BENCH=1 (`make bench`), a command's time, its evaluation's
  * and its Lua's, as a bench line on stderr: the Lua part's target is 300 ms. */
 static void cmd_bench(const char *name, const char *layout, double start, double evaluated, double done)
@@ -261,7 +257,7 @@ static void cmd_bench(const char *name, const char *layout, double start, double
 
 static int run_cmd(int argc, char **argv, const char *root)
 {
-    double start = now_s(), evaluated = start;
+    double start = wt_clock_s(), evaluated = start;
     scenario sc = {0};
     wt_err e;
     const char *name = argc > 0 && strncmp(argv[0], "-", 1) ? argv[0] : NULL;
@@ -293,10 +289,10 @@ static int run_cmd(int argc, char **argv, const char *root)
         rc = evaluate(&sc, root, &e);
     if (rc == WT_OK) {
         sc.evaluated = 0; /* the result now belongs to Lua */
-        evaluated = now_s();
+        evaluated = wt_clock_s();
         rc = wtlua_run_command(sc.lua, name, sc.o.nrest, sc.o.rest, &sc.r, &e);
         if (rc == WT_OK)
-            cmd_bench(name, sc.o.layout, start, evaluated, now_s());
+            cmd_bench(name, sc.o.layout, start, evaluated, wt_clock_s());
     }
     scenario_free(&sc);
     return rc == WT_OK ? 0 : cmd_exit(rc, &e);
@@ -354,39 +350,58 @@ static int run_search(int argc, char **argv, const char *root)
 {
     cli_opts o;
     wt_err e;
-    int rc = cli_parse(argc, argv, CLI_SEARCH | CLI_FORMAT, root, &o, &e);
+    /* under mpirun: each rank a shard of the candidates, rank 0 the answer (search_mpi.h) */
+    int rank = 0, size = 1, mpi = mpi_job_launched();
+    int rc = mpi ? mpi_job_init("search", &rank, &size, &e) : WT_OK;
+    mpi = mpi && rc == WT_OK;
+    if (rc == WT_OK)
+        rc = cli_parse(argc, argv, CLI_SEARCH | CLI_FORMAT, root, &o, &e);
     if (rc == WT_OK && o.help) {
         char help[CLI_HELP_MAX];
-        printf("usage: wafertop search [--layout L] [--model M] [--seq N --batch N] [search options]\n"
-               "       [--format table|csv|json]\n"
-               "Finds the fastest strategy: prunes by memory and a lower bound, then simulates the rest in\n"
-               "order of the bound; prints the best K beside Megatron TP, DeepSpeed 3D and the best without TATP.\n\n"
-               "%s%s",
-               cli_search_help(), cli_scenario_help(help, sizeof help));
+        if (rank == 0)
+            printf("usage: wafertop search [--layout L] [--model M] [--seq N --batch N] [search options]\n"
+                   "       [--format table|csv|json]\n"
+                   "       mpirun -n N wafertop search ...   the candidates shared out over N ranks\n"
+                   "Finds the fastest strategy: prunes by memory and a lower bound, then simulates the rest in\n"
+                   "order of the bound; prints the best K beside Megatron TP, DeepSpeed 3D and the best without "
+                   "TATP.\n\n"
+                   "%s%s",
+                   cli_search_help(), cli_scenario_help(help, sizeof help));
+        if (mpi)
+            mpi_job_finalize();
         return 0;
     }
     search_opts so;
     if (rc == WT_OK)
         rc = cli_search_opts(&o, &so, &e);
+    if (rc == WT_OK && mpi && !o.jobs) /* a core a rank, unless --jobs says otherwise */
+        so.jobs = 1;
     wafer wf;
     model m;
     int loaded = 0;
     if (rc == WT_OK && (rc = cli_load_hardware(&o, root, &wf, &m, &e)) == WT_OK)
         loaded = 1;
     search_result res;
-    progress bar = {.on = !o.quiet, .tty = isatty(2)};
+    progress bar = {.on = !o.quiet && rank == 0, .tty = isatty(2)};
     clock_gettime(CLOCK_MONOTONIC, &bar.start);
     so.progress = progress_draw;
     so.progress_ud = &bar;
     int nofit = 0;
-    if (rc == WT_OK && (rc = search_run(&wf, &m, &so, &res, &e)) == WT_OK) {
-        out_search(stdout, &res, &wf, &m, o.format);
-        if ((nofit = !res.ntop))
-            fprintf(stderr, "search: nothing fits %s on %s: %s\n", m.name, wf.name, res.nofit);
+    if (rc == WT_OK && (rc = mpi ? search_mpi_run(&wf, &m, &so, rank, size, &res, &e)
+                                 : search_run(&wf, &m, &so, &res, &e)) == WT_OK) {
+        if (rank == 0) {
+            out_search(stdout, &res, &wf, &m, o.format);
+            if ((nofit = !res.ntop))
+                fprintf(stderr, "search: nothing fits %s on %s: %s\n", m.name, wf.name, res.nofit);
+        }
         search_free(&res);
     }
     if (loaded)
         wafer_free(&wf);
+    if (mpi)
+        mpi_job_finalize();
+    if (rank > 0) /* rank 0 alone says what went wrong */
+        return rc == WT_OK ? 0 : 2;
     return nofit ? CMD_EXIT_NOFIT : cmd_exit(rc, &e);
 }
 

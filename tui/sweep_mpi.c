@@ -8,33 +8,13 @@
  */
 #include "sweep_mpi.h"
 
+#ifdef WT_MPI
 #include <stdlib.h>
 #include <string.h>
 
-int sweep_mpi_launched(void)
-{
-    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
-}
-
-#ifdef WT_MPI
 #include <mpi.h>
 
 enum { TAG_ASK = 1, TAG_POINT, TAG_ROW };
-
-int sweep_mpi_init(int *rank, int *size, wt_err *e)
-{
-    int provided;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        return wt_fail(e, "sweep: MPI_Init failed");
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
-    return WT_OK;
-}
-
-void sweep_mpi_finalize(void)
-{
-    MPI_Finalize();
-}
 
 void sweep_mpi_serve(sweep_mpi_hub *h)
 {
@@ -95,15 +75,6 @@ void sweep_mpi_work(char *(*run)(void *ud, long i, int *failed), void *ud)
 }
 
 #else
-
-int sweep_mpi_init(int *rank, int *size, wt_err *e)
-{
-    *rank = 0, *size = 1;
-    return wt_fail(e, "sweep: started by mpirun, but this wafertop was built without MPI (install libopenmpi-dev "
-                      "and build again)");
-}
-
-void sweep_mpi_finalize(void) {}
 
 void sweep_mpi_serve(sweep_mpi_hub *h)
 {

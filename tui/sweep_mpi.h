@@ -4,25 +4,10 @@
  * ranks ask for them, so long searches and short evaluations mix, keeps the
  * rows they send back and writes the table; it runs points too. The other
  * ranks run the points they are given until told there are none left.
- *
- * MPI_Init runs only when the program was started by mpirun (its
- * environment says so): a plain run, valgrind and LeakSanitizer never see
- * MPI. Built with MPI when the Makefile finds OpenMPI (pkg-config ompi-c);
- * without, a run under mpirun is refused.
+ * MPI's start and end: mpi_job.h.
  */
 #ifndef WT_SWEEP_MPI_H
 #define WT_SWEEP_MPI_H
-
-#include "err.h"
-
-/* 1 when mpirun (OpenMPI, or a PMI launcher such as Slurm's srun) started
- * this process. */
-int sweep_mpi_launched(void);
-
-/* MPI_Init (threads funnelled: only the calling thread uses MPI) and this
- * rank and the job's size; WT_EINPUT without MPI in the build. */
-int sweep_mpi_init(int *rank, int *size, wt_err *e);
-void sweep_mpi_finalize(void);
 
 /* What rank 0 does with the job's messages: take gives the next point (-1:
  * none), keep takes a row (text owned, failed: it has an error). */

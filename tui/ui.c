@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "scenario.h"
 #include "term.h"
@@ -18,13 +18,6 @@
 
 #define BENCH_W 120
 #define BENCH_H 40
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Colours the current result and draws the frame into the canvas. */
 static void draw(ui *u, int w, int h)
@@ -107,7 +100,7 @@ static int run_screen(ui *u, wt_err *e)
     int dirty = 1, status = 0;
     double frame_s = 0;
     while (!u->quit) {
-        double now = now_s();
+        double now = wt_clock_s();
         dirty |= tick(u, now);
         if (u->search.running) {
             ui_search_poll(u);
@@ -120,13 +113,13 @@ static int run_screen(ui *u, wt_err *e)
         int theme = u->theme;
         if (dirty) {
             frame(u);
-            frame_s = now_s() - now;
+            frame_s = wt_clock_s() - now;
         }
         dirty = 0;
         double next = u->paused ? now + 0.25 : u->next_step_at;
         if (u->play.playing)
             next = fmin(next, now + fmax(UI_FRAME_S, 2 * frame_s));
-        int wait = (int)((next - now_s()) * 1000);
+        int wait = (int)((next - wt_clock_s()) * 1000);
         wait = wait < 5 ? 5 : wait > 250 ? 250 : wait;
         if ((u->search.running || u->flit.running) && wait > 100)
             wait = 100;
@@ -197,10 +190,10 @@ static void act_units(ui *u, int n)
 static void bench_run(ui *u, const char *name, bench_act act, double *t, int n, double target_ms)
 {
     for (int i = 0; i < n; i++) {
-        double t0 = now_s();
+        double t0 = wt_clock_s();
         act(u, n);
         draw(u, BENCH_W, BENCH_H);
-        t[i] = now_s() - t0;
+        t[i] = wt_clock_s() - t0;
     }
     bench_print(u, name, t, n, target_ms);
 }
@@ -213,9 +206,9 @@ static int bench_frames(ui *u, int n, double start, double loaded)
 {
     u->ncolours = 256;
     ui_step(u);
-    double stepped = now_s();
+    double stepped = wt_clock_s();
     draw(u, BENCH_W, BENCH_H);
-    double drawn = now_s(), first = drawn - start;
+    double drawn = wt_clock_s(), first = drawn - start;
     double *t = malloc((size_t)n * sizeof *t);
     if (!t)
         return 1;
@@ -231,7 +224,7 @@ static int bench_frames(ui *u, int n, double start, double loaded)
 
 int cmd_ui(int argc, char **argv, const char *root)
 {
-    double start = now_s();
+    double start = wt_clock_s();
     wt_err e;
     int nargs;
     char **args;
@@ -274,7 +267,7 @@ int cmd_ui(int argc, char **argv, const char *root)
         goto out;
     ui_printf(u, "wafertop: %s on %s; press ? for the keys, : for commands", u->model, u->layout);
     if (u->o.bench_frames) {
-        int status = bench_frames(u, u->o.bench_frames, start, now_s());
+        int status = bench_frames(u, u->o.bench_frames, start, wt_clock_s());
         free(args);
         free(sf);
         ui_free(u);

@@ -1,0 +1,13 @@
+/*
+ * clock.c - the monotonic clock (clock.h).
+ */
+#include "clock.h"
+
+#include <time.h>
+
+double wt_clock_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
