@@ -20,3 +20,11 @@ int wt_oom(wt_err *e, const char *what)
         snprintf(e->msg, sizeof e->msg, "out of memory: %s", what);
     return WT_EINTERNAL;
 }
+
+const char *wt_find_control(const char *s)
+{
+    for (; *s; s++)
+        if (wt_control((unsigned char)*s))
+            return s;
+    return NULL;
+}

@@ -25,4 +25,15 @@ int wt_fail(wt_err *e, const char *fmt, ...)
 /* Formats "out of memory: what" into e and returns WT_EINTERNAL. */
 int wt_oom(wt_err *e, const char *what);
 
+/* Whether byte c is a control character (a tab, a line break, DEL...):
+ * text an error quotes, a name, a table's cell or a comment holds none, so
+ * that each stays one line. */
+static inline int wt_control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+/* The first control character of s, or NULL when it holds none. */
+const char *wt_find_control(const char *s);
+
 #endif

@@ -277,9 +277,8 @@ static int on_name(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
         return ydoc_fail(d, v, e, "name: must not be empty");
     if (strlen(s) >= sizeof in->name)
         return ydoc_fail(d, v, e, "name: longer than %zu characters", sizeof in->name - 1);
-    for (const char *p = s; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            return ydoc_fail(d, v, e, "name: must not contain control characters");
+    if (wt_find_control(s))
+        return ydoc_fail(d, v, e, "name: must not contain control characters");
     memcpy(in->name, s, strlen(s) + 1);
     return WT_OK;
 }

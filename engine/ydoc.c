@@ -32,7 +32,7 @@ static int ydoc_vfail_at(const ydoc *d, size_t line0, size_t col0, wt_err *e, co
     /* Messages quote the file's text, which may hold a line break (a quoted
      * "a\nb"); an error stays one line. */
     for (char *c = e->msg; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+        if (wt_control((unsigned char)*c))
             *c = ' ';
     return WT_EINPUT;
 }

@@ -253,10 +253,10 @@ static int keep(cli_opts *o, char *word, wt_err *e)
  * of the program takes a tab, a newline or any other control character. */
 static int printable(const char *what, const char *text, wt_err *e)
 {
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
-        if (*c < 0x20 || *c == 0x7f)
-            return wt_fail(e, "%s: a control character (byte %d of the value, code %d) where text is expected", what,
-                           (int)(c - (const unsigned char *)text) + 1, *c);
+    const char *c = wt_find_control(text);
+    if (c)
+        return wt_fail(e, "%s: a control character (byte %d of the value, code %d) where text is expected", what,
+                       (int)(c - text) + 1, (unsigned char)*c);
     return WT_OK;
 }
 

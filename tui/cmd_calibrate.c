@@ -32,7 +32,7 @@ typedef struct calib_file {
 static void put_comment_text(FILE *f, const char *s)
 {
     for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+        fputc(wt_control((unsigned char)*s) ? '?' : *s, f);
 }
 
 static int put_calib(FILE *f, void *ud, wt_err *e)

@@ -34,18 +34,9 @@ static char *dup_text(const char *s)
     return p ? memcpy(p, s, n) : NULL;
 }
 
-/* 1 when s holds a control character (a table's row is one line). */
-static int has_control(const char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return 1;
-    return 0;
-}
-
 static int add_base(ydoc *d, yaml_node_t *at, sweep *s, const char *word, wt_err *e)
 {
-    if (has_control(word))
+    if (wt_find_control(word)) /* a table's row is one line */
         return ydoc_fail(d, at, e, "scenario: a value must not hold a control character");
     if (s->nbase == SWEEP_MAX_BASE)
         return ydoc_fail(d, at, e, "scenario: at most %d words", SWEEP_MAX_BASE);
@@ -132,7 +123,7 @@ static int on_scenario(ydoc *d, yaml_node_t *v, void *ctx, wt_err *e)
 
 static int add_value(ydoc *d, yaml_node_t *at, sweep_axis *a, const char *text, wt_err *e)
 {
-    if (has_control(text))
+    if (wt_find_control(text))
         return ydoc_fail(d, at, e, "axes: %s: a value must not hold a control character", a->key);
     for (int j = 0; j < a->nvalues; j++)
         if (!strcmp(a->values[j], text))
