@@ -240,6 +240,12 @@ int cli_check_flag(const char *name, const char *value, wt_err *e)
     return apply_flag(&scratch, f, value, e);
 }
 
+int cli_scenario_flag(const char *name)
+{
+    const flag_spec *f = find_flag(name, strlen(name), 0);
+    return f && f->group == 0 && f->takes_value;
+}
+
 static int keep(cli_opts *o, char *word, wt_err *e)
 {
     if (o->nrest == (int)(sizeof o->rest / sizeof o->rest[0]))

@@ -85,6 +85,9 @@ int cli_parse(int argc, char **argv, unsigned extra, const char *root, cli_opts 
 /* Checks value as the command line would for --name (any command's flag),
  * and the strategy text and options as loading would; errors name the flag. */
 int cli_check_flag(const char *name, const char *value, wt_err *e);
+/* 1 when --name is a scenario flag that takes a value (--layout, --seq,
+ * --mem, --set, ...: what every scenario command knows). */
+int cli_scenario_flag(const char *name);
 
 /* Loads the layout and the model (with the --seq/--batch/--microbatch
  * overrides). On success the caller frees wf with wafer_free. */

@@ -8,23 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "layout.h"
 #include "qty.h"
 #include "ydoc.h"
 
 /* The command-line flags a scenario or an axis may set (each takes a
  * value); a key with a dot is a layout field instead. */
-static const char *const sweep_flags[] = {
-    "layout", "model", "strategy", "seq", "batch", "microbatch", "placement", "collective", "routing",
-    "checkpoint", "mem", "grad-compress", "chunk", "subgroup", "tp-seqpar", "exec", "net", "window", "fail",
-    "set", "objective", "fix", "only", NULL};
-
+/* A sweep's flags: the scenario's and the search's that shape a point's
+ * answer (not --top, --jobs and such: a row holds the best). */
 static int sweep_flag_known(const char *key)
 {
-    for (int i = 0; sweep_flags[i]; i++)
-        if (!strcmp(sweep_flags[i], key))
+    static const char *const search_flags[] = {"objective", "fix", "only"};
+    for (size_t i = 0; i < sizeof search_flags / sizeof *search_flags; i++)
+        if (!strcmp(search_flags[i], key))
             return 1;
-    return 0;
+    return cli_scenario_flag(key);
 }
 
 static char *dup_text(const char *s)
