@@ -697,7 +697,7 @@ static int level2_run(level2_state *s, order *ord, size_t total, search_result *
         double theirs = o->share && !o->exhaustive ? o->share(o->share_ud, kth) : INFINITY;
         for (int t = 0; t < st->jobs; t++)
             sim_ctx_set_cutoff(st->ctx[t], fmin(kth, theirs));
-        size_t nb = 0, room = ntop < k ? (size_t)(k - ntop) : BATCH;
+        size_t nb = 0, room = ntop < k && k - ntop < BATCH ? (size_t)(k - ntop) : BATCH;
         while (nb < room && !(o->stop && atomic_load(o->stop))) { /* placements take seconds on a wafer */
             /* step >= bound: what the heap holds from here on cannot beat
              * the K-th best, not even on a tie (broken by enumeration

@@ -165,8 +165,8 @@ void search_run_shard(const wafer *wf, const model *m, const search_opts *opts, 
  * search's: the first K of their tops, evaluated again here, the counts
  * summed, and each baseline the same way when opts asks (best-no-tatp's
  * second try, with idle units, runs here whole). The same as search_run's,
- * top and errors alike, counts but evaluated and pruned_bound (each shard
- * prunes by its own K-th best and those it was told). */
+ * top and errors alike, counts but evaluated, invalid and pruned_bound
+ * (each shard prunes by its own K-th best and those it was told). */
 int search_merge(const wafer *wf, const model *m, const search_opts *opts, const search_shard *sh, int n,
                  search_result *r, wt_err *e);
 

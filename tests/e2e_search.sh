@@ -137,6 +137,21 @@ mpi -n 2 "$bin" search --layout dojo-tile --model gopher-280b --quiet >"$tmp/out
 mpi -n 2 "$bin" search --top 0 >"$tmp/out" 2>"$tmp/err"
 [ $? -ne 0 ] && [ "$(grep -c "^--top: '0' is not a positive whole number" "$tmp/err")" -eq 1 ] ||
     fail "mpirun -n 2 search --top 0: $(cat "$tmp/err")"
+# a rank whose file is missing (a node without it) stops every rank, and
+# says so itself: no hang (rank 0 waited for it forever)
+timeout 60 mpirun --oversubscribe -x ASAN_OPTIONS -x LSAN_OPTIONS -n 1 "$bin" search $small : \
+    -n 1 "$bin" search --layout dojo-tile --model "$tmp/nope.yaml" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^search: rank 1: .*nope.yaml: cannot open" "$tmp/err" &&
+    grep -q "^search: another rank failed before the search" "$tmp/err" ||
+    fail "mpirun with a file one rank lacks: exit $rc (124: a hang): $(cat "$tmp/err")"
+# three ranks on a layout with a parameter store (every fitting candidate
+# streams) and a top longer than a batch of level 2: --exhaustive's
+store="--layout tests/fixtures/layouts/store-4x4.yaml --model tests/fixtures/models/minimal.yaml --quiet"
+"$bin" search $store --exhaustive --top 40 --format csv 2>/dev/null | grep '^top' >"$tmp/store.all"
+[ -s "$tmp/store.all" ] || fail "search on store-4x4 found nothing"
+mpi -n 3 "$bin" search $store --top 40 --format csv 2>"$tmp/err" | grep '^top' | cmp -s - "$tmp/store.all" ||
+    fail "mpirun -n 3 search on store-4x4: another top than --exhaustive's: $(tail -3 "$tmp/err")"
 
 # a long search says how far it is where stderr is no terminal (a 2048x2048
 # mesh's ran for minutes without a word): a line every 10 s, none with --quiet

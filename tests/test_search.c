@@ -686,6 +686,15 @@ static void test_baselines(void **state)
     wafer_free(&wf);
 }
 
+/* dojo-tile and the search-small model: a space of 35,280 candidates. */
+static void dojo_small(wafer *wf, model *m)
+{
+    wt_err e;
+    load_fixture("layouts/dojo-tile.yaml", wf);
+    if (model_load("tests/fixtures/models/search-small.yaml", m, &e) != WT_OK)
+        fail_msg("%s", e.msg);
+}
+
 /* The issue's top list: on dojo-tile, search-small's best, DP1,TATP5x5 on
  * tiles, came four times (ring, bidir, 2d and hier: 2d on its rows and
  * columns, lines, and hier, whose windows split nothing, ran the ring) and
@@ -696,11 +705,8 @@ static void test_top_is_distinct(void **state)
 {
     (void)state;
     wafer wf;
-    load_fixture("layouts/dojo-tile.yaml", &wf);
     model m;
-    wt_err e;
-    if (model_load("tests/fixtures/models/search-small.yaml", &m, &e) != WT_OK)
-        fail_msg("%s", e.msg);
+    dojo_small(&wf, &m);
     search_opts o = {.top_k = 10, .jobs = 2};
     search_result full;
     pruned_is_exhaustive(&wf, &m, o, &full);
@@ -718,6 +724,23 @@ static void test_top_is_distinct(void **state)
             fail_msg("rank %d: %s", i + 1, id);
         }
     }
+    search_free(&full);
+    wafer_free(&wf);
+}
+
+/* A top longer than a batch of level 2 (32): the batches while it fills
+ * hold no more than a batch (they overran their arrays with --top 33 to
+ * 50), and the top equals the exhaustive one. */
+static void test_top_beyond_a_batch(void **state)
+{
+    (void)state;
+    wafer wf;
+    model m;
+    dojo_small(&wf, &m);
+    search_opts o = {.top_k = SEARCH_MAX_TOP, .jobs = 2};
+    search_result full;
+    pruned_is_exhaustive(&wf, &m, o, &full);
+    assert_int_equal(full.ntop, SEARCH_MAX_TOP);
     search_free(&full);
     wafer_free(&wf);
 }
@@ -924,9 +947,11 @@ static void test_idle_grids_left_out(void **state)
 
 /* The shards of an MPI job, one after another here: each is told the
  * least K-th best the shards before it reported (what a rank may have
- * heard), as share does between ranks. */
+ * heard), as share does between ranks, or a K-th best given from the
+ * start. */
 typedef struct board {
     double kth[8];
+    double given;
     int n, me;
 } board;
 
@@ -934,17 +959,19 @@ static double board_share(void *ud, double kth)
 {
     board *b = ud;
     b->kth[b->me] = fmin(b->kth[b->me], kth);
-    double least = INFINITY;
+    double least = b->given;
     for (int i = 0; i < b->n; i++)
         least = fmin(least, b->kth[i]);
     return least;
 }
 
-/* o's space in n shards, merged, into r (the caller frees it), or the
- * merge's error; each shard's fitting count into fit[]. */
-static int sharded(const wafer *wf, const model *m, search_opts o, int n, long long *fit, search_result *r, wt_err *e)
+/* o's space in n shards, each told `given` (INFINITY: nothing) beside what
+ * the others report, merged into r (the caller frees it), or the merge's
+ * error; each shard's fitting count into fit[]. */
+static int sharded(const wafer *wf, const model *m, search_opts o, int n, double given, long long *fit,
+                   search_result *r, wt_err *e)
 {
-    board b = {.n = n};
+    board b = {.n = n, .given = given};
     for (int i = 0; i < n; i++)
         b.kth[i] = INFINITY;
     search_shard *sh = calloc((size_t)n, sizeof *sh);
@@ -977,12 +1004,11 @@ static void shards_are_whole(const wafer *wf, const model *m, search_opts o)
             long long fit[4], sum = 0;
             wt_err e;
             o.exhaustive = ex;
-            if (sharded(wf, m, o, n, fit, &r, &e) != WT_OK)
+            if (sharded(wf, m, o, n, INFINITY, fit, &r, &e) != WT_OK)
                 fail_msg("merge of %d: %s", n, e.msg);
             assert_same_top(&r, &full);
             assert_int_equal(r.candidates, full.candidates);
             assert_int_equal(r.pruned_memory, full.pruned_memory);
-            assert_int_equal(r.evaluated + r.pruned_bound, full.evaluated);
             for (int i = 0; i < n; i++)
                 sum += fit[i];
             assert_int_equal(sum, full.evaluated);
@@ -998,6 +1024,23 @@ static void shards_are_whole(const wafer *wf, const model *m, search_opts o)
                           wf->wafers_x, n, ex ? " exhaustive" : "", r.evaluated, full.evaluated);
             search_free(&r);
         }
+    /* the K-th best another shard tells prunes at its very value: told it
+     * from the start, the shards still find the whole top; told one ulp
+     * less, they lose the K-th (a tie, broken by the order, would be lost
+     * the same way if the prune were not strict) */
+    if (full.ntop == o.top_k) {
+        double kth = full.top[o.top_k - 1].step_time_s;
+        long long fit[4];
+        search_result r;
+        wt_err e;
+        o.exhaustive = 0;
+        assert_int_equal(sharded(wf, m, o, 3, kth, fit, &r, &e), WT_OK);
+        assert_same_top(&r, &full);
+        search_free(&r);
+        assert_int_equal(sharded(wf, m, o, 3, nextafter(kth, 0), fit, &r, &e), WT_OK);
+        assert_true(r.ntop < full.ntop);
+        search_free(&r);
+    }
     search_free(&full);
 }
 
@@ -1030,7 +1073,7 @@ static void test_shards_answer_alike(void **state)
         long long fit[4];
         run(&wf, &m, &o, &whole);
         for (int n = 2; n <= 4; n++) {
-            assert_int_equal(sharded(&wf, &m, o, n, fit, &r, &e), WT_OK);
+            assert_int_equal(sharded(&wf, &m, o, n, INFINITY, fit, &r, &e), WT_OK);
             assert_int_equal(r.ntop, whole.ntop);
             assert_string_equal(r.nofit, whole.nofit);
             assert_same_top(&r, &whole);
@@ -1043,7 +1086,7 @@ static void test_shards_answer_alike(void **state)
     long long fit[4];
     assert_int_equal(search_parse_fix("tp=3", &o.space, &e1), WT_OK); /* TP 3 divides nothing */
     assert_int_equal(search_run(&wf, &m, &o, &r, &e1), WT_EINPUT);
-    assert_int_equal(sharded(&wf, &m, o, 3, fit, &r, &e2), WT_EINPUT);
+    assert_int_equal(sharded(&wf, &m, o, 3, INFINITY, fit, &r, &e2), WT_EINPUT);
     assert_string_equal(e2.msg, e1.msg);
     wafer_free(&wf);
 }
@@ -1102,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_baselines),
         cmocka_unit_test(test_deepspeed_fills_the_machine),
         cmocka_unit_test(test_top_is_distinct),
+        cmocka_unit_test(test_top_beyond_a_batch),
         cmocka_unit_test(test_net_model),
         cmocka_unit_test(test_cores_in_order),
         cmocka_unit_test(test_idle_grids_left_out),

@@ -9,8 +9,9 @@
 
 #include "cli.h"
 
-/* Prints e's message (when rc is an error) and returns the exit status:
- * 0 ok, 2 bad input, 1 internal error. */
+/* Prints e's message (when rc is an error and e is not NULL: an MPI rank
+ * but rank 0 says nothing) and returns the exit status: 0 ok, 2 bad input,
+ * 1 internal error. */
 int cmd_exit(int rc, const wt_err *e);
 /* The exit status of a search that found nothing that fits: its output says
  * so, and why, as a result (not an error). */

@@ -527,7 +527,5 @@ int cmd_sweep(int argc, char **argv, const char *root)
         sweep_free(&s);
     if (mpi)
         mpi_job_finalize();
-    if (rank > 0) /* rank 0 alone says what went wrong */
-        return rc == WT_OK ? 0 : rc > 128 ? rc : 2;
-    return rc > 128 ? rc : cmd_exit(rc, &e);
+    return rc > 128 ? rc : cmd_exit(rc, rank == 0 ? &e : NULL); /* rank 0 alone says what went wrong */
 }

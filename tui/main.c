@@ -33,7 +33,7 @@ typedef struct command {
 
 int cmd_exit(int rc, const wt_err *e)
 {
-    if (rc != WT_OK)
+    if (rc != WT_OK && e)
         fprintf(stderr, "%s\n", e->msg);
     return rc == WT_EINPUT ? 2 : rc == WT_OK ? 0 : 1;
 }
@@ -381,6 +381,13 @@ static int run_search(int argc, char **argv, const char *root)
     int loaded = 0;
     if (rc == WT_OK && (rc = cli_load_hardware(&o, root, &wf, &m, &e)) == WT_OK)
         loaded = 1;
+    if (mpi) { /* the ranks go on together or not at all (a file one node lacks) */
+        int root_failed, any = mpi_job_any_failed(rank, rc != WT_OK, &root_failed);
+        if (rank > 0 && rc != WT_OK && !root_failed) /* rank 0 cannot say it */
+            fprintf(stderr, "search: rank %d: %s\n", rank, e.msg);
+        if (any && rc == WT_OK)
+            rc = wt_fail(&e, "search: another rank failed before the search (its error names it)");
+    }
     search_result res;
     progress bar = {.on = !o.quiet && rank == 0, .tty = isatty(2)};
     clock_gettime(CLOCK_MONOTONIC, &bar.start);
@@ -400,9 +407,9 @@ static int run_search(int argc, char **argv, const char *root)
         wafer_free(&wf);
     if (mpi)
         mpi_job_finalize();
-    if (rank > 0) /* rank 0 alone says what went wrong */
-        return rc == WT_OK ? 0 : 2;
-    return nofit ? CMD_EXIT_NOFIT : cmd_exit(rc, &e);
+    if (nofit)
+        return rank > 0 ? 0 : CMD_EXIT_NOFIT;
+    return cmd_exit(rc, rank == 0 ? &e : NULL); /* rank 0 alone says what went wrong */
 }
 
 static const command commands[] = {

@@ -28,6 +28,14 @@ void mpi_job_finalize(void)
     MPI_Finalize();
 }
 
+int mpi_job_any_failed(int rank, int failed, int *root_failed)
+{
+    int mine = failed ? (rank == 0 ? 3 : 1) : 0, all = 0; /* bit 0: a rank failed; bit 1: rank 0 did */
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+    *root_failed = (all & 2) != 0;
+    return all & 1;
+}
+
 #else
 
 int mpi_job_init(const char *cmd, int *rank, int *size, wt_err *e)
@@ -39,5 +47,12 @@ int mpi_job_init(const char *cmd, int *rank, int *size, wt_err *e)
 }
 
 void mpi_job_finalize(void) {}
+
+int mpi_job_any_failed(int rank, int failed, int *root_failed)
+{
+    (void)rank;
+    *root_failed = failed;
+    return failed;
+}
 
 #endif

@@ -23,4 +23,10 @@ int mpi_job_launched(void);
 int mpi_job_init(const char *cmd, int *rank, int *size, wt_err *e);
 void mpi_job_finalize(void);
 
+/* Whether any rank failed (failed: this one did), every rank calling it at
+ * the same point; *root_failed gets whether rank 0 did. Ranks that meet an
+ * error the others do not (a file only one node has) would otherwise wait
+ * for each other forever. */
+int mpi_job_any_failed(int rank, int failed, int *root_failed);
+
 #endif
