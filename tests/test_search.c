@@ -974,7 +974,7 @@ static int sharded(const wafer *wf, const model *m, search_opts o, int n, double
     board b = {.n = n, .given = given};
     for (int i = 0; i < n; i++)
         b.kth[i] = INFINITY;
-    search_shard *sh = calloc((size_t)n, sizeof *sh);
+    search_shard *sh = calloc(n > 0 ? (size_t)n : 1, sizeof *sh);
     assert_non_null(sh);
     o.nshards = n;
     o.share = board_share;
@@ -1049,7 +1049,7 @@ static void test_shards_merge_to_exhaustive(void **state)
     (void)state;
     for (int k = 0; k < 4; k++) {
         wafer wf;
-        search_opts o = {.top_k = 5, .jobs = 1, .baselines = 1};
+        search_opts o = {.top_k = 5, .jobs = 1, .baselines = k % 3 == 0}; /* one wafer and two */
         model m = random_case(&wf, 5, k == 3 ? 2 : 1, &o);
         shards_are_whole(&wf, &m, o);
         wafer_free(&wf);
