@@ -818,7 +818,7 @@ int search_levels(search_run_state *st, search_result *r, wt_err *e)
 {
     const search_opts *o = st->o;
     search_cores_out all;
-    int rc = search_cores(st->wf, st->m, &o->space, o->shard, o->nshards, &all, e);
+    int rc = search_cores(st->wf, st->m, &o->space, o, &all, e);
     if (rc != WT_OK)
         return rc;
     search_core *cores = all.cores;
@@ -986,7 +986,7 @@ int search_each(const wafer *wf, const model *m, const search_space *sp,
                 wt_err *e)
 {
     search_cores_out all;
-    int rc = search_cores(wf, m, sp, 0, 1, &all, e);
+    int rc = search_cores(wf, m, sp, NULL, &all, e);
     if (rc != WT_OK)
         return rc;
     search_core *cores = all.cores;

@@ -27,7 +27,10 @@ typedef struct search_core {
 /* Every core of the space, in enumeration order (the tie-break order), but
  * those of grids none of whose cores can fit: cores (allocated; the caller
  * frees it), the count of those left out, and the least footprint among
- * them (least.valid = 0 when none). Of a shard (nshards > 1), only the
+ * them (least.valid = 0 when none). o (NULL: the whole space, silently)
+ * gives the shard and the progress, called at 0 now and then: the walk of
+ * a large mesh's space takes seconds before level 1. Of a shard
+ * (o->nshards > 1), only the
  * cores of the grids (a 5-tuple on one TATP grid) numbered shard mod
  * nshards, those left out among them and their least; total counts every
  * core of the space, every shard's. */
@@ -39,7 +42,7 @@ typedef struct search_cores_out {
     search_core least;
 } search_cores_out;
 
-int search_cores(const wafer *wf, const model *m, const search_space *sp, int shard, int nshards,
+int search_cores(const wafer *wf, const model *m, const search_space *sp, const search_opts *o,
                  search_cores_out *out, wt_err *e);
 
 /* Every placement x collective the space allows, placement-major in table

@@ -278,6 +278,8 @@ typedef struct walk {
     long long at;              /* cores enumerated so far, every shard's */
     long long grids;           /* grids enumerated so far, every shard's */
     int shard, nshards;
+    void (*progress)(void *ud, double done); /* the search's, or NULL */
+    void *progress_ud;
     long long skipped;         /* cores of grids that cannot fit (search_cores) */
     search_core least;         /* the least footprint of those; valid = 0 when none */
     sim_result *scratch;       /* for their memory */
@@ -432,6 +434,8 @@ static void expand_dims(walk *w)
             continue;
         /* a shard's grids: round robin, so that each has large and small ones */
         w->grid = w->grids++ % w->nshards == w->shard ? GRID_KEEP : GRID_OTHERS;
+        if (w->progress && w->grids % 256 == 0) /* alive, not yet at level 1 */
+            w->progress(w->progress_ud, 0);
         if (w->grid == GRID_KEEP) {
             search_core at;
             double least = grid_least(w, gw, gh, &o, &at);
@@ -552,11 +556,13 @@ static int divisors(int n, const int *lpf, int *div)
     return k;
 }
 
-int search_cores(const wafer *wf, const model *m, const search_space *sp, int shard, int nshards,
+int search_cores(const wafer *wf, const model *m, const search_space *sp, const search_opts *o,
                  search_cores_out *out, wt_err *e)
 {
+    int sharded = o && o->nshards > 1;
     walk w = {.wf = wf, .m = m, .sp = sp, .scratch = calloc(1, sizeof(sim_result)),
-              .shard = nshards > 1 ? shard : 0, .nshards = nshards > 1 ? nshards : 1};
+              .shard = sharded ? o->shard : 0, .nshards = sharded ? o->nshards : 1,
+              .progress = o ? o->progress : NULL, .progress_ud = o ? o->progress_ud : NULL};
     int live = wafer_live_units(wf);
     w.oom = !w.scratch;
     int *lpf = sp->tatp ? NULL : least_prime_factors(live), *allowed[5] = {NULL};
