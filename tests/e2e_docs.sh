@@ -119,9 +119,7 @@ while IFS= read -r line; do
         case " $args " in *" --bench-frames "* | *" --help "*) ;; *) set -- "$@" --bench-frames 1 ;; esac
     fi
     if [ -n "$ranks" ]; then
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_component_disable_dlclose=1 \
-            LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan-openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0" \
-            mpirun --oversubscribe -x LSAN_OPTIONS -n "$ranks" "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+        (mpi_ready && mpi -n "$ranks" "$bin" "$@") >"$tmp/out" 2>"$tmp/err" </dev/null
     else
         "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
     fi
