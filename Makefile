@@ -173,9 +173,9 @@ run: deps
 bench: deps
 	$(MAKE) all $(BUILD)/bench
 	./$(BUILD)/bench
-	./$(BIN) ui $(RUN_SCENARIO) --bench-frames 500
-	./$(BIN) ui --layout wse2 --bench-frames 50
-	./$(BIN) ui --layout wse3 --bench-frames 50
+	sh tests/bench_ui.sh ./$(BIN) 500 $(RUN_SCENARIO)
+	sh tests/bench_ui.sh ./$(BIN) 50 --layout wse2
+	sh tests/bench_ui.sh ./$(BIN) 50 --layout wse3
 	@for c in "link_util --group 12x12" units hot_links; do \
 	    WAFERTOP_BENCH=1 ./$(BIN) cmd $$c --layout wse2 >/dev/null || exit 1; done
 	WAFERTOP_BENCH=2 ./$(BIN) sweep tests/fixtures/sweeps/eval-64.yaml --quiet >/dev/null
