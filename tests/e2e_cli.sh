@@ -136,6 +136,12 @@ rmdir "$tmp/cal/default.calib.yaml" && ln -s "$tmp/nodir/x.yaml" "$tmp/cal/defau
 expect_bad1 "^calibrate: .*nodir" calibrate --layout "$tmp/cal/default.yaml"
 expect_bad1 "^--set: at most 16 layout fields$" eval $(i=0; while [ $i -lt 17 ]; do printf -- '--set unit.sram=1GB '; i=$((i + 1)); done)
 expect_bad1 "^--layout: no layout 'nope'" calibrate --layout nope
+# a dead unit in every pattern's window (the whole 16x16 mesh): nothing measured, nothing written
+mkdir "$tmp/cal-dead"
+printf 'faults:\n  units: ["3,3"]\n' | cat layouts/default.yaml - >"$tmp/cal-dead/default.yaml"
+expect_bad1 "^calibrate: no pattern of the step runs at flit level (the first: --net flit: unit 3,3 of the window 0,0 16x16 has failed; the flit level routes whole meshes)$" \
+    calibrate --layout "$tmp/cal-dead/default.yaml" --strategy DP4,TATP16
+[ "$(ls "$tmp/cal-dead")" = default.yaml ] || fail "calibrate with nothing measured wrote: $(ls "$tmp/cal-dead")"
 expect_ok calibrate --help
 grep -q '^usage: wafertop calibrate' "$tmp/out" || fail "calibrate --help"
 expect_bad1 "^--window: '0'" eval --window 0
