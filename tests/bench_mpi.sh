@@ -3,12 +3,10 @@
 # mpirun with 1 and with 2 ranks, a core each; the target is 2 ranks in at
 # most 0.6 of 1 rank's time.
 # usage: sh tests/bench_mpi.sh ./wafertop
-bin=${1:-./wafertop}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. tests/lib_e2e.sh
+mpi_ready
 for n in 1 2; do
-    WAFERTOP_BENCH=1000 mpirun --oversubscribe -n $n "$bin" sweep sweeps/6.7b-seq.yaml --out "$tmp/$n.csv" --quiet \
+    WAFERTOP_BENCH=1000 mpi -n $n "$bin" sweep sweeps/6.7b-seq.yaml --out "$tmp/$n.csv" --quiet \
         2>"$tmp/$n.err" >/dev/null || { cat "$tmp/$n.err"; exit 1; }
 done
 cmp -s "$tmp/1.csv" "$tmp/2.csv" && same=yes || same=no
@@ -26,7 +24,7 @@ awk -v a="$t1" -v b="$t2" -v same="$same" 'BEGIN {
 # take more than half.
 for n in 1 2; do
     s=$(date +%s.%N)
-    mpirun --oversubscribe -n $n "$bin" search --layout multiwafer-4x4 --quiet --format csv >"$tmp/s$n.csv" 2>"$tmp/s$n.err" ||
+    mpi -n $n "$bin" search --layout multiwafer-4x4 --quiet --format csv >"$tmp/s$n.csv" 2>"$tmp/s$n.err" ||
         { cat "$tmp/s$n.err"; exit 1; }
     e=$(date +%s.%N)
     echo "$s $e" >"$tmp/s$n.t"

@@ -5,11 +5,9 @@
 # host may back it anew), so the line of the launch with the median first
 # frame is printed whole, its first frame with all five (launches=).
 # usage: sh tests/bench_ui.sh ./wafertop FRAMES [scenario options]
-bin=$1
+. tests/lib_e2e.sh
 frames=$2
 shift 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 for i in 1 2 3 4 5; do
     "$bin" ui "$@" --bench-frames "$frames" >"$tmp/$i" || { cat "$tmp/$i"; exit 1; }
     sed -n "s/^bench ui_first_frame [^ ]* \([0-9.]*\) ms.*/\1 $i/p" "$tmp/$i" >>"$tmp/first"
