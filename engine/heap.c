@@ -1,17 +1,18 @@
 /*
  * heap.c - the allocator's policy (contract in heap.h).
  */
-/* madvise and MADV_HUGEPAGE are Linux's, beyond POSIX */
+/* MAP_ANONYMOUS, madvise and MADV_(NO)HUGEPAGE are Linux's, beyond POSIX */
 #define _DEFAULT_SOURCE
 #include "heap.h"
 
 #include <stdint.h>
 #include <stdlib.h> /* defines __GLIBC__ on glibc */
 
+#include <sys/mman.h>
+
 #if defined __GLIBC__ && !defined __SANITIZE_ADDRESS__
 #define HEAP_GLIBC 1
 #include <malloc.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #endif
 
@@ -70,4 +71,19 @@ void heap_keep_freed(void)
     mallopt(M_ARENA_MAX, 1);
     heap_grow_huge();
 #endif
+}
+
+void *heap_map_sparse(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    (void)madvise(p, n, MADV_NOHUGEPAGE); /* where THP is on for every mapping */
+    return p;
+}
+
+void heap_unmap_sparse(void *p, size_t n)
+{
+    if (p)
+        (void)munmap(p, n);
 }

@@ -22,6 +22,7 @@
  * is linear in L, so the stops hold the maximum.
  */
 #include "flow_int.h"
+#include "heap.h"
 #include "par.h"
 
 #include <math.h>
@@ -58,6 +59,9 @@ typedef struct flow_link {
     double sum;            /* loads of a level's unfrozen classes, bytes per unit */
 } flow_link;
 
+/* A link's bytes in the context's per-link block: ln, util, slot, touched, on. */
+#define FLOW_LINK_BYTES (sizeof(flow_link) + sizeof(double) + 2 * sizeof(int) + 1)
+
 /* A stretch of constant rates: [t0, t1), memo entry, -1 when idle. */
 typedef struct flow_interval {
     double t0, t1;
@@ -71,12 +75,12 @@ typedef struct flow_key {
 struct flow_ctx {
     size_t nlinks;
     net_bw bw;             /* its arrays borrowed: 1 / bandwidth of each link */
-    /* Per link. on[], util[] and slot[] are zero between calls; a solve
-     * sets rem[] and sum[] on the links of its classes. All come from
-     * calloc or malloc: pages of links no class loads are never touched. */
+    /* Per link, in one block that ln owns (flow_ctx_new). on[], util[]
+     * and slot[] are zero between calls; a solve sets rem[] and sum[] on
+     * the links of its classes. Pages of links no class loads are never
+     * touched. */
     flow_link *ln;         /* what a solve keeps per link, side by side: one cache line */
-    double *util;          /* an interval's utilisation, then a window's busy time; owns
-                              the block slot and on lie in */
+    double *util;          /* an interval's utilisation, then a window's busy time */
     int *slot;             /* index into stats + 1, 0 = none */
     unsigned char *on;     /* listed in touched */
     int *touched;          /* ntouched links */
@@ -157,20 +161,19 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const net_bw *bw, wt_err *e)
     fc->nlinks = nlinks;
     fc->bw = *bw;
     size_t n = nlinks ? nlinks : 1;
-    fc->ln = malloc(n * sizeof *fc->ln);
-    /* util, slot and on in one block: zero, and touched at few links. One
-     * of a wafer's size is larger than what the allocator serves from its
-     * heap (heap.h), so it is mapped afresh: zero without a memset, only
-     * the pages touched faulted in. */
-    char *zero = calloc(n, sizeof *fc->util + sizeof *fc->slot + 1);
-    fc->util = (double *)zero;
-    fc->slot = zero ? (int *)(zero + n * sizeof *fc->util) : NULL;
-    fc->on = zero ? (unsigned char *)(zero + n * (sizeof *fc->util + sizeof *fc->slot)) : NULL;
-    fc->touched = malloc(n * sizeof *fc->touched);
-    if (!fc->ln || !zero || !fc->touched) {
-        flow_ctx_free(fc);
+    /* ln, util, slot, touched and on in one block mapped afresh: zero
+     * without a memset, and only the pages of the links a run touches come
+     * in (heap.h) */
+    char *block = heap_map_sparse(n * FLOW_LINK_BYTES);
+    if (!block) {
+        free(fc);
         return wt_oom(e, "flow context");
     }
+    fc->ln = (flow_link *)block;
+    fc->util = (double *)(block + n * sizeof *fc->ln);
+    fc->slot = (int *)(block + n * (sizeof *fc->ln + sizeof *fc->util));
+    fc->touched = (int *)(block + n * (sizeof *fc->ln + sizeof *fc->util + sizeof *fc->slot));
+    fc->on = (unsigned char *)(block + n * (FLOW_LINK_BYTES - 1));
     *out = fc;
     return WT_OK;
 }
@@ -179,9 +182,7 @@ void flow_ctx_free(flow_ctx *fc)
 {
     if (!fc)
         return;
-    free(fc->ln);
-    free(fc->util); /* with slot and on */
-    free(fc->touched);
+    heap_unmap_sparse(fc->ln, (fc->nlinks ? fc->nlinks : 1) * FLOW_LINK_BYTES); /* with util, slot, touched, on */
     free_classes(fc);
     free(fc->succ);
     free(fc->memo);
