@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "qty.h"
 #include "ui.h"
 
@@ -27,9 +28,9 @@ static const int ui_play_nspeeds = (int)(sizeof ui_play_speeds / sizeof ui_play_
 int ui_play_links(ui_play *p, size_t nlinks)
 {
     memset(p, 0, sizeof *p);
-    /* calloc: pages a result never loads are never touched */
-    p->avg.val = calloc(nlinks, sizeof *p->avg.val);
-    p->nlinks = nlinks;
+    /* mapped afresh: pages a result never loads are never touched */
+    p->nlinks = nlinks ? nlinks : 1;
+    p->avg.val = heap_map_sparse(p->nlinks * sizeof *p->avg.val);
     if (p->avg.val)
         return 0;
     ui_play_free(p);
@@ -38,7 +39,7 @@ int ui_play_links(ui_play *p, size_t nlinks)
 
 void ui_play_free(ui_play *p)
 {
-    free(p->avg.val);
+    heap_unmap_sparse(p->avg.val, p->nlinks * sizeof *p->avg.val);
     free(p->avg.at);
     free(p->window);
     p->window = NULL;
