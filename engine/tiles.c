@@ -82,12 +82,12 @@ void tiles_classes_free(tiles_classes *tc)
 
 /* One range of tiles' classes, built by one part (par.h): entries cls[]
  * and count[] (n of cap), each tile's first entry in the caller's start[]
- * counted from this range's first; seen[c] the tile class c was last met
- * in and at[c] its entry there. */
+ * counted from this range's first; met[c] the links of class c in the
+ * current tile so far (zero between tiles). */
 typedef struct classes_part {
     int *cls, *count;
     size_t n, cap;
-    size_t *seen, *at;
+    int *met;
     int failed;
 } classes_part;
 
@@ -109,22 +109,26 @@ static int classes_room(classes_part *a)
     return 0;
 }
 
-/* Counts one link of class c (0: none) in tile k; -1 out of memory. */
-static inline int classes_offer(classes_part *a, size_t k, int c)
+/* Counts one link of class c (0: none) in the current tile, a new entry
+ * when c is first met there; -1 out of memory. */
+static inline int classes_offer(classes_part *a, int c)
 {
-    if (!c)
+    if (!c || a->met[c]++)
         return 0;
-    if (a->seen[c] == k) {
-        a->count[a->at[c]]++;
-        return 0;
-    }
     if (classes_room(a))
         return -1;
-    a->seen[c] = k;
-    a->at[c] = a->n;
-    a->cls[a->n] = c;
-    a->count[a->n++] = 1;
+    a->cls[a->n++] = c;
     return 0;
+}
+
+/* The counts of the current tile's entries, from its first, and met[]
+ * zero again. */
+static void classes_close(classes_part *a, size_t first)
+{
+    for (size_t i = first; i < a->n; i++) {
+        a->count[i] = a->met[a->cls[i]];
+        a->met[a->cls[i]] = 0;
+    }
 }
 
 /* The listed link slots (nat, ascending) by tile, each tile's ascending,
@@ -175,7 +179,7 @@ static int tile_classes(const classes_job *j, classes_part *a, size_t k)
     const int *of = j->of;
     for (int i = j->by ? j->first[k] : 0; j->by && i < j->first[k + 1]; i++) {
         int u = j->by[i] / WAFER_NDIR, d = j->by[i] % WAFER_NDIR;
-        if (classes_offer(a, k, wafer_link_usable(wf, u, d) ? of[j->by[i]] : 0))
+        if (classes_offer(a, wafer_link_usable(wf, u, d) ? of[j->by[i]] : 0))
             return -1;
     }
     int x0 = (int)(k % (size_t)j->nx) * j->tw, y0 = (int)(k / (size_t)j->nx) * j->th;
@@ -184,7 +188,7 @@ static int tile_classes(const classes_job *j, classes_part *a, size_t k)
             unsigned m = wafer_usable_mask(wf, x, y);
             size_t l = (size_t)wafer_unit(wf, x, y) * WAFER_NDIR;
             for (int d = 0; d < WAFER_NDIR; d++)
-                if (classes_offer(a, k, m >> d & 1 ? of[l + (size_t)d] : 0))
+                if (classes_offer(a, m >> d & 1 ? of[l + (size_t)d] : 0))
                     return -1;
         }
     return 0;
@@ -195,14 +199,12 @@ static void classes_range(void *ctx, int part)
     classes_job *j = ctx;
     classes_part *a = &j->part[part];
     size_t k0 = par_first(j->nt, part, j->nparts), k1 = par_first(j->nt, part + 1, j->nparts);
-    a->seen = malloc((size_t)j->nclasses * sizeof *a->seen);
-    a->at = malloc((size_t)j->nclasses * sizeof *a->at);
-    a->failed = !a->seen || !a->at;
-    for (int c = 0; !a->failed && c < j->nclasses; c++)
-        a->seen[c] = j->nt;
+    a->met = calloc(j->nclasses > 0 ? (size_t)j->nclasses : 1, sizeof *a->met);
+    a->failed = !a->met;
     for (size_t k = k0; k < k1 && !a->failed; k++) {
         j->start[k] = (int)a->n;
         a->failed = tile_classes(j, a, k) != 0;
+        classes_close(a, (size_t)j->start[k]);
     }
 }
 
@@ -260,8 +262,7 @@ int tiles_classes_new(const wafer *wf, int tw, int th, const int *of, int nclass
     for (int p = 0; p < j.nparts; p++) {
         free(j.part[p].cls);
         free(j.part[p].count);
-        free(j.part[p].seen);
-        free(j.part[p].at);
+        free(j.part[p].met);
     }
     free(by);
     free(first);

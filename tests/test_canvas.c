@@ -19,6 +19,7 @@
 
 #include "canvas.h"
 #include "net.h"
+#include "rng.h"
 #include "theme.h"
 #include "ui.h"
 #include "view.h"
@@ -1649,6 +1650,59 @@ static void test_window_classes(void **state)
     }
 }
 
+/* The hottest links of a wafer large enough for the walk to split over the
+ * cores: the rows busiest windows, ties by slot, as one walk over every
+ * usable link finds them. Peaks of 0.95 lie in the second half of the
+ * slots alone, ties of 0.9 in both halves, fewer than the rows in the
+ * first, over a floor of lower ones. */
+static void test_hottest_split(void **state)
+{
+    (void)state;
+    wafer wf;
+    assert_int_equal(wafer_init(&wf, 400, 400, 1, 1, NULL), WT_OK);
+    size_t nl = wafer_nlinks(&wf);
+    double *peak = malloc(nl * sizeof *peak);
+    int *at = malloc(nl * sizeof *at), *taken = calloc(nl, sizeof *taken);
+    assert_true(peak && at && taken);
+    uint64_t seed = 7;
+    size_t nat = 0;
+    for (size_t l = 0; l < nl; l++) {
+        double x = rng_unit(&seed);
+        peak[l] = x < 0.2 ? 0 : x >= 0.9999 ? 0.9 : x >= 0.99987 && l > nl / 2 ? 0.95 : floor(5 * x) / 10;
+        if (peak[l] != 0)
+            at[nat++] = (int)l;
+    }
+    size_t want[VIEW_HOT_ROWS];
+    int nwant = 0;
+    for (; nwant < VIEW_HOT_ROWS; nwant++) { /* the busiest not yet taken, the first slot of ties */
+        size_t best = nl;
+        for (size_t l = 0; l < nl; l++)
+            if (!taken[l] && peak[l] > 0 && sim_link_inv_bw(&wf, l) > 0 && (best == nl || peak[l] > peak[best]))
+                best = l;
+        if (best == nl)
+            break;
+        taken[best] = 1;
+        want[nwant] = best;
+    }
+    assert_int_equal(nwant, VIEW_HOT_ROWS);
+    assert_true(peak[want[0]] == 0.95 && peak[want[VIEW_HOT_ROWS - 1]] == 0.9);
+    assert_true(want[0] > nl / 2 && want[VIEW_HOT_ROWS - 1] > nl / 2); /* ties past the first half's */
+    size_t top[VIEW_HOT_ROWS];
+    for (int listed = 0; listed <= 1; listed++) {
+        assert_int_equal(view_hottest(&wf, peak, listed ? at : NULL, nat, top, VIEW_HOT_ROWS), VIEW_HOT_ROWS);
+        for (int i = 0; i < VIEW_HOT_ROWS; i++)
+            if (top[i] != want[i])
+                fail_msg("listed %d: row %d is slot %zu (peak %g), expected %zu (peak %g)", listed, i, top[i],
+                         peak[top[i]], want[i], peak[want[i]]);
+    }
+    assert_int_equal(view_hottest(&wf, peak, NULL, 0, top, 3), 3);
+    assert_true(top[0] == want[0] && top[1] == want[1] && top[2] == want[2]);
+    free(peak);
+    free(at);
+    free(taken);
+    wafer_free(&wf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1664,7 +1718,7 @@ int main(void)
         cmocka_unit_test(test_view_changes),
         cmocka_unit_test(test_timeline_panel),    cmocka_unit_test(test_canvas_widths),
         cmocka_unit_test(test_help_scroll),       cmocka_unit_test(test_live_frames),
-        cmocka_unit_test(test_window_classes),
+        cmocka_unit_test(test_window_classes),    cmocka_unit_test(test_hottest_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "par.h"
 #include "qty.h"
 
 const char *const view_help_lines[] = {
@@ -192,25 +193,62 @@ static int figures(canvas *c, const view_state *v, view_rect a, int y)
     return y + wrapped(c, a.x, y, w, 3, line, TC_HOT, TC_BACKGROUND, 0, 1);
 }
 
+/* Offers link l of peak u to the top list (val, top; *n of rows): after
+ * the entries of its peak or more, so that ties keep the order offered. */
+static void hot_offer(double *val, size_t *top, int *n, int rows, double u, size_t l)
+{
+    if (*n == rows && u <= val[*n - 1])
+        return;
+    int k = *n < rows ? (*n)++ : rows - 1;
+    for (; k > 0 && val[k - 1] < u; k--) {
+        val[k] = val[k - 1];
+        top[k] = top[k - 1];
+    }
+    val[k] = u;
+    top[k] = l;
+}
+
+/* The hottest walk split into ranges of the links (par.h), each with its
+ * own top list. */
+typedef struct hot_job {
+    const wafer *wf;
+    const double *peak;
+    const int *at;
+    size_t nl;
+    int rows, nparts;
+    int n[PAR_MAX];
+    double val[PAR_MAX][VIEW_HOT_ROWS];
+    size_t top[PAR_MAX][VIEW_HOT_ROWS];
+} hot_job;
+
+static void hot_range(void *ctx, int part)
+{
+    hot_job *j = ctx;
+    size_t i0, i1;
+    par_range(j->nl, part, j->nparts, &i0, &i1);
+    j->n[part] = 0;
+    for (size_t i = i0; i < i1; i++) {
+        size_t l = j->at ? (size_t)j->at[i] : i;
+        double u = j->peak[l];
+        if (u > 0 && (j->n[part] < j->rows || u > j->val[part][j->n[part] - 1]) && sim_link_inv_bw(j->wf, l) > 0)
+            hot_offer(j->val[part], j->top[part], &j->n[part], j->rows, u, l);
+    }
+}
+
 int view_hottest(const wafer *wf, const double *peak, const int *at, size_t nat, size_t *top, int rows)
 {
     size_t nl = at ? nat : wafer_nlinks(wf);
+    hot_job j = {.wf = wf, .peak = peak, .at = at, .nl = nl, .nparts = par_parts(nl),
+                  .rows = rows < VIEW_HOT_ROWS ? rows : VIEW_HOT_ROWS};
+    if (j.rows <= 0)
+        return 0;
+    par_run(j.nparts, hot_range, &j);
+    /* the ranges' lists in link order: ties still go to the first offered */
     double val[VIEW_HOT_ROWS];
     int n = 0;
-    rows = rows < VIEW_HOT_ROWS ? rows : VIEW_HOT_ROWS;
-    for (size_t i = 0; i < nl && rows > 0; i++) {
-        size_t l = at ? (size_t)at[i] : i;
-        double u = peak[l];
-        if (u <= 0 || (n == rows && u <= val[n - 1]) || sim_link_inv_bw(wf, l) <= 0)
-            continue;
-        int k = n < rows ? n++ : rows - 1;
-        for (; k > 0 && val[k - 1] < u; k--) {
-            val[k] = val[k - 1];
-            top[k] = top[k - 1];
-        }
-        val[k] = u;
-        top[k] = l;
-    }
+    for (int p = 0; p < j.nparts; p++)
+        for (int i = 0; i < j.n[p]; i++)
+            hot_offer(val, top, &n, j.rows, j.val[p][i], j.top[p][i]);
     return n;
 }
 
