@@ -19,6 +19,7 @@
 
 #include "canvas.h"
 #include "net.h"
+#include "par.h"
 #include "rng.h"
 #include "theme.h"
 #include "ui.h"
@@ -1687,6 +1688,9 @@ static void test_hottest_split(void **state)
     assert_int_equal(nwant, VIEW_HOT_ROWS);
     assert_true(peak[want[0]] == 0.95 && peak[want[VIEW_HOT_ROWS - 1]] == 0.9);
     assert_true(want[0] > nl / 2 && want[VIEW_HOT_ROWS - 1] > nl / 2); /* ties past the first half's */
+    /* the split this checks, wherever there is more than one core */
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+        assert_true(par_parts(nl) > 1 && par_parts(nat) > 1);
     size_t top[VIEW_HOT_ROWS];
     for (int listed = 0; listed <= 1; listed++) {
         assert_int_equal(view_hottest(&wf, peak, listed ? at : NULL, nat, top, VIEW_HOT_ROWS), VIEW_HOT_ROWS);
