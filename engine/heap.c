@@ -108,7 +108,7 @@ void heap_keep_freed(void)
 /* from the sanitizer's allocator, which guards and tracks its blocks */
 void *heap_map_sparse(size_t n)
 {
-    return calloc(1, n);
+    return calloc(1, n ? n : 1);
 }
 
 void heap_unmap_sparse(void *p, size_t n)
@@ -119,6 +119,7 @@ void heap_unmap_sparse(void *p, size_t n)
 #else
 void *heap_map_sparse(size_t n)
 {
+    n = n ? n : 1; /* mmap maps no empty block */
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
@@ -131,6 +132,6 @@ void *heap_map_sparse(size_t n)
 void heap_unmap_sparse(void *p, size_t n)
 {
     if (p)
-        (void)munmap(p, n);
+        (void)munmap(p, n ? n : 1);
 }
 #endif

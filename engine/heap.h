@@ -45,7 +45,7 @@
  * Call once at program start, before any thread. */
 void heap_keep_freed(void);
 
-/* n > 0 bytes of zeros mapped afresh in 4 KB pages, for arrays written at
+/* n bytes of zeros mapped afresh in 4 KB pages, for arrays written at
  * few of their entries (a calloc from the kept heap would clear them whole,
  * and huge pages would bring in 2 MB around each entry): only the pages
  * written come in. NULL when the system refuses. Under a sanitizer, a

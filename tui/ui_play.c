@@ -29,8 +29,8 @@ int ui_play_links(ui_play *p, size_t nlinks)
 {
     memset(p, 0, sizeof *p);
     /* mapped afresh: pages a result never loads are never touched */
-    p->nlinks = nlinks ? nlinks : 1;
-    p->avg.val = heap_map_sparse(p->nlinks * sizeof *p->avg.val);
+    p->nlinks = nlinks;
+    p->avg.val = heap_map_sparse(nlinks * sizeof *p->avg.val);
     if (p->avg.val)
         return 0;
     ui_play_free(p);

@@ -193,11 +193,18 @@ static int figures(canvas *c, const view_state *v, view_rect a, int y)
     return y + wrapped(c, a.x, y, w, 3, line, TC_HOT, TC_BACKGROUND, 0, 1);
 }
 
+/* 1 when peak u would enter the top list val (n of rows): ties go to the
+ * first offered. */
+static int hot_wants(const double *val, int n, int rows, double u)
+{
+    return n < rows || u > val[n - 1];
+}
+
 /* Offers link l of peak u to the top list (val, top; *n of rows): after
  * the entries of its peak or more, so that ties keep the order offered. */
 static void hot_offer(double *val, size_t *top, int *n, int rows, double u, size_t l)
 {
-    if (*n == rows && u <= val[*n - 1])
+    if (!hot_wants(val, *n, rows, u))
         return;
     int k = *n < rows ? (*n)++ : rows - 1;
     for (; k > 0 && val[k - 1] < u; k--) {
@@ -230,7 +237,7 @@ static void hot_range(void *ctx, int part)
     for (size_t i = i0; i < i1; i++) {
         size_t l = j->at ? (size_t)j->at[i] : i;
         double u = j->peak[l];
-        if (u > 0 && (j->n[part] < j->rows || u > j->val[part][j->n[part] - 1]) && sim_link_inv_bw(j->wf, l) > 0)
+        if (u > 0 && hot_wants(j->val[part], j->n[part], j->rows, u) && sim_link_inv_bw(j->wf, l) > 0)
             hot_offer(j->val[part], j->top[part], &j->n[part], j->rows, u, l);
     }
 }

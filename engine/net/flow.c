@@ -160,20 +160,19 @@ int flow_ctx_new(flow_ctx **out, size_t nlinks, const net_bw *bw, wt_err *e)
         return wt_oom(e, "flow context");
     fc->nlinks = nlinks;
     fc->bw = *bw;
-    size_t n = nlinks ? nlinks : 1;
     /* ln, util, slot, touched and on in one block mapped afresh: zero
      * without a memset, and only the pages of the links a run touches come
      * in (heap.h) */
-    char *block = heap_map_sparse(n * FLOW_LINK_BYTES);
+    char *block = heap_map_sparse(nlinks * FLOW_LINK_BYTES);
     if (!block) {
         free(fc);
         return wt_oom(e, "flow context");
     }
     fc->ln = (flow_link *)block;
-    fc->util = (double *)(block + n * sizeof *fc->ln);
-    fc->slot = (int *)(block + n * (sizeof *fc->ln + sizeof *fc->util));
-    fc->touched = (int *)(block + n * (sizeof *fc->ln + sizeof *fc->util + sizeof *fc->slot));
-    fc->on = (unsigned char *)(block + n * (FLOW_LINK_BYTES - 1));
+    fc->util = (double *)(block + nlinks * sizeof *fc->ln);
+    fc->slot = (int *)(block + nlinks * (sizeof *fc->ln + sizeof *fc->util));
+    fc->touched = (int *)(block + nlinks * (sizeof *fc->ln + sizeof *fc->util + sizeof *fc->slot));
+    fc->on = (unsigned char *)(block + nlinks * (FLOW_LINK_BYTES - 1));
     *out = fc;
     return WT_OK;
 }
@@ -182,7 +181,7 @@ void flow_ctx_free(flow_ctx *fc)
 {
     if (!fc)
         return;
-    heap_unmap_sparse(fc->ln, (fc->nlinks ? fc->nlinks : 1) * FLOW_LINK_BYTES); /* with util, slot, touched, on */
+    heap_unmap_sparse(fc->ln, fc->nlinks * FLOW_LINK_BYTES); /* with util, slot, touched, on */
     free_classes(fc);
     free(fc->succ);
     free(fc->memo);
